@@ -1,0 +1,212 @@
+"""The contract every parser module follows.
+
+A parser module exposes three names and touches neither the database nor the network:
+
+- ``KIND``: the artifact kind it reads, e.g. ``"ss"`` or ``"nstat"``.
+- ``sniff(head: str) -> float``: how sure it is (0.0 to 1.0) that ``head``, the first
+  64 KiB of a file decoded as text, is its kind. Sniffing reads content, never names.
+- ``parse(text: str, context: ParseContext) -> ParseResult``: everything it could read,
+  with a diagnostic (1-based line number and reason) for everything it could not.
+
+Times are UTC epoch milliseconds everywhere. A timestamp written without a zone is read in
+``context.timezone``; a snapshot with no timestamp at all is placed at
+``context.default_time_ms`` (the upload time unless the uploader says otherwise).
+
+Parsers accumulate points in a :class:`SeriesSet`, which keeps one growing pair of arrays per
+(name, labels) so that a 200 MB capture costs two appends per point and nothing more.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from array import array
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+ParseStatus = Literal["parsed", "partial", "failed"]
+
+# A file where more than this many lines could not be read gets its first diagnostics listed
+# one by one and the rest summed up in one line: the reader needs the first few, not a million.
+MAX_DIAGNOSTICS = 200
+
+LabelKey = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ParseContext:
+    """What a parser may know beyond the text: where and when it was captured."""
+
+    timezone: dt.tzinfo = dt.UTC
+    default_time_ms: int = 0
+    host: str | None = None
+    jvm_start_ms: int | None = None
+
+    @classmethod
+    def for_zone(cls, zone: str | None, **kwargs: Any) -> ParseContext:
+        """A context reading zone-less timestamps in the IANA ``zone`` (UTC when None)."""
+        tz: dt.tzinfo = ZoneInfo(zone) if zone and zone.upper() != "UTC" else dt.UTC
+        return cls(timezone=tz, **kwargs)
+
+
+@dataclass(slots=True)
+class Diagnostic:
+    """Something the parser could not read: ``line`` is 1-based, 0 means the whole file."""
+
+    line: int
+    message: str
+
+
+@dataclass(slots=True)
+class SeriesData:
+    """One named numeric time series; ``times_ms`` ascending is not required of parsers."""
+
+    name: str
+    labels: dict[str, str]
+    unit: str
+    times_ms: array[int]
+    values: array[float]
+
+    def __len__(self) -> int:
+        return len(self.times_ms)
+
+
+@dataclass(slots=True)
+class EventData:
+    """A point (``duration_ms`` None) or a span on the timeline, e.g. one GC pause."""
+
+    kind: str
+    time_ms: int
+    duration_ms: float | None = None
+    attrs: dict[str, Any] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Fact:
+    """A named setting or derived value, e.g. ``net.ipv4.tcp_wmem`` = ``4096 16384 4194304``."""
+
+    key: str
+    value: str
+    time_ms: int | None = None
+
+
+class SeriesSet:
+    """Collects points per (name, labels) with the unit fixed at first use."""
+
+    __slots__ = ("_series",)
+
+    def __init__(self) -> None:
+        self._series: dict[tuple[str, LabelKey], SeriesData] = {}
+
+    def add(self, name: str, labels: Mapping[str, str], unit: str, time_ms: int, value: float) -> None:
+        key = (name, tuple(sorted(labels.items())))
+        series = self._series.get(key)
+        if series is None:
+            series = SeriesData(name, dict(labels), unit, array("q"), array("d"))
+            self._series[key] = series
+        series.times_ms.append(time_ms)
+        series.values.append(value)
+
+    def __iter__(self) -> Iterator[SeriesData]:
+        return iter(self._series.values())
+
+    def __len__(self) -> int:
+        return len(self._series)
+
+
+@dataclass(slots=True)
+class ParseResult:
+    """Everything read from one artifact."""
+
+    kind: str
+    series: list[SeriesData] = field(default_factory=list)
+    events: list[EventData] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    # Read from the content when it names them (nmon's AAA host, a bundle's folder ...).
+    host: str | None = None
+    # False for GC logs that carry only JVM uptime and had no start time to anchor them.
+    anchored: bool = True
+    # Count of diagnostics beyond MAX_DIAGNOSTICS, summed up instead of listed.
+    diagnostics_dropped: int = 0
+
+    @property
+    def status(self) -> ParseStatus:
+        has_data = bool(self.series or self.events or self.facts)
+        if not has_data:
+            return "failed"
+        return "partial" if self.diagnostics else "parsed"
+
+    def diagnose(self, line: int, message: str) -> None:
+        """Record a diagnostic, summing up past :data:`MAX_DIAGNOSTICS`."""
+        if len(self.diagnostics) < MAX_DIAGNOSTICS:
+            self.diagnostics.append(Diagnostic(line, message))
+        else:
+            self.diagnostics_dropped += 1
+
+    def time_range(self) -> tuple[int, int] | None:
+        """First and last instant of any point or event, in epoch ms."""
+        starts: list[int] = []
+        ends: list[int] = []
+        for s in self.series:
+            if len(s):
+                starts.append(min(s.times_ms))
+                ends.append(max(s.times_ms))
+        for e in self.events:
+            starts.append(e.time_ms)
+            ends.append(e.time_ms + int(e.duration_ms or 0))
+        if not starts:
+            return None
+        return min(starts), max(ends)
+
+
+def counter_rates(
+    times_ms: Iterable[int], counters: Iterable[float]
+) -> tuple[array[int], array[float]]:
+    """Per-second rates of a monotonically increasing counter.
+
+    One point per interval, stamped at the interval's end. A counter that goes down (a
+    reboot or a wrap) starts a new run instead of giving a negative rate.
+    """
+    out_t: array[int] = array("q")
+    out_v: array[float] = array("d")
+    prev_t: int | None = None
+    prev_v = 0.0
+    for t, v in zip(times_ms, counters, strict=True):
+        if prev_t is not None and t > prev_t and v >= prev_v:
+            out_t.append(t)
+            out_v.append((v - prev_v) * 1000.0 / (t - prev_t))
+        prev_t, prev_v = t, v
+    return out_t, out_v
+
+
+def decode_text(data: bytes) -> tuple[str, list[Diagnostic]]:
+    """Bytes to text: UTF-8, else Latin-1, noting what was replaced or guessed.
+
+    Captures are ASCII in practice; a wrong encoding must not cost the readable rest.
+    """
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace"), [
+            Diagnostic(0, "file is UTF-16; decoded it as such")
+        ]
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return data.decode("utf-8", errors="replace"), [
+            Diagnostic(line, f"not valid UTF-8 from byte {exc.start}; undecodable bytes replaced")
+        ]
+
+
+def looks_binary(data: bytes) -> bool:
+    """True when the first KiB holds NUL bytes: not a text capture."""
+    return b"\x00" in data[:1024]
+
+
+def to_ms(moment: dt.datetime) -> int:
+    """An aware datetime as UTC epoch milliseconds."""
+    return int(moment.timestamp() * 1000)

@@ -1,0 +1,131 @@
+"""The one place parsers are registered, and the sniff-then-parse entry point.
+
+Every module listed in :data:`PARSERS` follows :mod:`rootline.parsers.base`. Adding a format
+means writing one module and adding it here.
+"""
+
+from __future__ import annotations
+
+import time
+from types import ModuleType
+from typing import Protocol, cast
+
+from rootline.parsers import (
+    app_log,
+    gc_legacy,
+    gc_unified,
+    netstat,
+    netstat_s,
+    nmon,
+    nstat,
+    proc_net,
+    prometheus,
+    ss,
+    sysctl,
+    thread_dump,
+    threadpool_metrics,
+)
+from rootline.parsers.base import (
+    Diagnostic,
+    ParseContext,
+    ParseResult,
+    decode_text,
+    looks_binary,
+)
+
+# How much of a file sniffers see: enough for headers and a first snapshot.
+SNIFF_BYTES = 64 * 1024
+# Below this confidence no parser claims a file, and it is stored as kind "unknown".
+MIN_CONFIDENCE = 0.5
+
+
+class ParserModule(Protocol):
+    KIND: str
+
+    def sniff(self, head: str) -> float: ...
+
+    def parse(self, text: str, context: ParseContext) -> ParseResult: ...
+
+
+_MODULES: tuple[ModuleType, ...] = (
+    ss,
+    netstat,
+    netstat_s,
+    nstat,
+    proc_net,
+    sysctl,
+    gc_legacy,
+    gc_unified,
+    nmon,
+    threadpool_metrics,
+    prometheus,
+    thread_dump,
+    # Last: application logs are the loosest match and must not shadow a specific format.
+    app_log,
+)
+PARSERS: dict[str, ParserModule] = {m.KIND: cast(ParserModule, m) for m in _MODULES}
+UNKNOWN_KIND = "unknown"
+
+
+def sniff_scores(head: str) -> dict[str, float]:
+    """Every parser's confidence for ``head``; used to pick one and to test that only one claims a file."""
+    scores: dict[str, float] = {}
+    for kind, parser in PARSERS.items():
+        try:
+            scores[kind] = parser.sniff(head)
+        except Exception:  # a sniffer bug must not stop the upload; it just does not claim
+            scores[kind] = 0.0
+    return scores
+
+
+def detect_kind(head: str) -> str:
+    """The kind whose sniffer is most confident, or ``unknown`` below :data:`MIN_CONFIDENCE`."""
+    scores = sniff_scores(head)
+    kind, best = max(scores.items(), key=lambda item: item[1], default=(UNKNOWN_KIND, 0.0))
+    return kind if best >= MIN_CONFIDENCE else UNKNOWN_KIND
+
+
+def parse_bytes(data: bytes, context: ParseContext, kind: str | None = None) -> ParseResult:
+    """Decode, sniff (unless ``kind`` is given) and parse one artifact. Never raises."""
+    if not data:
+        result = ParseResult(kind=kind or UNKNOWN_KIND)
+        result.diagnose(0, "file is empty (0 bytes)")
+        return result
+    if looks_binary(data):
+        result = ParseResult(kind=kind or UNKNOWN_KIND)
+        result.diagnose(1, "file holds binary data (NUL bytes in the first KiB), not a text capture")
+        return result
+    text, decode_diagnostics = decode_text(data)
+    return parse_text(text, context, kind=kind, extra_diagnostics=decode_diagnostics)
+
+
+def parse_text(
+    text: str,
+    context: ParseContext,
+    *,
+    kind: str | None = None,
+    extra_diagnostics: list[Diagnostic] | None = None,
+) -> ParseResult:
+    """Sniff (unless ``kind`` is given) and parse decoded text. Never raises."""
+    chosen = kind or detect_kind(text[:SNIFF_BYTES])
+    parser = PARSERS.get(chosen)
+    if parser is None:
+        result = ParseResult(kind=UNKNOWN_KIND if kind is None else chosen)
+        known = ", ".join(sorted(PARSERS))
+        if kind is None:
+            result.diagnose(0, f"could not recognise the format; known kinds: {known}")
+        else:
+            result.diagnose(0, f"unknown kind {kind!r}; known kinds: {known}")
+        return result
+    try:
+        result = parser.parse(text, context)
+    except Exception as exc:  # a parser bug must cost a diagnostic, never the upload
+        result = ParseResult(kind=chosen)
+        result.diagnose(0, f"parser {chosen} failed: {type(exc).__name__}: {exc}")
+    if extra_diagnostics:
+        result.diagnostics[:0] = extra_diagnostics
+    return result
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
