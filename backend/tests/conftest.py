@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from rootline.settings import Settings
 
 BACKEND_DIR = Path(__file__).resolve().parents[1]
 REPO_DIR = BACKEND_DIR.parent
@@ -32,3 +40,125 @@ def corpus_dir() -> Path:
 @pytest.fixture(scope="session")
 def fixtures_dir() -> Path:
     return FIXTURES_DIR
+
+
+# --- Databases -------------------------------------------------------------------------
+# The whole suite runs on SQLite; `ROOTLINE_TEST_DATABASE=postgresql` runs the tests marked
+# `db` again on a real PostgreSQL, in a database created for the run and dropped after it.
+
+TEST_DATABASE = os.environ.get("ROOTLINE_TEST_DATABASE", "sqlite")
+POSTGRES_ADMIN_URL = os.environ.get(
+    "ROOTLINE_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+)
+
+
+def _postgres_database(request: pytest.FixtureRequest) -> str:
+    import uuid
+
+    from sqlalchemy import create_engine, text
+
+    admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except Exception as exc:  # noqa: BLE001 - any failure to connect means "absent"
+        pytest.skip(f"PostgreSQL not reachable at {POSTGRES_ADMIN_URL}: {exc.__class__.__name__}")
+    name = f"rootline_test_{uuid.uuid4().hex[:10]}"
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+
+    def drop() -> None:
+        with admin.connect() as connection:
+            connection.execute(
+                text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n"),
+                {"n": name},
+            )
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+        admin.dispose()
+
+    request.addfinalizer(drop)
+    return POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+
+
+@pytest.fixture(scope="session")
+def migrated_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A database at the newest migration: a template SQLite file, or a PostgreSQL database."""
+    from rootline.db import upgrade
+
+    if TEST_DATABASE == "postgresql":
+        url = _postgres_database(request)
+    else:
+        url = f"sqlite:///{tmp_path_factory.mktemp('template') / 'template.db'}"
+    upgrade(url)
+    return url
+
+
+@pytest.fixture()
+def database_url(migrated_url: str, tmp_path: Path) -> Iterator[str]:
+    """A migrated, empty database for one test."""
+    if migrated_url.startswith("sqlite"):
+        import shutil
+
+        template = Path(migrated_url.split("///", 1)[1])
+        target = tmp_path / "rootline.db"
+        shutil.copyfile(template, target)
+        yield f"sqlite:///{target}"
+        return
+    yield migrated_url
+    _truncate_all(migrated_url)
+
+
+def _truncate_all(url: str) -> None:
+    from sqlalchemy import text
+
+    from rootline import models
+    from rootline.db import make_engine
+
+    engine = make_engine(url)
+    tables = ", ".join(f'"{t.name}"' for t in models.Base.metadata.sorted_tables)
+    with engine.begin() as connection:
+        connection.execute(text(f"TRUNCATE {tables} CASCADE"))
+    engine.dispose()
+
+
+@pytest.fixture()
+def settings(database_url: str, tmp_path: Path) -> Settings:
+    from rootline.settings import Settings
+
+    return Settings(
+        data_dir=tmp_path / "data",
+        database_url=database_url,
+        load_demo=False,
+        max_upload_bytes=5 * 1024 * 1024,
+    )
+
+
+@pytest.fixture()
+def app(settings: Settings) -> Iterator[FastAPI]:
+    from rootline.app import create_app
+
+    application = create_app(settings)
+    yield application
+    application.state.engine.dispose()
+
+
+@pytest.fixture()
+def client(app: FastAPI) -> Iterator[TestClient]:
+    from fastapi.testclient import TestClient
+
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+@pytest.fixture()
+def incident_id(client: TestClient) -> str:
+    response = client.post("/api/incidents", json={"title": "test incident", "timezone": "UTC"})
+    assert response.status_code == 201, response.text
+    return str(response.json()["id"])
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test that touches a database is marked `db`, so the PostgreSQL run selects them."""
+    for item in items:
+        if "database_url" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.db)

@@ -1,0 +1,117 @@
+"""The FastAPI application: routers, error format, and the built frontend on the same origin."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from sqlalchemy import text
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from rootline import demo
+from rootline.artifacts.endpoints import router as artifacts_router
+from rootline.db import make_engine, make_sessionmaker
+from rootline.errors import ApiError
+from rootline.events.endpoints import router as events_router
+from rootline.facts.endpoints import router as facts_router
+from rootline.incidents.endpoints import router as incidents_router
+from rootline.series.endpoints import router as series_router
+from rootline.settings import Settings, get_settings
+from rootline.storage import LocalArtifactStore
+
+log = logging.getLogger("rootline")
+
+FRONTEND_DIST = Path(__file__).resolve().parents[2] / "frontend" / "dist"
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    engine = make_engine(settings.resolved_database_url)
+    sessionmaker = make_sessionmaker(engine)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if settings.load_demo:
+            demo.load_once(sessionmaker, app.state.store)
+        yield
+        engine.dispose()
+
+    app = FastAPI(
+        title="Rootline",
+        version="0.1.0",
+        summary="Network and JVM incident postmortems: one timeline, a checklist of root causes.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.engine = engine
+    app.state.sessionmaker = sessionmaker
+    app.state.store = LocalArtifactStore(settings.resolved_artifacts_dir)
+
+    for router in (incidents_router, artifacts_router, series_router, events_router, facts_router):
+        app.include_router(router)
+
+    @app.get("/api/health", tags=["health"])
+    def health() -> dict[str, str]:
+        """Liveness and database reachability."""
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+        return {"status": "ok"}
+
+    @app.exception_handler(ApiError)
+    async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse(
+            {"code": exc.code, "message": exc.message, **exc.details}, status_code=exc.status_code
+        )
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [
+            {"loc": list(e.get("loc", ())), "message": e.get("msg", "")} for e in exc.errors()
+        ]
+        return JSONResponse(
+            {"code": "invalid_request", "message": "the request is not valid", "errors": errors},
+            status_code=422,
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed", 413: "request_too_large"}.get(
+            exc.status_code, "http_error"
+        )
+        return JSONResponse({"code": code, "message": str(exc.detail)}, status_code=exc.status_code)
+
+    @app.exception_handler(Exception)
+    async def unexpected_error(_request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error", exc_info=exc)
+        return JSONResponse(
+            {"code": "internal_error", "message": "unexpected server error; see the server log"},
+            status_code=500,
+        )
+
+    _mount_frontend(app)
+    return app
+
+
+def _mount_frontend(app: FastAPI) -> None:
+    """Serve the built single-page app, falling back to index.html for client-side routes."""
+    index = FRONTEND_DIST / "index.html"
+    if not index.is_file():
+        return
+    assets = FRONTEND_DIST / "assets"
+    if assets.is_dir():
+        app.mount("/assets", StaticFiles(directory=assets), name="assets")
+
+    @app.get("/{path:path}", include_in_schema=False)
+    def spa(path: str) -> FileResponse:
+        if path.startswith("api/"):
+            raise StarletteHTTPException(status_code=404, detail=f"no route /{path}")
+        candidate = (FRONTEND_DIST / path).resolve()
+        if path and candidate.is_file() and FRONTEND_DIST in candidate.parents:
+            return FileResponse(candidate)
+        return FileResponse(index)

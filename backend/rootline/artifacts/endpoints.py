@@ -1,0 +1,214 @@
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import StreamingResponse
+from sqlalchemy.orm import Session
+from starlette.datastructures import UploadFile
+
+from rootline.artifacts import service
+from rootline.artifacts.schemas import ArtifactRead, UploadResult
+from rootline.deps import IncidentDep, SessionDep, SettingsDep, StoreDep
+from rootline.errors import BadRequest, PayloadTooLarge
+from rootline.incidents.models import Incident
+from rootline.storage import ArtifactStore, StoredBlob, TooLarge
+from rootline.timeutil import check_zone, parse_instant
+
+router = APIRouter(prefix="/api/incidents/{incident_id}/artifacts", tags=["artifacts"])
+
+MAX_FILES_PER_REQUEST = 1000
+
+_UPLOAD_OPENAPI: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "description": (
+            "Either `multipart/form-data` with one or more `files` parts (and optional `host`, "
+            "`kind`, `timezone`, `clock_offset_s`, `jvm_start` fields applying to all of them), "
+            "or the raw bytes of one file in the body (`curl --data-binary @capture.txt`), "
+            "described by the query parameters."
+        ),
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "properties": {
+                        "files": {"type": "array", "items": {"type": "string", "format": "binary"}},
+                        "host": {"type": "string"},
+                        "kind": {"type": "string"},
+                        "timezone": {"type": "string"},
+                        "clock_offset_s": {"type": "number"},
+                        "jvm_start": {"type": "string"},
+                    },
+                    "required": ["files"],
+                }
+            },
+            "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+        },
+    }
+}
+
+
+def _options(fields: dict[str, str | None], filename: str) -> service.UploadOptions:
+    try:
+        offset = float(fields.get("clock_offset_s") or 0.0)
+    except ValueError as exc:
+        raise BadRequest("invalid_clock_offset", "clock_offset_s must be a number of seconds") from exc
+    jvm_start = fields.get("jvm_start")
+    try:
+        jvm_start_ms = parse_instant(jvm_start) if jvm_start else None
+    except ValueError as exc:
+        raise BadRequest("invalid_jvm_start", "jvm_start must be ISO-8601 or epoch seconds/ms") from exc
+    timezone = fields.get("timezone") or None
+    if timezone is not None:
+        try:
+            check_zone(timezone)
+        except ValueError as exc:
+            raise BadRequest("invalid_timezone", str(exc)) from exc
+    return service.UploadOptions(
+        filename=_safe_name(filename),
+        host=(fields.get("host") or None),
+        kind=(fields.get("kind") or None),
+        timezone=timezone,
+        clock_offset_s=offset,
+        jvm_start_ms=jvm_start_ms,
+    )
+
+
+def _safe_name(filename: str) -> str:
+    """The name as given, minus any directory part: a name is a label, never a path."""
+    name = filename.replace("\\", "/").rsplit("/", 1)[-1].strip()
+    return name[:255] or "upload"
+
+
+def _ingest_all(
+    session: Session, store: ArtifactStore, incident: Incident, items: list[tuple[StoredBlob, service.UploadOptions]]
+) -> UploadResult:
+    artifacts: list[ArtifactRead] = []
+    created: list[bool] = []
+    for blob, options in items:
+        for item in service.ingest(session, store, incident=incident, blob=blob, options=options):
+            artifacts.append(ArtifactRead.model_validate(item.artifact))
+            created.append(item.created)
+    return UploadResult(artifacts=artifacts, created=created)
+
+
+@router.post("", openapi_extra=_UPLOAD_OPENAPI, status_code=201)
+async def upload_artifacts(
+    request: Request,
+    incident: IncidentDep,
+    session: SessionDep,
+    store: StoreDep,
+    settings: SettingsDep,
+    filename: Annotated[str | None, Query(max_length=255, description="Name of a raw-body upload.")] = None,
+    host: Annotated[str | None, Query(max_length=255)] = None,
+    kind: Annotated[str | None, Query(max_length=64, description="Skip sniffing and read as this kind.")] = None,
+    timezone: Annotated[str | None, Query(max_length=64, description="IANA zone for zone-less times.")] = None,
+    clock_offset_s: Annotated[float | None, Query(description="Seconds added to every time of the file.")] = None,
+    jvm_start: Annotated[str | None, Query(description="JVM start time for uptime-only GC logs.")] = None,
+) -> UploadResult:
+    """Upload files (multipart) or one file (raw body); each is stored verbatim, then parsed.
+
+    Uploading bytes the incident already holds returns the existing artifact (`created` false).
+    """
+    limit = settings.max_upload_bytes
+    declared = request.headers.get("content-length")
+    query_fields: dict[str, str | None] = {
+        "host": host,
+        "kind": kind,
+        "timezone": timezone,
+        "clock_offset_s": None if clock_offset_s is None else str(clock_offset_s),
+        "jvm_start": jvm_start,
+    }
+    content_type = request.headers.get("content-type", "")
+    items: list[tuple[StoredBlob, service.UploadOptions]] = []
+    if content_type.startswith("multipart/form-data"):
+        if declared and declared.isdigit() and int(declared) > settings.max_request_bytes:
+            raise PayloadTooLarge(
+                "request_too_large",
+                f"request body of {declared} bytes is over the limit of {settings.max_request_bytes} bytes",
+            )
+        form = await request.form(max_files=MAX_FILES_PER_REQUEST, max_fields=100)
+        try:
+            fields = {**query_fields}
+            for key in query_fields:
+                value = form.get(key)
+                if isinstance(value, str) and value:
+                    fields[key] = value
+            uploads = [f for f in form.getlist("files") + form.getlist("file") if isinstance(f, UploadFile)]
+            if not uploads:
+                raise BadRequest("no_files", "multipart upload holds no `files` part")
+            oversized = [u.filename for u in uploads if (u.size or 0) > limit]
+            if oversized:
+                raise PayloadTooLarge(
+                    "file_too_large", f"{', '.join(map(str, oversized))}: over the limit of {limit} bytes per file"
+                )
+            for upload in uploads:
+                blob = await run_in_threadpool(store.put_file, upload.file, limit)
+                items.append((blob, _options(fields, upload.filename or "upload")))
+        finally:
+            await form.close()
+    else:
+        if declared and declared.isdigit() and int(declared) > limit:
+            raise PayloadTooLarge(
+                "file_too_large", f"body of {declared} bytes is over the limit of {limit} bytes per file"
+            )
+        try:
+            blob = await store.put_stream(request.stream(), limit)
+        except TooLarge as exc:
+            raise PayloadTooLarge("file_too_large", f"body is over the limit of {exc.limit} bytes") from exc
+        items.append((blob, _options(query_fields, filename or "upload")))
+    return await run_in_threadpool(_ingest_all, session, store, incident, items)
+
+
+@router.get("")
+def list_artifacts(incident: IncidentDep, session: SessionDep) -> list[ArtifactRead]:
+    """Every artifact of the incident, bundle members included, in upload order."""
+    return [ArtifactRead.model_validate(a) for a in service.list_for_incident(session, incident=incident)]
+
+
+@router.get("/{artifact_id}")
+def get_artifact(artifact_id: uuid.UUID, incident: IncidentDep, session: SessionDep) -> ArtifactRead:
+    """One artifact: detected kind, parse status and line-numbered diagnostics."""
+    return ArtifactRead.model_validate(service.get_or_404(session, incident=incident, artifact_id=artifact_id))
+
+
+@router.get(
+    "/{artifact_id}/raw",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"application/octet-stream": {}}, "description": "The bytes as uploaded."}},
+)
+def download_raw(
+    artifact_id: uuid.UUID, incident: IncidentDep, session: SessionDep, store: StoreDep
+) -> StreamingResponse:
+    """The original bytes, exactly as uploaded."""
+    artifact = service.get_or_404(session, incident=incident, artifact_id=artifact_id)
+
+    def chunks() -> Iterator[bytes]:
+        with store.open(artifact.sha256) as handle:
+            while block := handle.read(1024 * 1024):
+                yield block
+
+    quoted = artifact.filename.replace('"', "").encode("ascii", "replace").decode()
+    return StreamingResponse(
+        chunks(),
+        media_type="application/octet-stream",
+        headers={
+            "Content-Disposition": f'attachment; filename="{quoted}"',
+            "Content-Length": str(artifact.size_bytes),
+            "X-Content-SHA256": artifact.sha256,
+        },
+    )
+
+
+@router.post("/{artifact_id}/reparse")
+def reparse_artifact(
+    artifact_id: uuid.UUID, incident: IncidentDep, session: SessionDep, store: StoreDep
+) -> ArtifactRead:
+    """Parse the stored bytes again, replacing what was extracted before."""
+    artifact = service.get_or_404(session, incident=incident, artifact_id=artifact_id)
+    service.reparse(session, store, incident=incident, artifact=artifact)
+    return ArtifactRead.model_validate(artifact)

@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    UniqueConstraint,
+    Uuid,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from rootline.db import Base
+from rootline.timeutil import now_ms
+
+
+class Artifact(Base):
+    """One uploaded file; its bytes live in the artifact store under ``sha256``."""
+
+    __tablename__ = "artifacts"
+    __table_args__ = (
+        UniqueConstraint("incident_id", "sha256", name="uq_artifacts_incident_sha256"),
+        Index("ix_artifacts_sha256", "sha256"),
+    )
+
+    id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True, default=uuid.uuid4)
+    incident_id: Mapped[uuid.UUID] = mapped_column(
+        Uuid, ForeignKey("incidents.id", ondelete="CASCADE"), index=True
+    )
+    # Members of a bundle point at the bundle they came from.
+    parent_id: Mapped[uuid.UUID | None] = mapped_column(
+        Uuid, ForeignKey("artifacts.id", ondelete="CASCADE"), nullable=True, index=True
+    )
+    sha256: Mapped[str] = mapped_column(String(64))
+    size_bytes: Mapped[int] = mapped_column(BigInteger)
+    filename: Mapped[str] = mapped_column(String(512))
+    host: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    # What the uploader asked for; None means sniff from content.
+    requested_kind: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    kind: Mapped[str] = mapped_column(String(64), default="unknown")
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    diagnostics: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    diagnostics_dropped: Mapped[int] = mapped_column(Integer, default=0)
+    timezone: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    clock_offset_s: Mapped[float] = mapped_column(Float, default=0.0)
+    jvm_start_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    anchored: Mapped[bool] = mapped_column(Boolean, default=True)
+    time_start_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    time_end_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    series_count: Mapped[int] = mapped_column(Integer, default=0)
+    point_count: Mapped[int] = mapped_column(BigInteger, default=0)
+    event_count: Mapped[int] = mapped_column(Integer, default=0)
+    fact_count: Mapped[int] = mapped_column(Integer, default=0)
+    uploaded_at_ms: Mapped[int] = mapped_column(BigInteger, default=now_ms)
+    parsed_at_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    parse_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)

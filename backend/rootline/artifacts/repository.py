@@ -1,0 +1,42 @@
+"""Every query on artifacts."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from rootline.artifacts.models import Artifact
+
+
+def get(session: Session, incident_id: uuid.UUID, artifact_id: uuid.UUID) -> Artifact | None:
+    artifact = session.get(Artifact, artifact_id)
+    return artifact if artifact is not None and artifact.incident_id == incident_id else None
+
+
+def by_sha256(session: Session, incident_id: uuid.UUID, sha256: str) -> Artifact | None:
+    return session.scalar(
+        select(Artifact).where(Artifact.incident_id == incident_id, Artifact.sha256 == sha256)
+    )
+
+
+def list_for_incident(session: Session, incident_id: uuid.UUID) -> Sequence[Artifact]:
+    return session.scalars(
+        select(Artifact)
+        .where(Artifact.incident_id == incident_id)
+        .order_by(Artifact.uploaded_at_ms, Artifact.filename, Artifact.id)
+    ).all()
+
+
+def members(session: Session, parent_id: uuid.UUID) -> Sequence[Artifact]:
+    return session.scalars(select(Artifact).where(Artifact.parent_id == parent_id)).all()
+
+
+def sha256_in_use(session: Session, sha256: str) -> bool:
+    return (session.scalar(select(func.count()).where(Artifact.sha256 == sha256)) or 0) > 0
+
+
+def sha256s_for_incident(session: Session, incident_id: uuid.UUID) -> set[str]:
+    return set(session.scalars(select(Artifact.sha256).where(Artifact.incident_id == incident_id)))

@@ -1,0 +1,268 @@
+"""The ``rootline`` command: serve, parse, ingest, demo, db."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from rootline.parsers import registry
+from rootline.parsers.base import ParseContext, ParseResult
+from rootline.timeutil import ms_to_iso, now_ms
+
+app = typer.Typer(
+    help="Rootline: network and JVM incident postmortems.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+db_app = typer.Typer(help="Database maintenance.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    workers: Annotated[int, typer.Option(help="Worker processes.")] = 1,
+    migrate: Annotated[bool, typer.Option(help="Apply migrations before serving.")] = True,
+) -> None:
+    """Migrate the database and serve the API and the web app."""
+    import uvicorn
+
+    from rootline.db import upgrade
+    from rootline.settings import get_settings
+
+    settings = get_settings()
+    if migrate:
+        upgrade(settings.resolved_database_url)
+    typer.echo(f"Rootline on http://{host}:{port}/  (database: {_redact(settings.resolved_database_url)})")
+    uvicorn.run(
+        "rootline.app:create_app", factory=True, host=host, port=port, workers=workers, log_level="info"
+    )
+
+
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Apply every migration to the configured database."""
+    from rootline.db import upgrade
+    from rootline.settings import get_settings
+
+    url = get_settings().resolved_database_url
+    upgrade(url)
+    typer.echo(f"database at head: {_redact(url)}")
+
+
+@app.command()
+def demo() -> None:
+    """Load the demo incident into the configured database (again, if asked)."""
+    from rootline import demo as demo_module
+    from rootline.db import make_engine, make_sessionmaker, upgrade
+    from rootline.settings import get_settings
+    from rootline.storage import LocalArtifactStore
+
+    settings = get_settings()
+    upgrade(settings.resolved_database_url)
+    factory = make_sessionmaker(make_engine(settings.resolved_database_url))
+    with factory() as session:
+        incident_id = demo_module.load(session, LocalArtifactStore(settings.resolved_artifacts_dir))
+        session.commit()
+    typer.echo(incident_id)
+
+
+def _redact(url: str) -> str:
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        return f"{scheme}://***@{rest.split('@', 1)[1]}"
+    return url
+
+
+def _expand(paths: list[Path]) -> Iterator[Path]:
+    for path in paths:
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob("*") if p.is_file())
+        else:
+            yield path
+
+
+def parse_summary(path: str, result: ParseResult) -> dict[str, Any]:
+    """The ``parse --json`` object for one file (a contract: tools read it)."""
+    time_range = result.time_range()
+    events: dict[str, dict[str, Any]] = {}
+    for event in result.events:
+        entry = events.setdefault(
+            event.kind, {"kind": event.kind, "count": 0, "total_duration_ms": 0.0, "max_duration_ms": None}
+        )
+        entry["count"] += 1
+        if event.duration_ms is not None:
+            entry["total_duration_ms"] += event.duration_ms
+            longest = entry["max_duration_ms"]
+            entry["max_duration_ms"] = event.duration_ms if longest is None else max(longest, event.duration_ms)
+    diagnostics = [{"line": d.line, "message": d.message} for d in result.diagnostics]
+    if result.diagnostics_dropped:
+        diagnostics.append({"line": 0, "message": f"{result.diagnostics_dropped} more diagnostics not listed"})
+    return {
+        "path": path,
+        "kind": result.kind,
+        "status": result.status,
+        "diagnostics": diagnostics,
+        "from": ms_to_iso(time_range[0]) if time_range else None,
+        "to": ms_to_iso(time_range[1]) if time_range else None,
+        "series": [
+            {
+                "name": s.name,
+                "labels": s.labels,
+                "unit": s.unit,
+                "points": len(s),
+                "min": min(s.values) if len(s) else None,
+                "max": max(s.values) if len(s) else None,
+            }
+            for s in result.series
+        ],
+        "events": list(events.values()),
+    }
+
+
+def parse_path(path: Path, context: ParseContext, kind: str | None) -> list[tuple[str, ParseResult]]:
+    """Parse one file; a bundle gives one result per member (``bundle!member``)."""
+    from rootline import bundles
+
+    data = path.read_bytes()
+    if kind is None and bundles.bundle_format(data) is not None:
+        bundle = bundles.unpack(data)
+        results: list[tuple[str, ParseResult]] = []
+        for member in bundle.members:
+            member_context = ParseContext(
+                timezone=context.timezone,
+                default_time_ms=context.default_time_ms,
+                host=member.host or context.host,
+                jvm_start_ms=context.jvm_start_ms,
+            )
+            results.append((f"{path}!{member.path}", registry.parse_bytes(member.data, member_context)))
+        if bundle.refused or bundle.diagnostics or not bundle.members:
+            report = ParseResult(kind="bundle")
+            for message in bundle.diagnostics:
+                report.diagnose(0, message)
+            for refusal in bundle.refused:
+                report.diagnose(0, f"{refusal.path}: refused: {refusal.reason}")
+            if not bundle.members:
+                report.diagnose(0, "bundle holds no readable member")
+            results.insert(0, (str(path), report))
+        return results
+    return [(str(path), registry.parse_bytes(data, context, kind=kind))]
+
+
+@app.command()
+def parse(
+    paths: Annotated[list[Path], typer.Argument(exists=True, help="Files, folders or bundles.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
+    timezone: Annotated[str, typer.Option(help="IANA zone for zone-less timestamps.")] = "UTC",
+    kind: Annotated[str | None, typer.Option(help="Read as this kind instead of sniffing.")] = None,
+    jvm_start: Annotated[str | None, typer.Option(help="JVM start time for uptime-only GC logs.")] = None,
+) -> None:
+    """Detect each file's kind and show what was extracted."""
+    from rootline.timeutil import parse_instant
+
+    context = ParseContext.for_zone(
+        timezone, default_time_ms=now_ms(), jvm_start_ms=parse_instant(jvm_start) if jvm_start else None
+    )
+    summaries = [
+        parse_summary(name, result)
+        for path in _expand(paths)
+        for name, result in parse_path(path, context, kind)
+    ]
+    if as_json:
+        payload: Any = summaries[0] if len(summaries) == 1 else summaries
+        json.dump(payload, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return
+    for summary in summaries:
+        _print_summary(summary)
+
+
+def _print_summary(summary: dict[str, Any]) -> None:
+    status = summary["status"]
+    typer.echo(f"{summary['path']}: {summary['kind']} ({status})")
+    if summary["from"]:
+        typer.echo(f"  time: {summary['from']} .. {summary['to']}")
+    series = summary["series"]
+    if series:
+        points = sum(s["points"] for s in series)
+        names = sorted({s["name"] for s in series})
+        typer.echo(f"  series: {len(series)} ({points} points) in {len(names)} names")
+        for name in names[:12]:
+            group = [s for s in series if s["name"] == name]
+            low = min(s["min"] for s in group)
+            high = max(s["max"] for s in group)
+            typer.echo(f"    {name:<40} x{len(group):<5} {low:g} .. {high:g} {group[0]['unit']}")
+        if len(names) > 12:
+            typer.echo(f"    ... {len(names) - 12} more names")
+    for event in summary["events"]:
+        longest = event["max_duration_ms"]
+        extra = f", max {longest:g} ms, total {event['total_duration_ms']:g} ms" if longest is not None else ""
+        typer.echo(f"  events: {event['kind']} x{event['count']}{extra}")
+    for diagnostic in summary["diagnostics"][:10]:
+        typer.echo(f"  line {diagnostic['line']}: {diagnostic['message']}")
+    if len(summary["diagnostics"]) > 10:
+        typer.echo(f"  ... {len(summary['diagnostics']) - 10} more diagnostics")
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(exists=True, help="Files, folders or bundles.")],
+    server: Annotated[str, typer.Option(help="Rootline URL, e.g. http://127.0.0.1:8000")],
+    incident: Annotated[str, typer.Option(help="Incident id.")],
+    host: Annotated[str | None, typer.Option(help="Host the files come from.")] = None,
+    timezone: Annotated[str | None, typer.Option(help="IANA zone for zone-less timestamps.")] = None,
+    clock_offset_s: Annotated[float | None, typer.Option(help="Seconds to add to the files' times.")] = None,
+    kind: Annotated[str | None, typer.Option(help="Read as this kind instead of sniffing.")] = None,
+    token: Annotated[
+        str | None, typer.Option(envvar="ROOTLINE_TOKEN", help="API token (or ROOTLINE_TOKEN).")
+    ] = None,
+) -> None:
+    """Upload files to a Rootline server, one request per file, streamed."""
+    import httpx
+
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    failures = 0
+    with httpx.Client(base_url=server.rstrip("/"), headers=headers, timeout=600) as client:
+        for path in _expand(paths):
+            params = {
+                k: v
+                for k, v in {
+                    "filename": path.name,
+                    "host": host,
+                    "timezone": timezone,
+                    "clock_offset_s": clock_offset_s,
+                    "kind": kind,
+                }.items()
+                if v is not None
+            }
+            with path.open("rb") as body:
+                response = client.post(
+                    f"/api/incidents/{incident}/artifacts",
+                    params=params,
+                    content=body,
+                    headers={"Content-Type": "application/octet-stream"},
+                )
+            if response.status_code >= 400:
+                failures += 1
+                typer.echo(f"{path}: HTTP {response.status_code}: {response.text[:300]}", err=True)
+                continue
+            for artifact, created in zip(
+                response.json()["artifacts"], response.json()["created"], strict=True
+            ):
+                note = "" if created else " (already there)"
+                typer.echo(
+                    f"{path}: {artifact['filename']} -> {artifact['kind']} {artifact['status']}"
+                    f" {artifact['id']}{note}"
+                )
+    if failures:
+        raise typer.Exit(code=1)
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,31 @@
+"""Errors the API reports as JSON ``{"code", "message"}`` with a stable code, never a trace."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ApiError(Exception):
+    status_code = 400
+
+    def __init__(self, code: str, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details
+
+
+class NotFound(ApiError):
+    status_code = 404
+
+
+class BadRequest(ApiError):
+    status_code = 400
+
+
+class PayloadTooLarge(ApiError):
+    status_code = 413
+
+
+class Conflict(ApiError):
+    status_code = 409

@@ -1,0 +1,36 @@
+"""Every query on facts."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select
+from sqlalchemy.orm import Session
+
+from rootline.facts.models import Fact
+
+INSERT_BATCH = 5000
+
+
+def insert_many(session: Session, rows: list[dict[str, Any]]) -> None:
+    for start in range(0, len(rows), INSERT_BATCH):
+        session.execute(insert(Fact), rows[start : start + INSERT_BATCH])
+
+
+def delete_for_artifact(session: Session, artifact_id: uuid.UUID) -> None:
+    session.execute(delete(Fact).where(Fact.artifact_id == artifact_id))
+
+
+def list_page(
+    session: Session, *, incident_id: uuid.UUID, prefix: str | None, host: str | None, limit: int, offset: int
+) -> tuple[Sequence[Fact], int]:
+    query = select(Fact).where(Fact.incident_id == incident_id)
+    if prefix:
+        query = query.where(Fact.key.startswith(prefix, autoescape=True))
+    if host:
+        query = query.where(Fact.host == host)
+    total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+    rows = session.scalars(query.order_by(Fact.key, Fact.id).limit(limit).offset(offset)).all()
+    return rows, total

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response, status
+
+from rootline.deps import IncidentDep, SessionDep, StoreDep
+from rootline.incidents import service
+from rootline.incidents.schemas import IncidentCreate, IncidentPage, IncidentRead, IncidentUpdate
+
+router = APIRouter(prefix="/api/incidents", tags=["incidents"])
+
+MAX_PAGE = 200
+
+
+@router.post("", status_code=status.HTTP_201_CREATED)
+def create_incident(data: IncidentCreate, session: SessionDep) -> IncidentRead:
+    """Open a new incident (a draft) to upload artifacts into."""
+    incident = service.create(session, data=data)
+    return service.to_read(session, incident=incident, artifact_count=0)
+
+
+@router.get("")
+def list_incidents(
+    session: SessionDep,
+    q: Annotated[str | None, Query(max_length=200, description="Search in title and summary.")] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> IncidentPage:
+    """Incidents, newest first."""
+    return service.list_page(session, search=q, limit=limit, offset=offset)
+
+
+@router.get("/{incident_id}")
+def get_incident(incident: IncidentDep, session: SessionDep) -> IncidentRead:
+    """One incident with its time window and artifact count."""
+    return service.to_read(session, incident=incident)
+
+
+@router.patch("/{incident_id}")
+def update_incident(data: IncidentUpdate, incident: IncidentDep, session: SessionDep) -> IncidentRead:
+    """Change title, summary, time zone, status or the incident window."""
+    service.update(session, incident=incident, data=data)
+    return service.to_read(session, incident=incident)
+
+
+@router.delete("/{incident_id}", status_code=status.HTTP_204_NO_CONTENT)
+def delete_incident(incident: IncidentDep, session: SessionDep, store: StoreDep) -> Response:
+    """Delete an incident with its artifacts and everything parsed from them."""
+    service.delete(session, store, incident=incident)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)

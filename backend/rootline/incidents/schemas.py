@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import uuid
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from rootline.timeutil import check_zone
+
+IncidentStatus = Literal["draft", "published"]
+
+class IncidentCreate(BaseModel):
+    title: str = Field(min_length=1, max_length=300)
+    summary: str = Field(default="", max_length=20_000)
+    timezone: str = Field(default="UTC", description="IANA zone used for zone-less timestamps.")
+
+    _zone = field_validator("timezone")(check_zone)
+
+
+class IncidentUpdate(BaseModel):
+    title: str | None = Field(default=None, min_length=1, max_length=300)
+    summary: str | None = Field(default=None, max_length=20_000)
+    timezone: str | None = None
+    status: IncidentStatus | None = None
+    window_start_ms: int | None = None
+    window_end_ms: int | None = None
+
+    _zone = field_validator("timezone")(check_zone)
+
+
+class IncidentRead(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: uuid.UUID
+    title: str
+    summary: str
+    timezone: str
+    status: IncidentStatus
+    window_start_ms: int | None = Field(description="Start of the incident window, UTC epoch ms.")
+    window_end_ms: int | None
+    created_at_ms: int
+    updated_at_ms: int
+    artifact_count: int = 0
+
+
+class IncidentPage(BaseModel):
+    items: list[IncidentRead]
+    total: int
+    limit: int
+    offset: int

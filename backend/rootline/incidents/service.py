@@ -1,0 +1,75 @@
+"""Rules about incidents."""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy.orm import Session
+
+from rootline.artifacts import repository as artifacts_repository
+from rootline.artifacts import service as artifacts_service
+from rootline.errors import NotFound
+from rootline.incidents import repository
+from rootline.incidents.models import Incident
+from rootline.storage import ArtifactStore
+from rootline.incidents.schemas import (
+    IncidentCreate,
+    IncidentPage,
+    IncidentRead,
+    IncidentUpdate,
+)
+
+
+def create(session: Session, *, data: IncidentCreate) -> Incident:
+    """A new draft incident."""
+    incident = Incident(title=data.title, summary=data.summary, timezone=data.timezone, status="draft")
+    session.add(incident)
+    session.flush()
+    return incident
+
+
+def get_or_404(session: Session, *, incident_id: uuid.UUID) -> Incident:
+    """The incident, or a 404 error."""
+    incident = repository.get(session, incident_id)
+    if incident is None:
+        raise NotFound("incident_not_found", f"no incident {incident_id}")
+    return incident
+
+
+def to_read(session: Session, *, incident: Incident, artifact_count: int | None = None) -> IncidentRead:
+    """The API view, with the window derived from the artifacts where the team set none."""
+    read = IncidentRead.model_validate(incident)
+    if incident.window_start_ms is None or incident.window_end_ms is None:
+        start, end = repository.derived_window(session, incident.id)
+        read.window_start_ms = incident.window_start_ms if incident.window_start_ms is not None else start
+        read.window_end_ms = incident.window_end_ms if incident.window_end_ms is not None else end
+    if artifact_count is None:
+        artifact_count = repository.artifact_counts(session, [incident.id]).get(incident.id, 0)
+    read.artifact_count = artifact_count
+    return read
+
+
+def list_page(session: Session, *, search: str | None, limit: int, offset: int) -> IncidentPage:
+    """One page of incidents, newest first."""
+    rows, total = repository.list_page(session, search=search, limit=limit, offset=offset)
+    counts = repository.artifact_counts(session, [r.id for r in rows])
+    items = [to_read(session, incident=r, artifact_count=counts.get(r.id, 0)) for r in rows]
+    return IncidentPage(items=items, total=total, limit=limit, offset=offset)
+
+
+def update(session: Session, *, incident: Incident, data: IncidentUpdate) -> Incident:
+    """Apply the fields the caller sent."""
+    for field, value in data.model_dump(exclude_unset=True).items():
+        if field in {"title", "timezone", "status"} and value is None:
+            continue
+        setattr(incident, field, value)
+    session.flush()
+    return incident
+
+
+def delete(session: Session, store: ArtifactStore, *, incident: Incident) -> None:
+    """Delete an incident and all it holds; raw blobs no other incident uses go after the commit."""
+    digests = artifacts_repository.sha256s_for_incident(session, incident.id)
+    session.delete(incident)
+    session.flush()
+    artifacts_service.forget_blobs_after_delete(session, store, sha256s=digests)

@@ -1,0 +1,21 @@
+"""Parsing of query parameters shared by several routers."""
+
+from __future__ import annotations
+
+from rootline.errors import BadRequest
+from rootline.timeutil import parse_instant
+
+
+def split_list(values: list[str] | None) -> list[str]:
+    """``?a=x,y&a=z`` as ``[x, y, z]``."""
+    return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
+
+
+def time_param(value: str | None, name: str) -> int | None:
+    """An instant given as epoch ms, epoch seconds or ISO-8601, as epoch ms."""
+    if value is None or value == "":
+        return None
+    try:
+        return parse_instant(value)
+    except ValueError as exc:
+        raise BadRequest("invalid_time", f"{name} must be epoch ms, epoch seconds or ISO-8601") from exc

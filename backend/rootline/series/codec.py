@@ -1,0 +1,124 @@
+"""How points are packed for storage and reduced for display.
+
+Points of a series are sorted by time and cut into chunks of :data:`CHUNK_POINTS`; each chunk
+stores its times (int64 ms) and values (float64) as raw little-endian arrays. Beside the raw
+level 0, coarser levels keep the min and max point of each bucket of ``LEVEL_FACTOR ** level``
+raw points: a query picks the finest level that stays under its point budget, so reading a
+million-point series for a 2000-pixel chart touches a few tens of thousands of points, and a
+one-point spike survives at every level. The final reduction to the requested number of
+points is MinMaxLTTB from ``tsdownsample``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from tsdownsample import MinMaxLTTBDownsampler
+
+CHUNK_POINTS = 8192
+LEVEL_FACTOR = 64
+# A level is built only when the level below it holds more points than this.
+LEVEL_MIN_POINTS = 4 * CHUNK_POINTS
+MAX_LEVEL = 3
+
+Times = npt.NDArray[np.int64]
+Values = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedChunk:
+    level: int
+    seq: int
+    first_ms: int
+    last_ms: int
+    point_count: int
+    data: bytes
+
+
+def sort_points(times: Times, values: Values) -> tuple[Times, Values]:
+    """Points ordered by time, non-finite values dropped (a stable sort keeps equal times in order)."""
+    finite = np.isfinite(values)
+    if not finite.all():
+        times, values = times[finite], values[finite]
+    if len(times) > 1 and not bool(np.all(times[1:] >= times[:-1])):
+        order = np.argsort(times, kind="stable")
+        times, values = times[order], values[order]
+    return times, values
+
+
+def min_max_buckets(times: Times, values: Values, bucket: int) -> tuple[Times, Values]:
+    """The min and max point of every ``bucket`` consecutive points, in time order."""
+    n = len(values)
+    full = n // bucket * bucket
+    parts_t: list[Times] = []
+    parts_v: list[Values] = []
+    if full:
+        shaped = values[:full].reshape(-1, bucket)
+        base = np.arange(0, full, bucket)
+        lo = base + shaped.argmin(axis=1)
+        hi = base + shaped.argmax(axis=1)
+        idx = np.sort(np.concatenate((lo, hi)))
+        parts_t.append(times[idx])
+        parts_v.append(values[idx])
+    if full < n:
+        tail_v = values[full:]
+        idx = np.sort(np.unique(np.array([tail_v.argmin(), tail_v.argmax()]))) + full
+        parts_t.append(times[idx])
+        parts_v.append(values[idx])
+    return np.concatenate(parts_t), np.concatenate(parts_v)
+
+
+def encode_levels(times: Times, values: Values) -> Iterator[EncodedChunk]:
+    """Every chunk of every level of one sorted series."""
+    level_times, level_values = times, values
+    level = 0
+    while True:
+        for seq, start in enumerate(range(0, len(level_times), CHUNK_POINTS)):
+            t = level_times[start : start + CHUNK_POINTS]
+            v = level_values[start : start + CHUNK_POINTS]
+            yield EncodedChunk(
+                level=level,
+                seq=seq,
+                first_ms=int(t[0]),
+                last_ms=int(t[-1]),
+                point_count=len(t),
+                data=t.astype("<i8", copy=False).tobytes() + v.astype("<f8", copy=False).tobytes(),
+            )
+        if level >= MAX_LEVEL or len(level_times) <= LEVEL_MIN_POINTS:
+            return
+        level += 1
+        level_times, level_values = min_max_buckets(level_times, level_values, LEVEL_FACTOR)
+
+
+def decode(data: bytes, point_count: int) -> tuple[Times, Values]:
+    split = point_count * 8
+    times = np.frombuffer(data, dtype="<i8", count=point_count)
+    values = np.frombuffer(data, dtype="<f8", count=point_count, offset=split)
+    return times, values
+
+
+def points_per_raw_point(level: int) -> float:
+    """How many stored points a level keeps per raw point (2 per bucket above level 0)."""
+    return 1.0 if level == 0 else 2.0 / LEVEL_FACTOR**level
+
+
+def choose_level(raw_points_in_range: int, budget: int, levels_available: int) -> int:
+    """The finest level whose points in range stay within ``budget``."""
+    for level in range(levels_available):
+        if raw_points_in_range * points_per_raw_point(level) <= budget:
+            return level
+    return levels_available - 1
+
+
+def downsample(times: Times, values: Values, max_points: int) -> tuple[Times, Values]:
+    """At most ``max_points`` points keeping the visual shape and every extreme (MinMaxLTTB)."""
+    if len(times) <= max_points:
+        return times, values
+    if max_points < 3:
+        idx = np.unique(np.array([values.argmin(), values.argmax()]))[:max_points]
+        return times[idx], values[idx]
+    idx = MinMaxLTTBDownsampler().downsample(times, values, n_out=max_points)
+    return times[idx], values[idx]

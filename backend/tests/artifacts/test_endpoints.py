@@ -1,0 +1,203 @@
+"""Ingest over HTTP: multipart and raw bodies, dedup, raw download, re-parse and bad input."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import tarfile
+
+from fastapi.testclient import TestClient
+
+from tests.conftest import FIXTURES_DIR
+
+SS_TAN = FIXTURES_DIR / "ss" / "ss-tan.txt"
+SS_LOOP = FIXTURES_DIR / "ss" / "ss-tinm-loop.txt"
+
+
+def upload_raw(client: TestClient, incident_id: str, data: bytes, **params: str) -> dict:
+    response = client.post(
+        f"/api/incidents/{incident_id}/artifacts",
+        content=data,
+        params=params,
+        headers={"Content-Type": "application/octet-stream"},
+    )
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def test_multipart_upload_of_many_files(client: TestClient, incident_id: str) -> None:
+    files = [
+        ("files", (SS_TAN.name, SS_TAN.read_bytes(), "text/plain")),
+        ("files", (SS_LOOP.name, SS_LOOP.read_bytes(), "text/plain")),
+    ]
+    response = client.post(
+        f"/api/incidents/{incident_id}/artifacts",
+        files=files,
+        data={"host": "provider-1", "clock_offset_s": "2.5"},
+    )
+    assert response.status_code == 201, response.text
+    body = response.json()
+    assert body["created"] == [True, True]
+    for artifact in body["artifacts"]:
+        assert artifact["kind"] == "ss"
+        assert artifact["status"] == "parsed", artifact["diagnostics"]
+        assert artifact["host"] == "provider-1"
+        assert artifact["clock_offset_s"] == 2.5
+        assert artifact["series_count"] > 0
+    listed = client.get(f"/api/incidents/{incident_id}/artifacts").json()
+    assert {a["filename"] for a in listed} == {SS_TAN.name, SS_LOOP.name}
+    assert client.get(f"/api/incidents/{incident_id}").json()["artifact_count"] == 2
+
+
+def test_raw_body_upload_dedup_and_download(client: TestClient, incident_id: str) -> None:
+    data = SS_LOOP.read_bytes()
+    first = upload_raw(client, incident_id, data, filename="loop.txt", host="consumer-3")
+    again = upload_raw(client, incident_id, data, filename="loop-copy.txt")
+    assert first["created"] == [True]
+    assert again["created"] == [False]
+    artifact = first["artifacts"][0]
+    assert again["artifacts"][0]["id"] == artifact["id"]
+    assert artifact["sha256"] == hashlib.sha256(data).hexdigest()
+    assert artifact["size_bytes"] == len(data)
+
+    raw = client.get(f"/api/incidents/{incident_id}/artifacts/{artifact['id']}/raw")
+    assert raw.status_code == 200
+    assert raw.content == data
+    assert "loop.txt" in raw.headers["content-disposition"]
+
+    one = client.get(f"/api/incidents/{incident_id}/artifacts/{artifact['id']}").json()
+    assert one["time_start_ms"] < one["time_end_ms"]
+
+
+def test_same_bytes_in_two_incidents_are_two_artifacts(client: TestClient, incident_id: str) -> None:
+    other = client.post("/api/incidents", json={"title": "other"}).json()["id"]
+    data = SS_TAN.read_bytes()
+    a = upload_raw(client, incident_id, data)["artifacts"][0]
+    b = upload_raw(client, other, data)["artifacts"][0]
+    assert a["id"] != b["id"]
+    assert a["sha256"] == b["sha256"]
+    # Deleting one incident keeps the blob the other still uses.
+    assert client.delete(f"/api/incidents/{incident_id}").status_code == 204
+    assert client.get(f"/api/incidents/{other}/artifacts/{b['id']}/raw").content == data
+
+
+def test_deleting_the_last_user_of_a_blob_removes_it(client: TestClient, incident_id: str, settings) -> None:
+    artifact = upload_raw(client, incident_id, SS_TAN.read_bytes())["artifacts"][0]
+    blob = settings.resolved_artifacts_dir / artifact["sha256"][:2] / artifact["sha256"]
+    assert blob.is_file()
+    assert client.delete(f"/api/incidents/{incident_id}").status_code == 204
+    assert not blob.exists()
+
+
+def test_reparse_gives_the_same_result(client: TestClient, incident_id: str) -> None:
+    artifact = upload_raw(client, incident_id, SS_LOOP.read_bytes())["artifacts"][0]
+    series_before = client.get(f"/api/incidents/{incident_id}/series").json()["total"]
+    reparsed = client.post(f"/api/incidents/{incident_id}/artifacts/{artifact['id']}/reparse")
+    assert reparsed.status_code == 200
+    assert reparsed.json()["series_count"] == artifact["series_count"]
+    assert client.get(f"/api/incidents/{incident_id}/series").json()["total"] == series_before
+
+
+def test_binary_upload_is_kept_and_failed_with_a_reason(client: TestClient, incident_id: str) -> None:
+    data = bytes(range(256)) * 64
+    artifact = upload_raw(client, incident_id, data, filename="core.bin")["artifacts"][0]
+    assert artifact["status"] == "failed"
+    assert "binary" in artifact["diagnostics"][0]["message"]
+    raw = client.get(f"/api/incidents/{incident_id}/artifacts/{artifact['id']}/raw")
+    assert raw.content == data
+
+
+def test_empty_file(client: TestClient, incident_id: str) -> None:
+    artifact = upload_raw(client, incident_id, b"", filename="empty.txt")["artifacts"][0]
+    assert artifact["status"] == "failed"
+    assert artifact["size_bytes"] == 0
+    assert "empty" in artifact["diagnostics"][0]["message"]
+
+
+def test_unrecognised_text(client: TestClient, incident_id: str) -> None:
+    artifact = upload_raw(client, incident_id, b"hello\nthis is a shopping list\n")["artifacts"][0]
+    assert (artifact["kind"], artifact["status"]) == ("unknown", "failed")
+    assert "recognise" in artifact["diagnostics"][0]["message"]
+
+
+def test_wrong_encoding_is_read_with_a_diagnostic(client: TestClient, incident_id: str) -> None:
+    text = SS_TAN.read_bytes()
+    data = text.replace(b"LISTEN", b"LISTEN \xe9t\xe9", 1)  # Latin-1 bytes, invalid UTF-8
+    artifact = upload_raw(client, incident_id, data)["artifacts"][0]
+    assert artifact["kind"] == "ss"
+    assert artifact["status"] == "partial"
+    assert any("UTF-8" in d["message"] for d in artifact["diagnostics"])
+
+
+def test_truncated_file_keeps_what_was_readable(client: TestClient, incident_id: str) -> None:
+    data = SS_LOOP.read_bytes()
+    cut = data[: len(data) // 2 - 17]  # mid-line
+    artifact = upload_raw(client, incident_id, cut)["artifacts"][0]
+    assert artifact["kind"] == "ss"
+    assert artifact["status"] in {"parsed", "partial"}
+    assert artifact["series_count"] > 0
+
+
+def test_a_file_that_is_99_percent_valid(client: TestClient, incident_id: str) -> None:
+    lines = SS_LOOP.read_text().splitlines(keepends=True)
+    garbage_at = [len(lines) // 3, 2 * len(lines) // 3]
+    for offset, index in enumerate(garbage_at):
+        lines.insert(index + offset, "@@@ corrupted line #$%^ @@@\n")
+    artifact = upload_raw(client, incident_id, "".join(lines).encode())["artifacts"][0]
+    assert artifact["status"] == "partial"
+    reported = sorted(d["line"] for d in artifact["diagnostics"])
+    assert reported == [garbage_at[0] + 1, garbage_at[1] + 2]
+    clean = upload_raw(client, incident_id, SS_LOOP.read_bytes())["artifacts"][0]
+    assert artifact["series_count"] == clean["series_count"]
+
+
+def test_upload_over_the_limit_is_refused_before_reading(client: TestClient, incident_id: str, settings) -> None:
+    too_big = b"x" * (settings.max_upload_bytes + 1)
+    response = client.post(
+        f"/api/incidents/{incident_id}/artifacts",
+        content=too_big,
+        headers={"Content-Type": "application/octet-stream"},
+    )
+    assert response.status_code == 413
+    assert response.json()["code"] == "file_too_large"
+    multipart = client.post(
+        f"/api/incidents/{incident_id}/artifacts", files=[("files", ("big.txt", too_big, "text/plain"))]
+    )
+    assert multipart.status_code == 413
+    assert "big.txt" in multipart.json()["message"]
+    assert client.get(f"/api/incidents/{incident_id}/artifacts").json() == []
+    leftovers = list((settings.resolved_artifacts_dir).rglob("*"))
+    assert [p for p in leftovers if p.is_file()] == []
+
+
+def test_path_in_a_filename_is_dropped(client: TestClient, incident_id: str) -> None:
+    artifact = upload_raw(client, incident_id, SS_TAN.read_bytes(), filename="../../etc/passwd")["artifacts"][0]
+    assert artifact["filename"] == "passwd"
+
+
+def test_bundle_members_become_artifacts(client: TestClient, incident_id: str) -> None:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for path in (SS_TAN, SS_LOOP):
+            tar.add(path, arcname=f"rootline-web-7-20261121T072100/{path.name}")
+        evil = tarfile.TarInfo("../escape.txt")
+        evil.size = 3
+        tar.addfile(evil, io.BytesIO(b"bad"))
+    body = upload_raw(client, incident_id, buffer.getvalue(), filename="capture.tar.gz")
+    bundle, *members = body["artifacts"]
+    assert bundle["kind"] == "bundle"
+    assert bundle["status"] == "partial"
+    assert any("escape.txt" in d["message"] for d in bundle["diagnostics"])
+    assert len(members) == 2
+    for member in members:
+        assert member["parent_id"] == bundle["id"]
+        assert member["host"] == "web-7"
+        assert member["kind"] == "ss"
+
+
+def test_unknown_incident_and_artifact(client: TestClient, incident_id: str) -> None:
+    nobody = "00000000-0000-0000-0000-000000000000"
+    assert client.post(f"/api/incidents/{nobody}/artifacts", content=b"x").status_code == 404
+    missing = client.get(f"/api/incidents/{incident_id}/artifacts/{nobody}")
+    assert (missing.status_code, missing.json()["code"]) == (404, "artifact_not_found")
+
