@@ -12,7 +12,6 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-
 revision: str = '0001'
 down_revision: str | None = None
 branch_labels: str | Sequence[str] | None = None
@@ -140,6 +139,10 @@ def upgrade() -> None:
     sa.ForeignKeyConstraint(['series_id'], ['series.id'], name=op.f('fk_point_chunks_series_id_series'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('series_id', 'level', 'seq', name=op.f('pk_point_chunks'))
     )
+    # Revision 0001, PostgreSQL only: chunks are binary float arrays that do not compress;
+    # EXTERNAL storage skips TOAST's compression attempt on every write and read.
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute("ALTER TABLE point_chunks ALTER COLUMN data SET STORAGE EXTERNAL")
     # ### end Alembic commands ###
 
 

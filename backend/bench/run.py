@@ -1,0 +1,231 @@
+"""`make bench`: ingest throughput and timeline latency, numbers printed.
+
+Big inputs are generated once from real captures (see gen_*.py) into ``<repo>/bench-data``.
+Ingest is measured end to end through the service layer: store the bytes, parse, write
+series/events/facts, commit, on SQLite and (when reachable) PostgreSQL, in one process on
+one core. Timeline latency goes through the HTTP API in-process (routing, SQL, decoding,
+downsampling and JSON), for 10 series of 1 million points each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from array import array
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[2]
+BENCH_DATA = Path(os.environ.get("ROOTLINE_BENCH_DATA", REPO / "bench-data"))
+PG_ADMIN = os.environ.get("ROOTLINE_BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+MB = 1024 * 1024
+
+# (label, generator module, generator function, size in MB, target MB/s)
+INGEST_CASES: list[tuple[str, str, str, int, float]] = [
+    ("ss -tinm multi-snapshot", "bench.gen_ss", "generate", 200, 50.0),
+    ("nstat -az series", "bench.gen_nstat", "generate", 50, 50.0),
+    ("unified GC log (JDK 17 G1)", "bench.gen_gc", "generate_unified", 200, 50.0),
+    ("JDK 8 G1 GC log", "bench.gen_gc", "generate_legacy_g1", 200, 50.0),
+    ("nmon capture", "bench.gen_nmon", "generate", 100, 80.0),
+]
+
+
+def bench_file(module: str, function: str, size_mb: int) -> Path | None:
+    try:
+        generator: Callable[[Path, int], None] = getattr(importlib.import_module(module), function)
+    except (ImportError, AttributeError):
+        return None
+    path = BENCH_DATA / f"{module.rsplit('.', 1)[-1]}-{function}-{size_mb}mb.txt"
+    if not path.exists():
+        BENCH_DATA.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".partial")
+        generator(partial, size_mb * MB)
+        partial.rename(path)
+    return path
+
+
+def postgres_url() -> tuple[str, Callable[[], None]] | None:
+    from sqlalchemy import create_engine, text
+
+    admin = create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except Exception:  # noqa: BLE001 - absent server
+        return None
+    name = f"rootline_bench_{uuid.uuid4().hex[:8]}"
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+
+    def drop() -> None:
+        with admin.connect() as connection:
+            connection.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n"), {"n": name})
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+        admin.dispose()
+
+    return PG_ADMIN.rsplit("/", 1)[0] + f"/{name}", drop
+
+
+def databases(workdir: Path) -> list[tuple[str, str, Callable[[], None]]]:
+    found = [("SQLite", f"sqlite:///{workdir / 'bench.db'}", lambda: None)]
+    pg = postgres_url()
+    if pg is None:
+        print("PostgreSQL not reachable: PostgreSQL numbers SKIPPED")
+    else:
+        found.append(("PostgreSQL", pg[0], pg[1]))
+    return found
+
+
+def measure_ingest(url: str, workdir: Path, path: Path) -> tuple[float, str]:
+    from rootline.artifacts import service as artifacts_service
+    from rootline.db import make_engine, make_sessionmaker, upgrade
+    from rootline.incidents import service as incidents_service
+    from rootline.incidents.schemas import IncidentCreate
+    from rootline.storage import LocalArtifactStore
+
+    upgrade(url)
+    engine = make_engine(url)
+    factory = make_sessionmaker(engine)
+    store = LocalArtifactStore(workdir / f"artifacts-{uuid.uuid4().hex[:6]}")
+    with factory() as session:
+        incident = incidents_service.create(session, data=IncidentCreate(title="bench"))
+        session.commit()
+        started = time.perf_counter()
+        with path.open("rb") as handle:
+            blob = store.put_file(handle, limit=4 * 1024**3)
+        (ingested, *_) = artifacts_service.ingest(
+            session, store, incident=incident, blob=blob, options=artifacts_service.UploadOptions(filename=path.name)
+        )
+        session.commit()
+        elapsed = time.perf_counter() - started
+        artifact = ingested.artifact
+        parse_s = artifact.parse_seconds or 0.0
+        detail = (
+            f"{artifact.kind} {artifact.status}, {artifact.series_count} series, {artifact.point_count} points, "
+            f"{artifact.event_count} events (parse+write {parse_s:.1f} s of {elapsed:.1f} s)"
+        )
+    engine.dispose()
+    return elapsed, detail
+
+
+def bench_ingest(workdir: Path, only: str | None) -> None:
+    print("\n== Ingest throughput (store + parse + write, one process) ==")
+    cases = [c for c in INGEST_CASES if only is None or only in c[0]]
+    for name, url, cleanup in databases(workdir):
+        try:
+            for label, module, function, size_mb, target in cases:
+                path = bench_file(module, function, size_mb)
+                if path is None:
+                    print(f"  {name:<10} {label:<28} generator {module}.{function} missing: SKIPPED")
+                    continue
+                size = path.stat().st_size / MB
+                elapsed, detail = measure_ingest(url, workdir, path)
+                rate = size / elapsed
+                verdict = "ok" if rate >= target else f"BELOW target {target:.0f} MB/s"
+                print(f"  {name:<10} {label:<28} {size:6.0f} MB in {elapsed:6.2f} s = {rate:6.1f} MB/s  [{verdict}]")
+                print(f"  {'':<10} {'':<28} {detail}")
+        finally:
+            cleanup()
+
+
+def bench_timeline(workdir: Path, series_count: int = 10, points: int = 1_000_000, queries: int = 40) -> None:
+    from fastapi.testclient import TestClient
+
+    from rootline.app import create_app
+    from rootline.artifacts.models import Artifact
+    from rootline.db import upgrade
+    from rootline.parsers.base import SeriesData
+    from rootline.series import service as series_service
+    from rootline.settings import Settings
+
+    print(f"\n== Timeline latency: {series_count} series x {points:,} points, max_points=2000 ==")
+    rng = np.random.default_rng(7)
+    t0 = 1_763_700_000_000
+    times = array("q", (t0 + np.arange(points, dtype=np.int64) * 1000).tobytes())
+    for name, url, cleanup in databases(workdir):
+        try:
+            upgrade(url)
+            settings = Settings(data_dir=workdir / "tl", database_url=url, load_demo=False)
+            app = create_app(settings)
+            with app.state.sessionmaker() as session:
+                from rootline.incidents import service as incidents_service
+                from rootline.incidents.schemas import IncidentCreate
+
+                incident = incidents_service.create(session, data=IncidentCreate(title="timeline bench"))
+                artifact = Artifact(incident_id=incident.id, sha256="0" * 64, size_bytes=0, filename="synthetic")
+                session.add(artifact)
+                session.flush()
+                started = time.perf_counter()
+                for i in range(series_count):
+                    walk = np.cumsum(rng.normal(size=points)).astype(np.float64)
+                    walk[rng.integers(points)] += 500.0
+                    series_service.store(
+                        session,
+                        incident_id=incident.id,
+                        artifact_id=artifact.id,
+                        host="bench",
+                        series=[SeriesData(f"bench.s{i}", {}, "x", times, array("d", walk.tobytes()))],
+                    )
+                session.commit()
+                load_s = time.perf_counter() - started
+                incident_id = incident.id
+            print(f"  {name}: stored {series_count * points:,} points in {load_s:.1f} s")
+            names = ",".join(f"bench.s{i}" for i in range(series_count))
+            span = (points - 1) * 1000
+            with TestClient(app) as client:
+                def run(label: str, window: Callable[[], tuple[int, int]]) -> None:
+                    latencies = []
+                    for _ in range(queries):
+                        start, end = window()
+                        begun = time.perf_counter()
+                        response = client.get(
+                            f"/api/incidents/{incident_id}/timeline",
+                            params={"series": names, "from": start, "to": end, "max_points": 2000},
+                        )
+                        latencies.append((time.perf_counter() - begun) * 1000)
+                        assert response.status_code == 200, response.text
+                        assert all(len(s["t"]) <= 2000 for s in response.json()["series"])
+                    latencies.sort()
+                    p50 = statistics.median(latencies)
+                    p95 = latencies[int(len(latencies) * 0.95) - 1]
+                    verdict = "ok" if p95 <= 150 else "BELOW target p95 <= 150 ms"
+                    print(f"  {name:<10} {label:<26} p50 {p50:6.1f} ms  p95 {p95:6.1f} ms  [{verdict}]")
+
+                run("full range", lambda: (t0, t0 + span))
+
+                def zoom() -> tuple[int, int]:
+                    width = int(span * rng.uniform(0.001, 0.3))
+                    start = t0 + int(rng.integers(0, span - width))
+                    return start, start + width
+
+                run("random zooms (0.1-30 %)", zoom)
+            app.state.engine.dispose()
+        finally:
+            cleanup()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--only", help="run only ingest cases whose label contains this")
+    parser.add_argument("--skip-timeline", action="store_true")
+    parser.add_argument("--skip-ingest", action="store_true")
+    args = parser.parse_args()
+    print(f"Rootline benchmarks (python {sys.version.split()[0]}, bench data in {BENCH_DATA})")
+    with tempfile.TemporaryDirectory(prefix="rootline-bench-") as tmp:
+        workdir = Path(tmp)
+        if not args.skip_ingest:
+            bench_ingest(workdir, args.only)
+        if not args.skip_timeline:
+            bench_timeline(workdir)
+
+
+if __name__ == "__main__":
+    main()
