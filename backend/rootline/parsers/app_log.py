@@ -1,17 +1,338 @@
-"""STUB: parser for kind `app_log`, not written yet."""
+"""Application logs, read only for the lines that say a thread pool or a connection gave out.
+
+Input: the service's own log (logback / log4j / Tomcat juli layouts), e.g. ``logs/app.log``
+or ``catalina.out``. Sample lines:
+
+    17:54:34,026 WARN [New I/O server worker #1-4] -  [DUBBO] Thread pool is EXHAUSTED! Thread Name: DubboServerHandler-10.8.64.57:20880, Pool Size: 300 (active: 300, core: 300, max: 300, largest: 300), Task: 5821 (completed: 5621), Executor status:(isShutdown:false, isTerminated:false, isTerminating:false), in dubbo://x.x.x.x:20880!
+    2026-11-21 07:27:27,482 WARN  [main] com.example.OrderDispatcher - task rejected in burst 8
+    java.util.concurrent.RejectedExecutionException: Task ... rejected from java.util.concurrent.ThreadPoolExecutor@2b193f2d[Running, pool size = 8, active threads = 8, queued tasks = 50, completed tasks = 12]
+        at java.base/java.util.concurrent.ThreadPoolExecutor$AbortPolicy.rejectedExecution(ThreadPoolExecutor.java:2065)
+
+A *record* is a line starting with a timestamp plus the lines below it that do not (stack
+frames, ``Caused by:``, exception messages); one record gives at most one event, from the first
+rule below that matches anywhere in it. Everything else in the file is ordinary log noise and a
+known no-op: the parser scans the text for :data:`SIGNATURE_RE` and never looks at the rest,
+which is why it is fast and why an app log yields no line diagnostics.
+
+Rules (first match wins):
+
+=========================  ===================  =============================================
+rule                       event kind           attrs
+=========================  ===================  =============================================
+dubbo_exhausted            threadpool_rejected  pool, pool_size, active, core, max, largest,
+                                                task, completed, is_shutdown, url
+executor_rejected          threadpool_rejected  pool (executor id), run_state, pool_size,
+                                                active, queue, completed
+tomcat_all_threads_busy    threadpool_rejected  pool (logging thread), active, max
+tomcat_max_threads         threadpool_rejected  pool (``connector:<port>``), max
+rpc_timeout                rpc_timeout          exception, elapsed_ms (the last "elapsed",
+                                                Dubbo's server side), timeout_ms
+connection_reset           connection_reset     exception
+=========================  ===================  =============================================
+
+Every event also carries ``signature`` (the rule), ``level``, ``thread``, ``logger``,
+``message`` (the record's first line, 500 characters at most) and ``line`` (1-based).
+Series: ``threadpool.rejected_events{pool}``, unit ``per_min``: threadpool_rejected events per
+minute, one point per minute that had any (stamped at the minute's start).
+
+Timestamps: ``2019-01-01 12:00:00,123``, ISO 8601, ``[2019-01-01 12:00:00.123]``, Tomcat's
+``21-Nov-2026 07:00:00.123``, zone-less ones in ``context.timezone``. A bare clock
+(``17:54:34,026``) is placed on the day of ``context.default_time_ms`` and the fact
+``app_log.date_assumed`` says so. Records before any timestamp sit at the default time.
+"""
 
 from __future__ import annotations
 
-from rootline.parsers.base import ParseContext, ParseResult
+import datetime as dt
+import re
+from array import array
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from rootline.parsers.base import EventData, Fact, ParseContext, ParseResult, SeriesData
+from rootline.parsers.logtime import DATETIME_RE, HourCache, match_to_ms
 
 KIND = "app_log"
 
+SATURATION_RE = re.compile(
+    r"Thread pool is EXHAUSTED|RejectedExecutionException|are currently busy, waiting"
+    r"|Maximum number of threads \(\d+\) created"
+)
+FAILURE_RE = re.compile(
+    r"(?:dubbo\.remoting\.TimeoutException|Waiting server-side response timeout|Sending request timeout in client-side"
+    r"|io\.netty\.\S*(?:ReadTimeout|WriteTimeout|ConnectTimeout)Exception|Connection reset)"
+)
+SIGNATURE_RE = re.compile(f"{SATURATION_RE.pattern}|{FAILURE_RE.pattern}")
+
+# A record header: a timestamp at the start of the line, optionally in brackets.
+HEADER_RE = re.compile(
+    r"\[?(?:(?P<iso>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?)"
+    r"|(?P<tomcat>\d{2}-[A-Z][a-z]{2}-\d{4} \d{2}:\d{2}:\d{2}(?:\.\d{1,3})?)"
+    r"|(?P<clock>\d{2}:\d{2}:\d{2}(?:[.,]\d{1,3})?)(?![\d:-]))\]?"
+)
+LEVEL_RE = re.compile(r"\b(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|SEVERE|FATAL)\b")
+THREAD_RE = re.compile(r"\[([^\]]+)\]")
+LOGGER_RE = re.compile(r"\b((?:[a-z_$][\w$]*\.)+[A-Z][\w$]*)\b")
+TOMCAT_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1
+    )
+}
+
+DUBBO_EXHAUSTED_RE = re.compile(
+    r"Thread pool is EXHAUSTED! Thread Name: (?P<pool>[^,]+)"
+    r"(?:, Pool Size: (?P<pool_size>\d+) \(active: (?P<active>\d+), core: (?P<core>\d+), max: (?P<max>\d+), "
+    r"largest: (?P<largest>\d+)\), Task: (?P<task>\d+) \(completed: (?P<completed>\d+)\)"
+    r"(?:, Executor status:\(isShutdown:(?P<is_shutdown>\w+), isTerminated:\w+, isTerminating:\w+\))?"
+    r"(?:, in (?P<url>[^!\s]+?)!)?)?"
+)
+EXECUTOR_REJECTED_RE = re.compile(
+    r"RejectedExecutionException(?::.*?rejected from (?P<pool>[\w.$]+@[0-9a-f]+)\[(?P<run_state>[A-Za-z ]+), "
+    r"pool size = (?P<pool_size>\d+), active threads = (?P<active>\d+), queued tasks = (?P<queue>\d+), "
+    r"completed tasks = (?P<completed>\d+)\])?"
+)
+TOMCAT_BUSY_RE = re.compile(
+    r"All threads \((?P<active>\d+)\) are currently busy, waiting\. Increase maxThreads \((?P<max>\d+)\)"
+)
+TOMCAT_MAX_RE = re.compile(
+    r"Maximum number of threads \((?P<max>\d+)\) created for connector with address \[?[^\]\s]*\]? and port \[?(?P<port>\d+)"
+)
+RPC_TIMEOUT_RE = re.compile(
+    r"(?P<exception>[\w.$]*(?:TimeoutException))?[^\n]*?(?:Waiting server-side response timeout|Sending request timeout in client-side"
+    r"|TimeoutException)(?:[^\n]*elapsed: (?P<elapsed_ms>\d+) ms)?(?:[^\n]*?timeout: (?P<timeout_ms>\d+) ms)?"
+)
+CONNECTION_RESET_RE = re.compile(r"(?P<exception>[\w.$]+Exception)?[: ]*Connection reset")
+
+# How far a record reaches: a stack trace longer than this is cut (no signature hides that deep).
+MAX_RECORD_LINES = 300
+MESSAGE_CHARS = 500
+NUMERIC_ATTRS = (
+    "pool_size",
+    "active",
+    "core",
+    "max",
+    "largest",
+    "task",
+    "completed",
+    "queue",
+    "elapsed_ms",
+    "timeout_ms",
+    "port",
+)
+
+
+def _dubbo(match: re.Match[str], header: _Header) -> dict[str, Any]:
+    return {"pool": match["pool"].strip()}
+
+
+def _executor(match: re.Match[str], header: _Header) -> dict[str, Any]:
+    return {"pool": match["pool"] or header.thread or "unknown"}
+
+
+def _tomcat_busy(match: re.Match[str], header: _Header) -> dict[str, Any]:
+    return {"pool": header.thread or "tomcat"}
+
+
+def _tomcat_max(match: re.Match[str], header: _Header) -> dict[str, Any]:
+    return {"pool": f"connector:{match['port']}"}
+
+
+def _no_pool(match: re.Match[str], header: _Header) -> dict[str, Any]:
+    return {}
+
+
+class _Header:
+    __slots__ = ("level", "logger", "message", "thread", "time_ms")
+
+    def __init__(self, time_ms: int, line: str, body_start: int) -> None:
+        self.time_ms = time_ms
+        rest = line[body_start:]
+        level = LEVEL_RE.search(rest)
+        self.level = level[1] if level else None
+        thread = THREAD_RE.search(rest)
+        self.thread = thread[1] if thread else None
+        logger = LOGGER_RE.search(rest, thread.end() if thread else 0)
+        self.logger = logger[1] if logger else None
+        self.message = rest.strip()[:MESSAGE_CHARS]
+
+
+# (rule name, event kind, regex, attrs from the match beyond its numeric groups)
+RULES: tuple[
+    tuple[str, str, re.Pattern[str], Callable[[re.Match[str], _Header], dict[str, Any]]], ...
+] = (
+    ("dubbo_exhausted", "threadpool_rejected", DUBBO_EXHAUSTED_RE, _dubbo),
+    ("executor_rejected", "threadpool_rejected", EXECUTOR_REJECTED_RE, _executor),
+    ("tomcat_all_threads_busy", "threadpool_rejected", TOMCAT_BUSY_RE, _tomcat_busy),
+    ("tomcat_max_threads", "threadpool_rejected", TOMCAT_MAX_RE, _tomcat_max),
+    ("rpc_timeout", "rpc_timeout", RPC_TIMEOUT_RE, _no_pool),
+    ("connection_reset", "connection_reset", CONNECTION_RESET_RE, _no_pool),
+)
+
 
 def sniff(head: str) -> float:
+    stripped = head.lstrip()
+    # Formats with their own parser that may quote these exception names.
+    if stripped.startswith("{") or "Full thread dump" in head or "FULL THREAD DUMP" in head:
+        return 0.0
+    layout_lines = sum(
+        1
+        for line in head.splitlines()[:500]
+        if HEADER_RE.match(line) and LEVEL_RE.search(line, 0, 120)
+    )
+    if SATURATION_RE.search(head):
+        return 0.75 if layout_lines else 0.6
+    if FAILURE_RE.search(head) and layout_lines:
+        return 0.55
     return 0.0
+
+
+class _Clock:
+    """Turns header matches into epoch ms, remembering whether a date had to be assumed."""
+
+    def __init__(self, context: ParseContext) -> None:
+        self.hours = HourCache(context.timezone)
+        default = dt.datetime.fromtimestamp(context.default_time_ms / 1000, context.timezone)
+        self.default_day = default.date()
+        self.date_assumed = False
+
+    def time_ms(self, match: re.Match[str]) -> int | None:
+        if match["iso"]:
+            iso = DATETIME_RE.match(match["iso"])
+            return match_to_ms(iso, self.hours) if iso else None
+        if match["tomcat"]:
+            text = match["tomcat"]
+            month = TOMCAT_MONTHS.get(text[3:6])
+            if month is None:
+                return None
+            day, year, clock = int(text[:2]), int(text[7:11]), text[12:]
+            return self._at(year, month, day, clock)
+        self.date_assumed = True
+        upload_day = self.default_day
+        return self._at(upload_day.year, upload_day.month, upload_day.day, match["clock"])
+
+    def _at(self, year: int, month: int, day: int, clock: str) -> int | None:
+        hour, minute, second = int(clock[:2]), int(clock[3:5]), int(clock[6:8])
+        millis = int((clock[9:] + "000")[:3]) if len(clock) > 9 else 0
+        if minute > 59 or second > 60:
+            return None
+        try:
+            return (
+                self.hours.hour_ms(year, month, day, hour)
+                + minute * 60_000
+                + second * 1000
+                + millis
+            )
+        except ValueError:
+            return None
 
 
 def parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
-    result.diagnose(0, "parser for app_log is not written yet")
+    if not text.strip():
+        result.diagnose(0, "file is empty")
+        return result
+    clock = _Clock(context)
+    record_end = -1
+    line_no, counted_to = 1, 0
+    rejected_per_minute: Counter[tuple[str, int]] = Counter()
+    for signature in SIGNATURE_RE.finditer(text):
+        if signature.start() < record_end:
+            continue  # this record already gave its event
+        line_start = text.rfind("\n", 0, signature.start()) + 1
+        header_start, header = _find_header(text, line_start, clock, context)
+        record_end = _record_end(text, line_start)
+        line_no += text.count("\n", counted_to, header_start)
+        counted_to = header_start
+        event = _event(text[header_start:record_end], header, line_no)
+        if event is None:
+            continue
+        result.events.append(event)
+        if event.kind == "threadpool_rejected":
+            minute_ms = event.time_ms - event.time_ms % 60_000
+            rejected_per_minute[(str(event.attrs.get("pool", "unknown")), minute_ms)] += 1
+    _emit_rejection_rate(rejected_per_minute, result)
+    if clock.date_assumed:
+        result.facts.append(
+            Fact(
+                "app_log.date_assumed",
+                f"log lines carry a clock time only; placed on {clock.default_day.isoformat()}",
+            )
+        )
     return result
+
+
+def _find_header(
+    text: str, line_start: int, clock: _Clock, context: ParseContext
+) -> tuple[int, _Header]:
+    """The record's first line (the nearest timestamped line at or above ``line_start``)."""
+    start = line_start
+    for _ in range(MAX_RECORD_LINES):
+        match = HEADER_RE.match(text, start)
+        if match is not None:
+            time_ms = clock.time_ms(match)
+            if time_ms is not None:
+                line_end = text.find("\n", start)
+                line = text[start : line_end if line_end >= 0 else len(text)]
+                return start, _Header(time_ms, line, match.end() - start)
+        if start == 0:
+            break
+        start = text.rfind("\n", 0, start - 1) + 1
+    line_end = text.find("\n", line_start)
+    line = text[line_start : line_end if line_end >= 0 else len(text)]
+    return line_start, _Header(context.default_time_ms, line, 0)
+
+
+def _record_end(text: str, line_start: int) -> int:
+    """Where the record holding ``line_start`` ends: the next timestamped line."""
+    position = text.find("\n", line_start)
+    for _ in range(MAX_RECORD_LINES):
+        if position < 0:
+            return len(text)
+        position += 1
+        if HEADER_RE.match(text, position):
+            return position
+        position = text.find("\n", position)
+    return position if position >= 0 else len(text)
+
+
+def _event(record: str, header: _Header, line_no: int) -> EventData | None:
+    for rule, kind, pattern, extra in RULES:
+        match = pattern.search(record)
+        if match is None:
+            continue
+        attrs: dict[str, Any] = {"signature": rule}
+        groups = match.groupdict()
+        for name in NUMERIC_ATTRS:
+            value = groups.get(name)
+            if value is not None:
+                attrs[name] = int(value)
+        for name in ("run_state", "url", "exception"):
+            if groups.get(name):
+                attrs[name] = groups[name]
+        if groups.get("is_shutdown"):
+            attrs["is_shutdown"] = groups["is_shutdown"] == "true"
+        attrs.update(extra(match, header))
+        attrs.update(
+            level=header.level,
+            thread=header.thread,
+            logger=header.logger,
+            message=header.message,
+            line=line_no,
+        )
+        labels = {"pool": attrs["pool"]} if "pool" in attrs else {}
+        return EventData(kind=kind, time_ms=header.time_ms, attrs=attrs, labels=labels)
+    return None
+
+
+def _emit_rejection_rate(per_minute: Counter[tuple[str, int]], result: ParseResult) -> None:
+    by_pool: dict[str, tuple[array[int], array[float]]] = {}
+    for (pool, minute_ms), count in sorted(per_minute.items()):
+        times, values = by_pool.setdefault(pool, (array("q"), array("d")))
+        times.append(minute_ms)
+        values.append(float(count))
+    for pool, (times, values) in by_pool.items():
+        result.series.append(
+            SeriesData("threadpool.rejected_events", {"pool": pool}, "per_min", times, values)
+        )

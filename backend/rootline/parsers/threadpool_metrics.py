@@ -1,17 +1,367 @@
-"""STUB: parser for kind `threadpool_metrics`, not written yet."""
+"""Thread-pool samples written by an application or an agent: CSV or JSON lines.
+
+Input: whatever the service logs about its executors, e.g. a scheduled task printing
+``ThreadPoolExecutor`` getters every 200 ms (tests/fixtures/java/PoolSaturation.java):
+
+    timestamp_ms,pool,active,core,max,pool_size,queue,queue_capacity,completed,rejected
+    1795246055554,order-service,8,4,8,8,49,50,118,557
+
+or one JSON object per line:
+
+    {"@timestamp":"2026-11-21T07:27:23.955Z","executor":"order-service","activeCount":0,...}
+
+CSV may be separated by commas, semicolons or tabs and must start with a header row. Column
+names are matched case-insensitively, ignoring ``_``, ``-``, ``@`` and spaces, against
+:data:`COLUMN_ALIASES`; unknown columns are ignored. Timestamps: epoch s / ms / us / ns, ISO
+8601, ``yyyy-mm-dd hh:mm:ss[.SSS]`` (zone-less ones in ``context.timezone``).
+
+Series (label ``pool``, ``default`` when there is no pool column):
+
+=================================  ========  =================================================
+``threadpool.active``              threads   threads running a task
+``threadpool.max``                 threads   maximum pool size
+``threadpool.core``                threads   core pool size
+``threadpool.pool_size``           threads   threads alive in the pool
+``threadpool.queue``               tasks     tasks waiting in the queue
+``threadpool.queue_capacity``      tasks     queue capacity (or queue size + remaining)
+``threadpool.completed``           tasks     completed tasks, cumulative
+``threadpool.completed_per_s``     per_s     its rate (counter_rates)
+``threadpool.rejected``            tasks     rejected tasks, cumulative as given
+``threadpool.rejected_per_s``      per_s     its rate
+=================================  ========  =================================================
+
+Rows that cannot be read (wrong field count, bad timestamp, non-numeric value) become
+diagnostics with their line number; empty cells are simply missing values.
+"""
 
 from __future__ import annotations
 
-from rootline.parsers.base import ParseContext, ParseResult
+import csv
+import json
+import math
+from array import array
+from typing import Any
+
+from rootline.parsers.base import ParseContext, ParseResult, SeriesData, counter_rates
+from rootline.parsers.logtime import HourCache, epoch_to_ms, parse_datetime_text
 
 KIND = "threadpool_metrics"
 
+DEFAULT_POOL = "default"
+
+# Canonical column -> accepted names, normalised (lower case, without "_-@ .").
+COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
+    "time": (
+        "time",
+        "timestamp",
+        "ts",
+        "date",
+        "datetime",
+        "timestampms",
+        "epoch",
+        "epochms",
+        "timems",
+    ),
+    "pool": (
+        "pool",
+        "poolname",
+        "name",
+        "executor",
+        "executorname",
+        "threadpool",
+        "threadpoolname",
+    ),
+    "active": ("active", "activecount", "activethreads"),
+    "max": ("max", "maxpoolsize", "maximumpoolsize", "maxthreads", "maxsize"),
+    "core": ("core", "corepoolsize", "corethreads", "coresize"),
+    "pool_size": ("poolsize", "threads", "currentpoolsize", "currentthreads", "threadcount"),
+    "queue": ("queue", "queuesize", "queued", "queuedtasks", "queuelength"),
+    "queue_capacity": ("queuecapacity", "capacity"),
+    "queue_remaining": ("queueremaining", "queueremainingcapacity", "remainingcapacity"),
+    "completed": ("completed", "completedtasks", "completedtaskcount"),
+    "rejected": ("rejected", "rejectedcount", "rejections", "rejectedtasks"),
+}
+_CANONICAL_BY_ALIAS = {
+    alias: canon for canon, aliases in COLUMN_ALIASES.items() for alias in aliases
+}
+
+# Canonical metric column -> (series name, unit).
+METRIC_SERIES: dict[str, tuple[str, str]] = {
+    "active": ("threadpool.active", "threads"),
+    "max": ("threadpool.max", "threads"),
+    "core": ("threadpool.core", "threads"),
+    "pool_size": ("threadpool.pool_size", "threads"),
+    "queue": ("threadpool.queue", "tasks"),
+    "queue_capacity": ("threadpool.queue_capacity", "tasks"),
+    "completed": ("threadpool.completed", "tasks"),
+    "rejected": ("threadpool.rejected", "tasks"),
+}
+# Cumulative columns that also get a per-second rate series.
+COUNTER_RATES = {"completed": "threadpool.completed_per_s", "rejected": "threadpool.rejected_per_s"}
+# A sniffed header must name a time column and at least this many metric columns.
+MIN_METRIC_COLUMNS = 2
+
+_DELIMITERS = (",", ";", "\t")
+# An empty cell: NaN, skipped when points are stored.
+_MISSING = math.nan
+
+# (pool, canonical metric) -> (times, values)
+_Points = dict[tuple[str, str], tuple["array[int]", "array[float]"]]
+
+
+def normalise_column(name: str) -> str:
+    """``activeCount`` / ``active_count`` / ``@timestamp`` -> ``activecount`` / ``timestamp``."""
+    return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
+def canonical_columns(names: list[str]) -> list[str | None]:
+    """Each column's canonical name, None for the ones Rootline does not read."""
+    return [_CANONICAL_BY_ALIAS.get(normalise_column(n)) for n in names]
+
+
+def _is_metric_header(canon: list[str | None]) -> bool:
+    present = set(canon)
+    return "time" in present and len(present & METRIC_SERIES.keys()) >= MIN_METRIC_COLUMNS
+
+
+def _first_lines(head: str, count: int) -> list[str]:
+    lines = [line for line in head.splitlines()[: count * 4] if line.strip()]
+    return lines[:count]
+
 
 def sniff(head: str) -> float:
-    return 0.0
+    lines = _first_lines(head, 3)
+    if not lines:
+        return 0.0
+    first = lines[0].strip()
+    if first.startswith("{"):
+        try:
+            record = json.loads(first)
+        except ValueError:
+            return 0.0
+        if isinstance(record, dict) and _is_metric_header(canonical_columns(list(record))):
+            return 0.9
+        return 0.0
+    delimiter = _detect_delimiter(first)
+    if delimiter is None:
+        return 0.0
+    header = next(csv.reader([first], delimiter=delimiter))
+    if not _is_metric_header(canonical_columns(header)):
+        return 0.0
+    # The rows below the header must have the header's shape.
+    rows = lines[1:]
+    if rows and all(len(next(csv.reader([r], delimiter=delimiter))) == len(header) for r in rows):
+        return 0.9
+    return 0.7 if not rows else 0.4
+
+
+def _detect_delimiter(header_line: str) -> str | None:
+    counts = [(header_line.count(d), d) for d in _DELIMITERS]
+    best_count, best = max(counts)
+    return best if best_count else None
 
 
 def parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
-    result.diagnose(0, "parser for threadpool_metrics is not written yet")
+    lines = text.splitlines()
+    first_index = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first_index is None:
+        result.diagnose(0, "file is empty")
+        return result
+    points: _Points = {}
+    if lines[first_index].lstrip().startswith("{"):
+        _parse_json_lines(lines, first_index, context, points, result)
+    else:
+        _parse_csv(lines, first_index, context, points, result)
+    _emit_series(points, result)
     return result
+
+
+def _parse_csv(
+    lines: list[str], header_index: int, context: ParseContext, points: _Points, result: ParseResult
+) -> None:
+    header_line = lines[header_index]
+    delimiter = _detect_delimiter(header_line)
+    if delimiter is None:
+        result.diagnose(
+            header_index + 1,
+            "no header row: expected comma, semicolon or tab separated column names",
+        )
+        return
+    header = next(csv.reader([header_line], delimiter=delimiter))
+    canon = canonical_columns(header)
+    if "time" not in canon:
+        result.diagnose(
+            header_index + 1,
+            f"header names no timestamp column ({', '.join(COLUMN_ALIASES['time'])})",
+        )
+        return
+    time_col = canon.index("time")
+    pool_col = canon.index("pool") if "pool" in canon else None
+    metric_cols = [
+        (i, c) for i, c in enumerate(canon) if c in METRIC_SERIES or c == "queue_remaining"
+    ]
+    if not metric_cols:
+        result.diagnose(header_index + 1, "header names no thread-pool metric column")
+        return
+    metric_indices = [i for i, _ in metric_cols]
+    width = len(header)
+    hours = HourCache(context.timezone)
+    # pool -> one (times, values) pair per metric column, in metric_cols order
+    sinks_by_pool: dict[str, list[tuple[array[int], array[float]]]] = {}
+    for index in range(header_index + 1, len(lines)):
+        line = lines[index]
+        if not line or line.isspace():
+            continue
+        fields = (
+            next(csv.reader([line], delimiter=delimiter)) if '"' in line else line.split(delimiter)
+        )
+        if len(fields) != width:
+            result.diagnose(
+                index + 1, f"expected {width} fields as in the header, found {len(fields)}"
+            )
+            continue
+        cell = fields[time_col]
+        time_ms = (
+            epoch_to_ms(int(cell))
+            if cell.isdigit()
+            else parse_datetime_text(cell, hours.timezone, hours)
+        )
+        if time_ms is None:
+            result.diagnose(index + 1, f"unreadable timestamp {cell[:40]!r}")
+            continue
+        try:
+            numbers = [float(fields[i]) if fields[i] else _MISSING for i in metric_indices]
+        except ValueError:
+            bad = next(c for i, c in metric_cols if not _is_number(fields[i]))
+            result.diagnose(index + 1, f"{bad} is not a number: {fields[canon.index(bad)][:40]!r}")
+            continue
+        pool = (fields[pool_col].strip() if pool_col is not None else "") or DEFAULT_POOL
+        sinks = sinks_by_pool.get(pool)
+        if sinks is None:
+            sinks = [_sink(points, pool, metric) for _, metric in metric_cols]
+            sinks_by_pool[pool] = sinks
+        for (times, values), number in zip(sinks, numbers, strict=True):
+            if -math.inf < number < math.inf:  # False for NaN (a missing cell) and infinities
+                times.append(time_ms)
+                values.append(number)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text or 0)
+    except ValueError:
+        return False
+    return True
+
+
+def _sink(points: _Points, pool: str, metric: str) -> tuple[array[int], array[float]]:
+    pair = points.get((pool, metric))
+    if pair is None:
+        pair = (array("q"), array("d"))
+        points[(pool, metric)] = pair
+    return pair
+
+
+def _parse_json_lines(
+    lines: list[str], first_index: int, context: ParseContext, points: _Points, result: ParseResult
+) -> None:
+    hours = HourCache(context.timezone)
+    canon_cache: dict[str, str | None] = {}
+    for index in range(first_index, len(lines)):
+        line = lines[index].strip()
+        if not line:
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            result.diagnose(index + 1, f"not a JSON object: {exc}")
+            continue
+        if not isinstance(record, dict):
+            result.diagnose(index + 1, "JSON line is not an object")
+            continue
+        row: dict[str, Any] = {}
+        for key, value in record.items():
+            canon = canon_cache.get(key)
+            if canon is None and key not in canon_cache:
+                canon = _CANONICAL_BY_ALIAS.get(normalise_column(key))
+                canon_cache[key] = canon
+            if canon is not None and canon not in row:
+                row[canon] = value
+        if "time" not in row:
+            result.diagnose(index + 1, "JSON line has no timestamp field")
+            continue
+        pool = row.pop("pool", "")
+        time_value = row.pop("time")
+        _add_row(
+            time_value, str(pool) if pool is not None else "", row, index + 1, hours, points, result
+        )
+
+
+def _add_row(
+    time_value: Any,
+    pool: str,
+    values: dict[str, Any],
+    line_no: int,
+    hours: HourCache,
+    points: _Points,
+    result: ParseResult,
+) -> None:
+    if isinstance(time_value, (int, float)) and not isinstance(time_value, bool):
+        time_ms: int | None = epoch_to_ms(float(time_value)) if math.isfinite(time_value) else None
+    else:
+        time_ms = parse_datetime_text(str(time_value), hours.timezone, hours)
+    if time_ms is None:
+        result.diagnose(line_no, f"unreadable timestamp {str(time_value)[:40]!r}")
+        return
+    pool = pool or DEFAULT_POOL
+    numbers: dict[str, float] = {}
+    for metric, raw in values.items():
+        if raw is None or raw == "":
+            continue
+        try:
+            number = float(raw)
+        except (TypeError, ValueError):
+            result.diagnose(line_no, f"{metric} is not a number: {str(raw)[:40]!r}")
+            return
+        if math.isfinite(number):
+            numbers[metric] = number
+    for metric, number in numbers.items():
+        times, series_values = _sink(points, pool, metric)
+        times.append(time_ms)
+        series_values.append(number)
+
+
+def _derive_queue_capacity(points: _Points) -> None:
+    """Capacity = queue size + remaining capacity, at the instants both were sampled."""
+    for pool, metric in list(points):
+        if (
+            metric != "queue_remaining"
+            or (pool, "queue_capacity") in points
+            or (pool, "queue") not in points
+        ):
+            continue
+        queue_times, queue_values = points[(pool, "queue")]
+        queued = dict(zip(queue_times, queue_values, strict=True))
+        capacity = _sink(points, pool, "queue_capacity")
+        for time_ms, left in zip(*points[(pool, "queue_remaining")], strict=True):
+            in_queue = queued.get(time_ms)
+            if in_queue is not None:
+                capacity[0].append(time_ms)
+                capacity[1].append(in_queue + left)
+
+
+def _emit_series(points: _Points, result: ParseResult) -> None:
+    _derive_queue_capacity(points)
+    for (pool, metric), (times, values) in points.items():
+        if metric == "queue_remaining":
+            continue
+        name, unit = METRIC_SERIES[metric]
+        labels = {"pool": pool}
+        result.series.append(SeriesData(name, labels, unit, times, values))
+        rate_name = COUNTER_RATES.get(metric)
+        if rate_name is not None:
+            ordered = sorted(zip(times, values, strict=True))
+            rate_t, rate_v = counter_rates((t for t, _ in ordered), (v for _, v in ordered))
+            if len(rate_t):
+                result.series.append(SeriesData(rate_name, dict(labels), "per_s", rate_t, rate_v))

@@ -1,0 +1,141 @@
+"""Application-log parser: Dubbo EXHAUSTED, RejectedExecutionException, Tomcat, timeouts."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rootline.parsers import app_log
+from rootline.parsers.base import ParseContext, ParseResult
+from rootline.parsers.registry import detect_kind, sniff_scores
+from tests.conftest import CORPUS_DIR, FIXTURES_DIR
+from tests.parsers.jvm_parser_kit import foreign_files, head_of, mutated, text_of
+
+DUBBO_LOG = (
+    CORPUS_DIR / "threads" / "dubbo-2.6.5-threadpool-exhausted-warn-with-stacktrace-xinsblog.log"
+)
+REJECTIONS_LOG = FIXTURES_DIR / "app_log" / "pool-saturation-jdk17-rejections.log"
+OWN_FILES = [DUBBO_LOG, REJECTIONS_LOG]
+UPLOAD_DAY_MS = int(dt.datetime(2026, 11, 21, tzinfo=dt.UTC).timestamp() * 1000)
+
+
+@pytest.mark.corpus
+def test_dubbo_exhausted_with_stack_trace_is_one_event(corpus_dir: Path) -> None:
+    result = app_log.parse(text_of(DUBBO_LOG), ParseContext(default_time_ms=UPLOAD_DAY_MS))
+    assert result.status == "parsed"
+    # The WARN line and the "Caused by" line repeat one rejection: one record, one event.
+    assert text_of(DUBBO_LOG).count("Thread pool is EXHAUSTED") == 2
+    [event] = result.events
+    assert event.kind == "threadpool_rejected"
+    attrs = event.attrs
+    assert attrs["pool"] == "DubboServerHandler-10.8.64.57:20880"
+    assert (attrs["pool_size"], attrs["active"], attrs["core"], attrs["max"], attrs["largest"]) == (
+        300,
+    ) * 5
+    assert (attrs["task"], attrs["completed"], attrs["is_shutdown"]) == (5821, 5621, False)
+    assert attrs["url"] == "dubbo://x.x.x.x:20880"
+    assert (attrs["level"], attrs["thread"], attrs["line"]) == (
+        "WARN",
+        "New I/O server worker #1-4",
+        1,
+    )
+    # A bare clock: placed on the upload day, and a fact says so.
+    assert event.time_ms == UPLOAD_DAY_MS + ((17 * 60 + 54) * 60 + 34) * 1000 + 26
+    assert result.facts[0].key == "app_log.date_assumed"
+    [rate] = result.series
+    assert (rate.name, rate.unit, list(rate.values)) == (
+        "threadpool.rejected_events",
+        "per_min",
+        [1.0],
+    )
+
+
+def test_java_rejections_fixture_golden() -> None:
+    text = REJECTIONS_LOG.read_text()
+    result = app_log.parse(text, ParseContext())
+    assert result.status == "parsed"
+    warn_lines = [i for i, line in enumerate(text.splitlines(), 1) if " WARN " in line]
+    assert len(result.events) == len(warn_lines) == 123
+    assert [e.attrs["line"] for e in result.events] == warn_lines
+    first = result.events[0]
+    assert first.time_ms == int(
+        dt.datetime(2026, 11, 21, 7, 27, 27, 482000, tzinfo=dt.UTC).timestamp() * 1000
+    )
+    assert first.attrs["signature"] == "executor_rejected"
+    assert first.attrs["logger"] == "com.example.OrderDispatcher"
+    queued = [int(q) for q in re.findall(r"queued tasks = (\d+)", text)]
+    assert [e.attrs["queue"] for e in result.events] == queued
+    assert {e.attrs["pool_size"] for e in result.events} == {8}
+    assert sum(sum(s.values) for s in result.series) == 123
+
+
+def test_tomcat_timeouts_and_resets_and_noise() -> None:
+    text = "\n".join(
+        [
+            "21-Nov-2026 07:00:00.123 SEVERE [http-nio-8080-Acceptor-0] org.apache.tomcat.util.net.AbstractEndpoint - All threads (200) are currently busy, waiting. Increase maxThreads (200) or check the servlet status",
+            "2026-11-21 07:00:01,000 INFO [main] com.example.App - started in 3 s",
+            "[2026-11-21 07:00:02.500] ERROR [DubboClientHandler-1] com.example.Client - call failed",
+            "com.alibaba.dubbo.remoting.TimeoutException: Waiting server-side response timeout. start time: x, end time: y, client elapsed: 0 ms, server elapsed: 1002 ms, timeout: 1000 ms, request: Request",
+            "\tat com.alibaba.dubbo.remoting.exchange.support.DefaultFuture.get(DefaultFuture.java:134)",
+            "2026-11-21T07:00:03.000+08:00 WARN [nioEventLoopGroup-3-1] io.netty.Handler - java.io.IOException: Connection reset by peer",
+            "some ordinary line",
+        ]
+    )
+    result = app_log.parse(text, ParseContext())
+    assert result.status == "parsed" and not result.diagnostics
+    kinds = [(e.kind, e.attrs["signature"]) for e in result.events]
+    assert kinds == [
+        ("threadpool_rejected", "tomcat_all_threads_busy"),
+        ("rpc_timeout", "rpc_timeout"),
+        ("connection_reset", "connection_reset"),
+    ]
+    tomcat, timeout, reset = result.events
+    assert (tomcat.attrs["active"], tomcat.attrs["max"], tomcat.attrs["level"]) == (
+        200,
+        200,
+        "SEVERE",
+    )
+    assert (timeout.attrs["elapsed_ms"], timeout.attrs["timeout_ms"], timeout.attrs["line"]) == (
+        1002,
+        1000,
+        3,
+    )
+    assert reset.time_ms == int(
+        dt.datetime(2026, 11, 20, 23, 0, 3, tzinfo=dt.UTC).timestamp() * 1000
+    )
+
+
+def test_log_without_signatures_yields_nothing_and_no_diagnostics() -> None:
+    result = app_log.parse("2026-11-21 07:00:01,000 INFO [main] x.Y - hello\n", ParseContext())
+    assert result.status == "failed" and not result.diagnostics and not result.events
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("path", OWN_FILES, ids=lambda p: p.name)
+def test_registry_detects_fixture(path: Path) -> None:
+    assert detect_kind(head_of(path)) == "app_log"
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("path", foreign_files(set(OWN_FILES)), ids=lambda p: p.name)
+def test_does_not_claim_other_kinds(path: Path) -> None:
+    assert sniff_scores(head_of(path))["app_log"] < 0.5
+
+
+@given(st.text())
+def test_never_raises_on_any_text(text: str) -> None:
+    assert isinstance(app_log.parse(text, ParseContext()), ParseResult)
+    assert 0.0 <= app_log.sniff(text) <= 1.0
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], max_examples=50)
+@given(st.data())
+def test_never_raises_on_mutated_fixture(data: st.DataObject) -> None:
+    for path in [REJECTIONS_LOG, *([DUBBO_LOG] if DUBBO_LOG.is_file() else [])]:
+        text = data.draw(mutated(text_of(path)))
+        assert isinstance(app_log.parse(text, ParseContext()), ParseResult)

@@ -1,0 +1,204 @@
+"""Thread-dump parser: every corpus dump format, our jstack capture, pools, locks, deadlocks."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rootline.parsers import thread_dump
+from rootline.parsers.base import EventData, ParseContext, ParseResult
+from rootline.parsers.registry import detect_kind, sniff_scores
+from tests.conftest import FIXTURES_DIR, corpus_files
+from tests.parsers.jvm_parser_kit import foreign_files, head_of, mutated, text_of
+
+JSTACK_FIXTURE = FIXTURES_DIR / "thread_dump" / "pool-saturation-jdk17-jstack-3-dumps.txt"
+CORPUS_DUMPS = [p for p in corpus_files("threads") if not p.name.startswith("dubbo-")]
+OWN_FILES = [JSTACK_FIXTURE, *CORPUS_DUMPS]
+
+STATE_LINE_RE = re.compile(r"java\.lang\.Thread\.State: ([A-Z_]+)")
+# Thread headers, not the '"name":' lines of deadlock reports.
+HEADER_RE = re.compile(r'^"[^\n]*"(?!:)[^\n]*$', re.MULTILINE)
+JMX_HEADER_RE = re.compile(r'^"[^\n]*" id=\d+ in ([A-Z_]+)', re.MULTILINE)
+# Dumps whose header state is the only state there is, with the independently counted totals.
+DUMPS_PER_FILE = {
+    "jdk5-hpux-ia64-hotspot-two-dumps-crlf-tda.log": 2,
+    "jdk6-client-vm-multiple-dumps-tda.log": 3,
+    "jrockit-r26-jdk15-windows-dump-tda-fork.txt": 2,
+    "sap-jvm-j2ee-engine-std-server-dump-tda-fork.log": 2,
+    "pool-saturation-jdk17-jstack-3-dumps.txt": 3,
+}
+
+
+def _dump_events(result: ParseResult) -> list[EventData]:
+    return [e for e in result.events if e.kind == "thread_dump"]
+
+
+def _expected_states(text: str) -> Counter[str]:
+    """Threads per state over all dumps, counted straight from the text."""
+    states = STATE_LINE_RE.findall(text) or JMX_HEADER_RE.findall(text)
+    return Counter(s.lower() for s in states)
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("path", OWN_FILES, ids=lambda p: p.name)
+def test_every_dump_parses_with_independently_counted_threads(path: Path) -> None:
+    text = text_of(path)
+    result = thread_dump.parse(text, ParseContext())
+    assert result.status != "failed"
+    events = _dump_events(result)
+    assert len(events) == DUMPS_PER_FILE.get(path.name, 1)
+    by_state: Counter[str] = Counter()
+    for event in events:
+        by_state.update(event.attrs["by_state"])
+        assert sum(event.attrs["by_state"].values()) == event.attrs["total"]
+    total = sum(e.attrs["total"] for e in events)
+    expected = _expected_states(text)
+    if path.suffix == ".json":
+        containers = json.loads(text)["threadDump"]["threadContainers"]
+        assert total == sum(len(c["threads"]) for c in containers) == 8
+    elif expected:
+        assert by_state == expected
+    else:  # JDK 5, JRockit: every thread header is a thread
+        assert total == len(HEADER_RE.findall(text.replace("\r", "")))
+    # jvm.threads{state} points sum to the same totals
+    state_points = sum(sum(s.values) for s in result.series if s.name == "jvm.threads")
+    assert state_points == total
+
+
+def test_jstack_capture_golden() -> None:
+    text = JSTACK_FIXTURE.read_text()
+    result = thread_dump.parse(text, ParseContext())
+    assert result.status == "parsed"
+    events = _dump_events(result)
+    # Each dump is dated by jstack's own line, the last timestamp before "Full thread dump".
+    stamps = re.findall(
+        r"^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\nFull thread dump", text, re.MULTILINE
+    )
+    assert [e.time_ms for e in events] == [
+        int(dt.datetime.fromisoformat(s).replace(tzinfo=dt.UTC).timestamp() * 1000) for s in stamps
+    ]
+    first = events[0].attrs
+    assert (
+        first["by_pool"]["order-service"]
+        == len(re.findall(r'^"order-service-thread-\d+"', text, re.MULTILINE)) // 3
+        == 8
+    )
+    assert first["top_stacks"][0]["count"] == 8
+    assert first["top_stacks"][0]["frames"][0].startswith("java.lang.Thread.sleep")
+    assert len(first["top_stacks"][0]["frames"]) <= thread_dump.STACK_FRAMES
+    pool_series = [
+        s
+        for s in result.series
+        if s.name == "jvm.threads.pool" and s.labels["pool"] == "order-service"
+    ]
+    assert list(pool_series[0].values) == [8.0, 8.0, 8.0]
+    by_pool_state = {
+        (s.labels["pool"], s.labels["state"])
+        for s in result.series
+        if s.name == "jvm.threads.pool_state"
+    }
+    assert ("order-service", "timed_waiting") in by_pool_state
+
+
+@pytest.mark.corpus
+def test_monitor_contention(corpus_dir: Path) -> None:
+    path = corpus_dir / "threads" / "jdk6-server-heritrix-rmi-monitor-contention-tda.log"
+    text = text_of(path)
+    result = thread_dump.parse(text, ParseContext())
+    contention = [e for e in result.events if e.kind == "thread_contention"]
+    expected = Counter(re.findall(r"waiting to lock <(0x[0-9a-f]+)>", text))
+    assert {e.attrs["monitor"]: e.attrs["waiters"] for e in contention} == dict(expected)
+    top = contention[0].attrs
+    assert (top["monitor"], top["waiters"]) == ("0xd5bada80", 30)
+    assert top["class"] == "org.archive.crawler.postprocessor.FrontierScheduler"
+    assert top["owner"].startswith("ToeThread #18") and top["owner_state"] == "runnable"
+
+
+@pytest.mark.corpus
+def test_deadlock(corpus_dir: Path) -> None:
+    text = text_of(corpus_dir / "threads" / "jdk25-jstack-java-level-deadlock-jthreaddump.txt")
+    result = thread_dump.parse(text, ParseContext())
+    [deadlock] = [e for e in result.events if e.kind == "thread_deadlock"]
+    assert deadlock.attrs["threads"] == ["DeadlockThread-A", "DeadlockThread-B"]
+    assert deadlock.attrs["monitors"] == ["0x000000052c830070", "0x000000052c830078"]
+    # The stacks repeated under "Java stack information" are not counted twice.
+    assert _dump_events(result)[0].attrs["total"] == text.count("java.lang.Thread.State:") == 16
+
+
+def test_undated_dumps_are_spaced_from_the_default_time() -> None:
+    dump = 'Full thread dump X:\n\n"main" prio=5 tid=0x1 nid=0x2 runnable\n\tat A.b(A.java:1)\n\n'
+    result = thread_dump.parse(dump * 2, ParseContext(default_time_ms=10_000))
+    assert [e.time_ms for e in _dump_events(result)] == [10_000, 11_000]
+    assert [e.attrs["dated"] for e in _dump_events(result)] == [False, False]
+
+
+def test_unknown_line_inside_a_thread_is_a_diagnostic() -> None:
+    text = 'Full thread dump X:\n"main" prio=5 tid=0x1 nid=0x2 runnable\n\tat A.b(A.java:1)\n\tgarbage here\n'
+    result = thread_dump.parse(text, ParseContext())
+    assert result.status == "partial"
+    assert result.diagnostics[0].line == 4
+
+
+def test_empty_and_wrong_kind() -> None:
+    assert thread_dump.parse("", ParseContext()).diagnostics[0].message == "file is empty"
+    result = thread_dump.parse("hello\nworld\n", ParseContext())
+    assert result.status == "failed" and "no thread dump found" in result.diagnostics[0].message
+
+
+@pytest.mark.parametrize(
+    ("name", "pool"),
+    [
+        ("DubboServerHandler-10.0.0.1:20880-thread-42", "DubboServerHandler-10.0.0.1:20880"),
+        ("http-nio-8080-exec-7", "http-nio-8080-exec"),
+        ("pool-3-thread-9", "pool-3"),
+        ("GC Thread#3", "GC Thread"),
+        ("C2 CompilerThread0", "C2 CompilerThread"),
+        ("HTTP Worker [12]", "HTTP Worker"),
+        ("ForkJoinPool-1-worker-3", "ForkJoinPool-1-worker"),
+        (
+            "ExecuteThread: '3' for queue: 'weblogic.kernel.Default'",
+            "ExecuteThread: '*' for queue: 'weblogic.kernel.Default'",
+        ),
+        ("main", "main"),
+    ],
+)
+def test_pool_of(name: str, pool: str) -> None:
+    assert thread_dump.pool_of(name) == pool
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("path", OWN_FILES, ids=lambda p: p.name)
+def test_registry_detects_dump(path: Path) -> None:
+    assert detect_kind(head_of(path)) == "thread_dump"
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("path", foreign_files(set(OWN_FILES)), ids=lambda p: p.name)
+def test_does_not_claim_other_kinds(path: Path) -> None:
+    assert sniff_scores(head_of(path))["thread_dump"] < 0.5
+
+
+@given(st.text())
+def test_never_raises_on_any_text(text: str) -> None:
+    assert isinstance(thread_dump.parse(text, ParseContext()), ParseResult)
+    assert 0.0 <= thread_dump.sniff(text) <= 1.0
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], max_examples=50)
+@given(st.data())
+def test_never_raises_on_mutated_fixture(data: st.DataObject) -> None:
+    text = data.draw(mutated(JSTACK_FIXTURE.read_text()))
+    assert isinstance(thread_dump.parse(text, ParseContext()), ParseResult)
+    json_dump = [p for p in CORPUS_DUMPS if p.suffix == ".json"]
+    if json_dump:
+        assert isinstance(
+            thread_dump.parse(data.draw(mutated(text_of(json_dump[0]))), ParseContext()),
+            ParseResult,
+        )
