@@ -15,7 +15,9 @@ from sqlalchemy import text
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rootline import demo
+from rootline.annotations.endpoints import router as annotations_router
 from rootline.artifacts.endpoints import router as artifacts_router
+from rootline.checklist.endpoints import router as checklist_router
 from rootline.db import make_engine, make_sessionmaker
 from rootline.errors import ApiError
 from rootline.events.endpoints import router as events_router
@@ -53,7 +55,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sessionmaker = sessionmaker
     app.state.store = LocalArtifactStore(settings.resolved_artifacts_dir)
 
-    for router in (incidents_router, artifacts_router, series_router, events_router, facts_router):
+    for router in (
+        incidents_router,
+        artifacts_router,
+        series_router,
+        events_router,
+        facts_router,
+        checklist_router,
+        annotations_router,
+    ):
         app.include_router(router)
 
     @app.get("/api/health", tags=["health"])

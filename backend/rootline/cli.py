@@ -10,6 +10,9 @@ from typing import Annotated, Any
 
 import typer
 
+from rootline import bundles
+from rootline.detectors.base import Finding
+from rootline.detectors.data import ParsedArtifact
 from rootline.parsers import registry
 from rootline.parsers.base import ParseContext, ParseResult
 from rootline.timeutil import ms_to_iso, now_ms
@@ -39,9 +42,16 @@ def serve(
     settings = get_settings()
     if migrate:
         upgrade(settings.resolved_database_url)
-    typer.echo(f"Rootline on http://{host}:{port}/  (database: {_redact(settings.resolved_database_url)})")
+    typer.echo(
+        f"Rootline on http://{host}:{port}/  (database: {_redact(settings.resolved_database_url)})"
+    )
     uvicorn.run(
-        "rootline.app:create_app", factory=True, host=host, port=port, workers=workers, log_level="info"
+        "rootline.app:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="info",
     )
 
 
@@ -94,16 +104,21 @@ def parse_summary(path: str, result: ParseResult) -> dict[str, Any]:
     events: dict[str, dict[str, Any]] = {}
     for event in result.events:
         entry = events.setdefault(
-            event.kind, {"kind": event.kind, "count": 0, "total_duration_ms": 0.0, "max_duration_ms": None}
+            event.kind,
+            {"kind": event.kind, "count": 0, "total_duration_ms": 0.0, "max_duration_ms": None},
         )
         entry["count"] += 1
         if event.duration_ms is not None:
             entry["total_duration_ms"] += event.duration_ms
             longest = entry["max_duration_ms"]
-            entry["max_duration_ms"] = event.duration_ms if longest is None else max(longest, event.duration_ms)
+            entry["max_duration_ms"] = (
+                event.duration_ms if longest is None else max(longest, event.duration_ms)
+            )
     diagnostics = [{"line": d.line, "message": d.message} for d in result.diagnostics]
     if result.diagnostics_dropped:
-        diagnostics.append({"line": 0, "message": f"{result.diagnostics_dropped} more diagnostics not listed"})
+        diagnostics.append(
+            {"line": 0, "message": f"{result.diagnostics_dropped} more diagnostics not listed"}
+        )
     return {
         "path": path,
         "kind": result.kind,
@@ -126,14 +141,12 @@ def parse_summary(path: str, result: ParseResult) -> dict[str, Any]:
     }
 
 
-def parse_path(path: Path, context: ParseContext, kind: str | None) -> list[tuple[str, ParseResult]]:
+def parse_path(path: Path, context: ParseContext, kind: str | None) -> list[ParsedArtifact]:
     """Parse one file; a bundle gives one result per member (``bundle!member``)."""
-    from rootline import bundles
-
     data = path.read_bytes()
     if kind is None and bundles.bundle_format(data) is not None:
         bundle = bundles.unpack(data)
-        results: list[tuple[str, ParseResult]] = []
+        results: list[ParsedArtifact] = []
         for member in bundle.members:
             member_context = ParseContext(
                 timezone=context.timezone,
@@ -141,7 +154,10 @@ def parse_path(path: Path, context: ParseContext, kind: str | None) -> list[tupl
                 host=member.host or context.host,
                 jvm_start_ms=context.jvm_start_ms,
             )
-            results.append((f"{path}!{member.path}", registry.parse_bytes(member.data, member_context)))
+            result = registry.parse_bytes(member.data, member_context)
+            results.append(
+                ParsedArtifact(f"{path}!{member.path}", member.host or result.host, result)
+            )
         if bundle.refused or bundle.diagnostics or not bundle.members:
             report = ParseResult(kind="bundle")
             for message in bundle.diagnostics:
@@ -150,9 +166,10 @@ def parse_path(path: Path, context: ParseContext, kind: str | None) -> list[tupl
                 report.diagnose(0, f"{refusal.path}: refused: {refusal.reason}")
             if not bundle.members:
                 report.diagnose(0, "bundle holds no readable member")
-            results.insert(0, (str(path), report))
+            results.insert(0, ParsedArtifact(str(path), None, report))
         return results
-    return [(str(path), registry.parse_bytes(data, context, kind=kind))]
+    result = registry.parse_bytes(data, context, kind=kind)
+    return [ParsedArtifact(str(path), context.host or result.host, result)]
 
 
 @app.command()
@@ -161,18 +178,22 @@ def parse(
     as_json: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
     timezone: Annotated[str, typer.Option(help="IANA zone for zone-less timestamps.")] = "UTC",
     kind: Annotated[str | None, typer.Option(help="Read as this kind instead of sniffing.")] = None,
-    jvm_start: Annotated[str | None, typer.Option(help="JVM start time for uptime-only GC logs.")] = None,
+    jvm_start: Annotated[
+        str | None, typer.Option(help="JVM start time for uptime-only GC logs.")
+    ] = None,
 ) -> None:
     """Detect each file's kind and show what was extracted."""
     from rootline.timeutil import parse_instant
 
     context = ParseContext.for_zone(
-        timezone, default_time_ms=now_ms(), jvm_start_ms=parse_instant(jvm_start) if jvm_start else None
+        timezone,
+        default_time_ms=now_ms(),
+        jvm_start_ms=parse_instant(jvm_start) if jvm_start else None,
     )
     summaries = [
-        parse_summary(name, result)
+        parse_summary(parsed.name, parsed.result)
         for path in _expand(paths)
-        for name, result in parse_path(path, context, kind)
+        for parsed in parse_path(path, context, kind)
     ]
     if as_json:
         payload: Any = summaries[0] if len(summaries) == 1 else summaries
@@ -202,7 +223,11 @@ def _print_summary(summary: dict[str, Any]) -> None:
             typer.echo(f"    ... {len(names) - 12} more names")
     for event in summary["events"]:
         longest = event["max_duration_ms"]
-        extra = f", max {longest:g} ms, total {event['total_duration_ms']:g} ms" if longest is not None else ""
+        extra = (
+            f", max {longest:g} ms, total {event['total_duration_ms']:g} ms"
+            if longest is not None
+            else ""
+        )
         typer.echo(f"  events: {event['kind']} x{event['count']}{extra}")
     for diagnostic in summary["diagnostics"][:10]:
         typer.echo(f"  line {diagnostic['line']}: {diagnostic['message']}")
@@ -211,13 +236,64 @@ def _print_summary(summary: dict[str, Any]) -> None:
 
 
 @app.command()
+def analyze(
+    paths: Annotated[list[Path], typer.Argument(exists=True, help="Files, folders or bundles.")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help='Print {"findings": [...]} as JSON.')
+    ] = False,
+    timezone: Annotated[str, typer.Option(help="IANA zone for zone-less timestamps.")] = "UTC",
+) -> None:
+    """Run the root-cause checklist offline on files, folders and bundles (no server needed)."""
+    from rootline.detectors import registry as detectors
+    from rootline.detectors.data import MemoryIncidentData
+
+    context = ParseContext.for_zone(timezone, default_time_ms=now_ms())
+    parsed = [item for path in _expand(paths) for item in parse_path(path, context, None)]
+    readable = [p for p in parsed if p.result.status != "failed"]
+    findings = detectors.run_all(MemoryIncidentData(readable))
+    if as_json:
+        json.dump({"findings": [f.to_dict() for f in findings]}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        _print_checklist(findings, parsed)
+    if not readable:
+        typer.echo("nothing could be read from the given paths", err=True)
+        raise typer.Exit(code=2)
+
+
+_VERDICT_LABELS = {
+    "confirmed": "CONFIRMED",
+    "likely": "LIKELY",
+    "insufficient_data": "NO DATA",
+    "ruled_out": "ruled out",
+}
+
+
+def _print_checklist(findings: list[Finding], parsed: list[ParsedArtifact]) -> None:
+    readable = sum(1 for p in parsed if p.result.status != "failed")
+    typer.echo(f"Read {readable} of {len(parsed)} artifacts.\n")
+    for finding in findings:
+        typer.echo(f"[{_VERDICT_LABELS[finding.verdict]:>9}] {finding.title} ({finding.id})")
+        typer.echo(f"            {finding.summary}")
+        for item in finding.evidence[:3]:
+            typer.echo(f"            - {item.summary}")
+        for missing in finding.missing[:2]:
+            typer.echo(f"            collect {missing.artifact}: {missing.command}")
+        typer.echo("")
+
+
+@app.command()
 def ingest(
     paths: Annotated[list[Path], typer.Argument(exists=True, help="Files, folders or bundles.")],
     server: Annotated[str, typer.Option(help="Rootline URL, e.g. http://127.0.0.1:8000")],
     incident: Annotated[str, typer.Option(help="Incident id.")],
     host: Annotated[str | None, typer.Option(help="Host the files come from.")] = None,
-    timezone: Annotated[str | None, typer.Option(help="IANA zone for zone-less timestamps.")] = None,
-    clock_offset_s: Annotated[float | None, typer.Option(help="Seconds to add to the files' times.")] = None,
+    timezone: Annotated[
+        str | None, typer.Option(help="IANA zone for zone-less timestamps.")
+    ] = None,
+    clock_offset_s: Annotated[
+        float | None, typer.Option(help="Seconds to add to the files' times.")
+    ] = None,
     kind: Annotated[str | None, typer.Option(help="Read as this kind instead of sniffing.")] = None,
     token: Annotated[
         str | None, typer.Option(envvar="ROOTLINE_TOKEN", help="API token (or ROOTLINE_TOKEN).")

@@ -12,6 +12,7 @@ from starlette.datastructures import UploadFile
 
 from rootline.artifacts import service
 from rootline.artifacts.schemas import ArtifactRead, UploadResult
+from rootline.checklist import service as checklist_service
 from rootline.deps import IncidentDep, SessionDep, SettingsDep, StoreDep
 from rootline.errors import BadRequest, PayloadTooLarge
 from rootline.incidents.models import Incident
@@ -56,12 +57,16 @@ def _options(fields: dict[str, str | None], filename: str) -> service.UploadOpti
     try:
         offset = float(fields.get("clock_offset_s") or 0.0)
     except ValueError as exc:
-        raise BadRequest("invalid_clock_offset", "clock_offset_s must be a number of seconds") from exc
+        raise BadRequest(
+            "invalid_clock_offset", "clock_offset_s must be a number of seconds"
+        ) from exc
     jvm_start = fields.get("jvm_start")
     try:
         jvm_start_ms = parse_instant(jvm_start) if jvm_start else None
     except ValueError as exc:
-        raise BadRequest("invalid_jvm_start", "jvm_start must be ISO-8601 or epoch seconds/ms") from exc
+        raise BadRequest(
+            "invalid_jvm_start", "jvm_start must be ISO-8601 or epoch seconds/ms"
+        ) from exc
     timezone = fields.get("timezone") or None
     if timezone is not None:
         try:
@@ -85,7 +90,10 @@ def _safe_name(filename: str) -> str:
 
 
 def _ingest_all(
-    session: Session, store: ArtifactStore, incident: Incident, items: list[tuple[StoredBlob, service.UploadOptions]]
+    session: Session,
+    store: ArtifactStore,
+    incident: Incident,
+    items: list[tuple[StoredBlob, service.UploadOptions]],
 ) -> UploadResult:
     artifacts: list[ArtifactRead] = []
     created: list[bool] = []
@@ -93,6 +101,8 @@ def _ingest_all(
         for item in service.ingest(session, store, incident=incident, blob=blob, options=options):
             artifacts.append(ArtifactRead.model_validate(item.artifact))
             created.append(item.created)
+    if any(created):
+        checklist_service.recompute(session, incident=incident)
     return UploadResult(artifacts=artifacts, created=created)
 
 
@@ -103,12 +113,22 @@ async def upload_artifacts(
     session: SessionDep,
     store: StoreDep,
     settings: SettingsDep,
-    filename: Annotated[str | None, Query(max_length=255, description="Name of a raw-body upload.")] = None,
+    filename: Annotated[
+        str | None, Query(max_length=255, description="Name of a raw-body upload.")
+    ] = None,
     host: Annotated[str | None, Query(max_length=255)] = None,
-    kind: Annotated[str | None, Query(max_length=64, description="Skip sniffing and read as this kind.")] = None,
-    timezone: Annotated[str | None, Query(max_length=64, description="IANA zone for zone-less times.")] = None,
-    clock_offset_s: Annotated[float | None, Query(description="Seconds added to every time of the file.")] = None,
-    jvm_start: Annotated[str | None, Query(description="JVM start time for uptime-only GC logs.")] = None,
+    kind: Annotated[
+        str | None, Query(max_length=64, description="Skip sniffing and read as this kind.")
+    ] = None,
+    timezone: Annotated[
+        str | None, Query(max_length=64, description="IANA zone for zone-less times.")
+    ] = None,
+    clock_offset_s: Annotated[
+        float | None, Query(description="Seconds added to every time of the file.")
+    ] = None,
+    jvm_start: Annotated[
+        str | None, Query(description="JVM start time for uptime-only GC logs.")
+    ] = None,
 ) -> UploadResult:
     """Upload files (multipart) or one file (raw body); each is stored verbatim, then parsed.
 
@@ -138,13 +158,16 @@ async def upload_artifacts(
                 value = form.get(key)
                 if isinstance(value, str) and value:
                     fields[key] = value
-            uploads = [f for f in form.getlist("files") + form.getlist("file") if isinstance(f, UploadFile)]
+            uploads = [
+                f for f in form.getlist("files") + form.getlist("file") if isinstance(f, UploadFile)
+            ]
             if not uploads:
                 raise BadRequest("no_files", "multipart upload holds no `files` part")
             oversized = [u.filename for u in uploads if (u.size or 0) > limit]
             if oversized:
                 raise PayloadTooLarge(
-                    "file_too_large", f"{', '.join(map(str, oversized))}: over the limit of {limit} bytes per file"
+                    "file_too_large",
+                    f"{', '.join(map(str, oversized))}: over the limit of {limit} bytes per file",
                 )
             for upload in uploads:
                 blob = await run_in_threadpool(store.put_file, upload.file, limit)
@@ -154,12 +177,15 @@ async def upload_artifacts(
     else:
         if declared and declared.isdigit() and int(declared) > limit:
             raise PayloadTooLarge(
-                "file_too_large", f"body of {declared} bytes is over the limit of {limit} bytes per file"
+                "file_too_large",
+                f"body of {declared} bytes is over the limit of {limit} bytes per file",
             )
         try:
             blob = await store.put_stream(request.stream(), limit)
         except TooLarge as exc:
-            raise PayloadTooLarge("file_too_large", f"body is over the limit of {exc.limit} bytes") from exc
+            raise PayloadTooLarge(
+                "file_too_large", f"body is over the limit of {exc.limit} bytes"
+            ) from exc
         items.append((blob, _options(query_fields, filename or "upload")))
     return await run_in_threadpool(_ingest_all, session, store, incident, items)
 
@@ -167,19 +193,28 @@ async def upload_artifacts(
 @router.get("")
 def list_artifacts(incident: IncidentDep, session: SessionDep) -> list[ArtifactRead]:
     """Every artifact of the incident, bundle members included, in upload order."""
-    return [ArtifactRead.model_validate(a) for a in service.list_for_incident(session, incident=incident)]
+    return [
+        ArtifactRead.model_validate(a)
+        for a in service.list_for_incident(session, incident=incident)
+    ]
 
 
 @router.get("/{artifact_id}")
-def get_artifact(artifact_id: uuid.UUID, incident: IncidentDep, session: SessionDep) -> ArtifactRead:
+def get_artifact(
+    artifact_id: uuid.UUID, incident: IncidentDep, session: SessionDep
+) -> ArtifactRead:
     """One artifact: detected kind, parse status and line-numbered diagnostics."""
-    return ArtifactRead.model_validate(service.get_or_404(session, incident=incident, artifact_id=artifact_id))
+    return ArtifactRead.model_validate(
+        service.get_or_404(session, incident=incident, artifact_id=artifact_id)
+    )
 
 
 @router.get(
     "/{artifact_id}/raw",
     response_class=StreamingResponse,
-    responses={200: {"content": {"application/octet-stream": {}}, "description": "The bytes as uploaded."}},
+    responses={
+        200: {"content": {"application/octet-stream": {}}, "description": "The bytes as uploaded."}
+    },
 )
 def download_raw(
     artifact_id: uuid.UUID, incident: IncidentDep, session: SessionDep, store: StoreDep
@@ -211,4 +246,5 @@ def reparse_artifact(
     """Parse the stored bytes again, replacing what was extracted before."""
     artifact = service.get_or_404(session, incident=incident, artifact_id=artifact_id)
     service.reparse(session, store, incident=incident, artifact=artifact)
+    checklist_service.recompute(session, incident=incident)
     return ArtifactRead.model_validate(artifact)

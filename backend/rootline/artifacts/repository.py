@@ -40,3 +40,23 @@ def sha256_in_use(session: Session, sha256: str) -> bool:
 
 def sha256s_for_incident(session: Session, incident_id: uuid.UUID) -> set[str]:
     return set(session.scalars(select(Artifact.sha256).where(Artifact.incident_id == incident_id)))
+
+
+def parsed_kinds_and_hosts(session: Session, incident_id: uuid.UUID) -> tuple[set[str], set[str]]:
+    """Kinds of the artifacts that yielded data, and every host named."""
+    rows = session.execute(
+        select(Artifact.kind, Artifact.host, Artifact.status).where(
+            Artifact.incident_id == incident_id
+        )
+    ).all()
+    kinds = {kind for kind, _, status in rows if status in {"parsed", "partial"}}
+    hosts = {host for _, host, _ in rows if host}
+    return kinds, hosts
+
+
+def filenames(session: Session, incident_id: uuid.UUID) -> dict[uuid.UUID, str]:
+    return dict(
+        session.execute(
+            select(Artifact.id, Artifact.filename).where(Artifact.incident_id == incident_id)
+        ).all()
+    )

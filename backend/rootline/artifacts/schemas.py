@@ -23,7 +23,9 @@ class ArtifactRead(BaseModel):
     sha256: str
     size_bytes: int
     host: str | None
-    kind: str = Field(description="Detected (or requested) format, e.g. ss, nstat, gc_unified, bundle.")
+    kind: str = Field(
+        description="Detected (or requested) format, e.g. ss, nstat, gc_unified, bundle."
+    )
     requested_kind: str | None
     status: ArtifactStatus
     diagnostics: list[DiagnosticRead]
@@ -45,4 +47,6 @@ class ArtifactRead(BaseModel):
 
 class UploadResult(BaseModel):
     artifacts: list[ArtifactRead] = Field(description="One per uploaded file, plus bundle members.")
-    created: list[bool] = Field(description="False where the same bytes were already in the incident.")
+    created: list[bool] = Field(
+        description="False where the same bytes were already in the incident."
+    )

@@ -91,10 +91,15 @@ def ingest(
     )
     session.add(artifact)
     session.flush()
-    return [Ingested(artifact, created=True), *_parse_into(session, store, incident, artifact, depth)]
+    return [
+        Ingested(artifact, created=True),
+        *_parse_into(session, store, incident, artifact, depth),
+    ]
 
 
-def reparse(session: Session, store: ArtifactStore, *, incident: Incident, artifact: Artifact) -> Artifact:
+def reparse(
+    session: Session, store: ArtifactStore, *, incident: Incident, artifact: Artifact
+) -> Artifact:
     """Parse the stored bytes again (a newer parser, a corrected host, zone or offset)."""
     if artifact.kind == BUNDLE_KIND:
         for member in repository.members(session, artifact.id):
@@ -189,7 +194,12 @@ def _persist(session: Session, incident: Incident, artifact: Artifact, result: P
             counts = (series, points, events, facts)
     except SQLAlchemyError as exc:
         failed = ParseResult(kind=result.kind)
-        failed.diagnose(0, f"could not store the parsed data: {type(exc).__name__}: {exc.args[0] if exc.args else ''}"[:500])
+        failed.diagnose(
+            0,
+            f"could not store the parsed data: {type(exc).__name__}: {exc.args[0] if exc.args else ''}"[
+                :500
+            ],
+        )
         result = failed
     time_range = result.time_range()
     artifact.kind = result.kind
@@ -216,13 +226,20 @@ def _unpack_into(
     artifact.kind = BUNDLE_KIND
     if depth >= MAX_BUNDLE_DEPTH:
         artifact.status = "failed"
-        artifact.diagnostics = [{"line": 0, "message": f"bundle nested deeper than {MAX_BUNDLE_DEPTH} levels: not unpacked"}]
+        artifact.diagnostics = [
+            {
+                "line": 0,
+                "message": f"bundle nested deeper than {MAX_BUNDLE_DEPTH} levels: not unpacked",
+            }
+        ]
         artifact.parsed_at_ms = now_ms()
         return []
     bundle = bundles.unpack(data)
     del data
     diagnostics = [{"line": 0, "message": message} for message in bundle.diagnostics]
-    diagnostics += [{"line": 0, "message": f"{r.path}: refused: {r.reason}"} for r in bundle.refused]
+    diagnostics += [
+        {"line": 0, "message": f"{r.path}: refused: {r.reason}"} for r in bundle.refused
+    ]
     ingested: list[Ingested] = []
     for member in bundle.members:
         blob = store.put_bytes(member.data)
@@ -234,7 +251,13 @@ def _unpack_into(
             jvm_start_ms=artifact.jvm_start_ms,
         )
         ingested += ingest(
-            session, store, incident=incident, blob=blob, options=options, parent=artifact, depth=depth + 1
+            session,
+            store,
+            incident=incident,
+            blob=blob,
+            options=options,
+            parent=artifact,
+            depth=depth + 1,
         )
     members = [i.artifact for i in ingested if i.artifact.parent_id == artifact.id]
     starts = [m.time_start_ms for m in members if m.time_start_ms is not None]

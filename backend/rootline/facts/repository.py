@@ -34,3 +34,14 @@ def list_page(
     total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
     rows = session.scalars(query.order_by(Fact.key, Fact.id).limit(limit).offset(offset)).all()
     return rows, total
+
+
+def matching(session: Session, *, incident_id: uuid.UUID, key: str, host: str | None) -> Sequence[Fact]:
+    query = select(Fact).where(Fact.incident_id == incident_id)
+    if key.endswith("*"):
+        query = query.where(Fact.key.startswith(key[:-1], autoescape=True))
+    else:
+        query = query.where(Fact.key == key)
+    if host:
+        query = query.where(Fact.host == host)
+    return session.scalars(query.order_by(Fact.key, Fact.id)).all()

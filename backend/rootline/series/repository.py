@@ -116,3 +116,19 @@ def time_bounds(session: Session, *, incident_id: uuid.UUID) -> tuple[int | None
         )
     ).one()
     return row[0], row[1]
+
+
+def level0_chunks(session: Session, *, series_ids: Sequence[int]) -> Sequence[Row[tuple[int, int, bytes]]]:
+    """(series_id, point_count, data) of every raw chunk of the given series, in time order."""
+    return session.execute(
+        select(PointChunk.series_id, PointChunk.point_count, PointChunk.data)
+        .where(PointChunk.series_id.in_(series_ids), PointChunk.level == 0)
+        .order_by(PointChunk.series_id, PointChunk.seq)
+    ).all()
+
+
+def by_name(session: Session, *, incident_id: uuid.UUID, name: str, host: str | None) -> Sequence[Series]:
+    query = select(Series).where(Series.incident_id == incident_id, _name_clause(name))
+    if host:
+        query = query.where(Series.host == host)
+    return session.scalars(query.order_by(Series.name, Series.host, Series.id)).all()

@@ -1,0 +1,100 @@
+"""An :class:`IncidentData` reading one incident from the database, loading series on demand."""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from collections.abc import Sequence
+from functools import cached_property
+
+import numpy as np
+from sqlalchemy.orm import Session
+
+from rootline.artifacts import repository as artifacts_repository
+from rootline.detectors.base import EventView, FactView, SeriesView
+from rootline.events import repository as events_repository
+from rootline.facts import repository as facts_repository
+from rootline.series import codec
+from rootline.series import repository as series_repository
+
+
+class DatabaseIncidentData:
+    def __init__(self, session: Session, incident_id: uuid.UUID) -> None:
+        self._session = session
+        self._incident_id = incident_id
+        self._series_cache: dict[tuple[str, str | None], list[SeriesView]] = {}
+
+    @cached_property
+    def _filenames(self) -> dict[uuid.UUID, str]:
+        return artifacts_repository.filenames(self._session, self._incident_id)
+
+    @cached_property
+    def _kinds_and_hosts(self) -> tuple[set[str], set[str]]:
+        return artifacts_repository.parsed_kinds_and_hosts(self._session, self._incident_id)
+
+    def series(self, name: str, *, host: str | None = None) -> Sequence[SeriesView]:
+        key = (name, host)
+        if key not in self._series_cache:
+            self._series_cache[key] = self._load_series(name, host)
+        return self._series_cache[key]
+
+    def _load_series(self, name: str, host: str | None) -> list[SeriesView]:
+        rows = series_repository.by_name(
+            self._session, incident_id=self._incident_id, name=name, host=host
+        )
+        if not rows:
+            return []
+        parts: dict[int, list[tuple[codec.Times, codec.Values]]] = defaultdict(list)
+        for series_id, count, data in series_repository.level0_chunks(
+            self._session, series_ids=[r.id for r in rows]
+        ):
+            parts[series_id].append(codec.decode(data, count))
+        views = []
+        for row in rows:
+            chunks = parts.get(row.id, [])
+            times = np.concatenate([c[0] for c in chunks]) if chunks else np.empty(0, np.int64)
+            values = np.concatenate([c[1] for c in chunks]) if chunks else np.empty(0, np.float64)
+            labels = dict(row.labels)
+            if row.host:
+                labels.setdefault("host", row.host)
+            views.append(
+                SeriesView(
+                    row.name,
+                    labels,
+                    row.unit,
+                    row.host,
+                    self._filenames.get(row.artifact_id, ""),
+                    times,
+                    values,
+                )
+            )
+        return views
+
+    def events(self, kind: str, *, host: str | None = None) -> Sequence[EventView]:
+        return [
+            EventView(
+                e.kind,
+                e.time_ms,
+                e.duration_ms,
+                e.attrs,
+                e.host,
+                self._filenames.get(e.artifact_id, ""),
+            )
+            for e in events_repository.all_of_kind(
+                self._session, incident_id=self._incident_id, kind=kind, host=host
+            )
+        ]
+
+    def facts(self, key: str, *, host: str | None = None) -> Sequence[FactView]:
+        return [
+            FactView(f.key, f.value, f.host, self._filenames.get(f.artifact_id, ""), f.time_ms)
+            for f in facts_repository.matching(
+                self._session, incident_id=self._incident_id, key=key, host=host
+            )
+        ]
+
+    def artifact_kinds(self) -> set[str]:
+        return set(self._kinds_and_hosts[0])
+
+    def hosts(self) -> set[str]:
+        return set(self._kinds_and_hosts[1])

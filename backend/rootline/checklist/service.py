@@ -1,0 +1,90 @@
+"""The incident's checklist: detector findings, recomputed when artifacts change, and reviews."""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from rootline.checklist import repository
+from rootline.checklist.data import DatabaseIncidentData
+from rootline.checklist.models import FindingReview
+from rootline.checklist.schemas import Checklist, FindingRead, ReviewRead, ReviewUpdate
+from rootline.detectors import registry
+from rootline.detectors.base import VERDICT_ORDER
+from rootline.errors import NotFound
+from rootline.incidents.models import Incident
+from rootline.timeutil import now_ms
+
+
+def recompute(session: Session, *, incident: Incident) -> None:
+    """Run every detector over the incident's data and store the findings (reviews untouched)."""
+    findings = registry.run_all(DatabaseIncidentData(session, incident.id))
+    computed_at = now_ms()
+    repository.replace_findings(
+        session,
+        incident.id,
+        [
+            {
+                "incident_id": incident.id,
+                "finding_id": f.id,
+                "verdict": f.verdict,
+                "payload": f.to_dict(),
+                "computed_at_ms": computed_at,
+            }
+            for f in findings
+        ],
+    )
+    session.flush()
+
+
+def get(session: Session, *, incident: Incident) -> Checklist:
+    """Stored findings with the team's reviews, computing them first if never computed."""
+    stored = repository.findings(session, incident.id)
+    if not stored:
+        recompute(session, incident=incident)
+        stored = repository.findings(session, incident.id)
+    reviews = repository.reviews(session, incident.id)
+    items = []
+    for row in stored:
+        review = reviews.get(row.finding_id)
+        payload = row.payload
+        override = review.verdict_override if review else None
+        items.append(
+            FindingRead(
+                **{
+                    k: payload[k]
+                    for k in (
+                        "id",
+                        "title",
+                        "summary",
+                        "evidence",
+                        "explanation",
+                        "remedies",
+                        "missing",
+                        "parameters",
+                    )
+                },
+                verdict=row.verdict,
+                effective_verdict=override or row.verdict,
+                review=ReviewRead.model_validate(review, from_attributes=True) if review else None,
+                computed_at_ms=row.computed_at_ms,
+            )
+        )
+    items.sort(
+        key=lambda f: (VERDICT_ORDER[f.effective_verdict], registry.CHECKLIST_ORDER.get(f.id, 99))
+    )
+    return Checklist(incident_id=str(incident.id), findings=items)
+
+
+def review(session: Session, *, incident: Incident, finding_id: str, data: ReviewUpdate) -> None:
+    """Store the team's override and note for one checklist item."""
+    if finding_id not in registry.DETECTORS:
+        raise NotFound("finding_not_found", f"no checklist item {finding_id!r}")
+    row = repository.review(session, incident.id, finding_id)
+    if row is None:
+        row = FindingReview(incident_id=incident.id, finding_id=finding_id)
+        session.add(row)
+    row.verdict_override = data.verdict_override
+    row.note = data.note
+    row.author = data.author
+    row.updated_at_ms = now_ms()
+    session.flush()

@@ -1,0 +1,17 @@
+"""STUB: detector `cpu_saturation`, not written yet."""
+
+from __future__ import annotations
+
+from rootline.detectors.base import Finding, IncidentData
+
+ID = "cpu_saturation"
+TITLE = "CPU saturation"
+
+
+def detect(data: IncidentData) -> Finding:
+    return Finding(
+        id=ID,
+        title=TITLE,
+        verdict="insufficient_data",
+        summary="This check is not implemented yet.",
+    )
