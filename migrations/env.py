@@ -7,6 +7,7 @@ makes autogenerate notice type changes.
 from __future__ import annotations
 
 from alembic import context
+
 from rootline import models
 from rootline.db import make_engine
 

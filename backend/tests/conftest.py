@@ -61,7 +61,7 @@ def _postgres_database(request: pytest.FixtureRequest) -> str:
     try:
         with admin.connect() as connection:
             connection.execute(text("SELECT 1"))
-    except Exception as exc:  # noqa: BLE001 - any failure to connect means "absent"
+    except Exception as exc:  # any failure to connect means "absent"
         pytest.skip(f"PostgreSQL not reachable at {POSTGRES_ADMIN_URL}: {exc.__class__.__name__}")
     name = f"rootline_test_{uuid.uuid4().hex[:10]}"
     with admin.connect() as connection:

@@ -1,17 +1,515 @@
-"""STUB: parser for kind `gc_legacy`, not written yet."""
+"""JDK 6/7/8 GC logs (before unified logging).
+
+Produced by ``java -XX:+PrintGCDetails [-XX:+PrintGCDateStamps] [-XX:+PrintGCTimeStamps]
+[-XX:+PrintGCID] [-XX:+PrintGCApplicationStoppedTime] [-XX:+PrintTenuringDistribution]
+[-XX:+PrintHeapAtGC] [-XX:+UseGCLogFileRotation] -Xloggc:gc.log`` with Serial
+(DefNew/Tenured), Parallel (PSYoungGen/ParOldGen), CMS (ParNew + CMS phases), G1 and the
+JDK 8 Shenandoah backport. Sample lines::
+
+    2016-04-14T22:37:25.036+0200: 436.981: [GC (Allocation Failure) 436.981: [ParNew: 224544K->9414K(245760K), 0.0053560 secs] 380117K->165822K(791936K), 0.0055366 secs] [Times: user=0.00 sys=0.00, real=0.00 secs]
+    2022-08-01T17:16:33.198+0000: 0.197: #2: [GC (CMS Initial Mark) [1 CMS-initial-mark: 15645K(21888K)] 18533K(31680K), 0.0010369 secs] [Times: user=0.00 sys=0.00, real=0.00 secs]
+    2022-08-01T17:16:33.213+0000: 0.212: #2: [CMS-concurrent-mark: 0.005/0.013 secs] [Times: user=0.01 sys=0.01, real=0.02 secs]
+    0.065: [GC pause (G1 Evacuation Pause) (young), 0.0039925 secs]
+       [Eden: 1024.0K(1024.0K)->0.0B(1024.0K) Survivors: 0.0B->1024.0K Heap: 1024.0K(2048.0K)->565.8K(2048.0K)]
+
+A record may span lines (tenuring distribution, G1 ergonomics or a CMS concurrent phase
+printed in the middle of it); it is complete when its square brackets balance. The record's
+own duration is its last ``, N secs]``; the whole-heap transition is the last ``A->B(C)``
+not written after a generation name (``Name: a->b(c)``). Decimal commas (``16576,607``)
+and Windows line endings are read as well.
+
+Events, series and facts are those of :mod:`rootline.parsers.gc_common`, plus facts
+``jvm.version`` and ``jvm.command_line`` from the JVM banner. A shutdown summary (heap
+printout, Shenandoah ``GC STATISTICS``) is not a pause. Known line shapes (rule -> handler):
+
+=====================  =============================================  ==================
+rule                   matches                                        handler
+=====================  =============================================  ==================
+``STAMP``              ``<datestamp>: <uptime>: #<id>: `` prefix       clock of a line
+``RECORD_START``       ``[GC``, ``[Full GC`` after the prefix          pause record
+``SHENANDOAH_PAUSE``   ``[Pause Init Mark, 1.058 ms]``                 pause (Shenandoah)
+``CMS_CONCURRENT``     ``[CMS-concurrent-mark: 0.005/0.013 secs]``     concurrent phase
+``G1_CONCURRENT``      ``[GC concurrent-mark-end, 0.0123 secs]``       concurrent phase
+``G1_HEAP``            ``[Eden: ... Heap: 7168.0K(32768.0K)->...]``    heap of last pause
+``RECORD_DURATION``    last ``, 0.0055366 secs]``                      pause duration
+``HEAP_TRANSITION``    ``380117K->165822K(791936K)``                   pause heap
+``YOUNG_TRANSITION``   ``[ParNew: 224544K->9414K(245760K)``            young gen sizes
+``VERSION``            ``JRE (1.8.0_45-b15)``                          ``jvm.version``
+no-op                  tenuring, ergonomics, per-phase detail,         skipped
+                       application stopped/time, heap printouts,
+                       rotation headers, shutdown statistics
+=====================  =============================================  ==================
+"""
 
 from __future__ import annotations
 
+import re
+
 from rootline.parsers.base import ParseContext, ParseResult
+from rootline.parsers.gc_common import (
+    DATESTAMP,
+    Clock,
+    Concurrent,
+    GcLog,
+    Pause,
+    build_result,
+    cyclic_gc_paused,
+    datestamp_ms,
+    number,
+    size_kb,
+    unified_line_share,
+)
 
 KIND = "gc_legacy"
 
+_NUM = r"\d+(?:[.,]\d+)?"
+STAMP = re.compile(r"\s*(?:(" + DATESTAMP.pattern + r"): )?(?:(\d+[.,]\d+): )?(?:#(\d+): )?")
+RECORD_START = ("[GC", "[Full GC")
+CAUSE = re.compile(r"^\[(?:Full GC|GC)(?: pause)? ?\(((?:[^()]|\([^()]*\))*)\)")
+RECORD_DURATION = re.compile(r".*, (\d+[.,]\d+) secs\]", re.DOTALL)
+HEAP_TRANSITION = re.compile(
+    r"(?<!: )(?<![\d.,])(" + _NUM + r")([BKMG])->(" + _NUM + r")([BKMG])\((" + _NUM + r")([BKMG])\)"
+)
+# CMS initial mark / remark report the heap's occupancy only: "] 18533K(31680K), 0.001 secs]".
+HEAP_OCCUPANCY = re.compile(r"\] (" + _NUM + r")([BKMG])\((" + _NUM + r")([BKMG])\), ")
+YOUNG_TRANSITION = re.compile(
+    r"\[(?:ParNew|DefNew|PSYoungGen|ASParNew)[^:\]]*: ("
+    + _NUM
+    + r")([BKMG])->("
+    + _NUM
+    + r")([BKMG])"
+)
+OLD_GEN_IN_YOUNG_RECORD = re.compile(
+    r"\[(?:Tenured|CMS)[\d:]|concurrent mode (?:failure|interrupted)"
+)
+G1_HEAP = re.compile(
+    r"\[Eden: ("
+    + _NUM
+    + r")([BKMG])\("
+    + _NUM
+    + r"[BKMG]\)->("
+    + _NUM
+    + r")([BKMG])\("
+    + _NUM
+    + r"[BKMG]\) Survivors: ("
+    + _NUM
+    + r")([BKMG])->("
+    + _NUM
+    + r")([BKMG]) Heap: ("
+    + _NUM
+    + r")([BKMG])\("
+    + _NUM
+    + r"[BKMG]\)->("
+    + _NUM
+    + r")([BKMG])\(("
+    + _NUM
+    + r")([BKMG])\)"
+)
+CMS_CONCURRENT = re.compile(
+    r"\[CMS-concurrent-([\w-]+?)(?:-start\]|: (" + _NUM + r")/(" + _NUM + r") secs\])"
+)
+G1_CONCURRENT = re.compile(
+    r"\[GC concurrent-([\w-]+?)(?:-start\]|-end|-abort\]|, |\])(?:.*?(\d+[.,]\d+) secs\])?"
+)
+SHENANDOAH_PAUSE = re.compile(
+    r"\[Pause ([^,\[\]]*?)(?: ("
+    + _NUM
+    + r")([BKMG])->("
+    + _NUM
+    + r")([BKMG])\(("
+    + _NUM
+    + r")([BKMG])\))?, ("
+    + _NUM
+    + r") ms\]"
+)
+SHENANDOAH_CONCURRENT = re.compile(
+    r"\[Concurrent ([^,\[\]]*?)(?: " + _NUM + r"[BKMG]->.*?)?, (" + _NUM + r") ms\]"
+)
+INLINE_UPTIME = re.compile(r"(\d+[.,]\d+): \[CMS-concurrent-")
+VERSION = re.compile(r"JRE \(([^)]+)\)")
+FLAG_COLLECTORS = (
+    ("-XX:+UseG1GC", "g1"),
+    ("-XX:+UseConcMarkSweepGC", "cms"),
+    ("-XX:+UseShenandoahGC", "shenandoah"),
+    ("-XX:+UseParallelOldGC", "parallel"),
+    ("-XX:+UseParallelGC", "parallel"),
+    ("-XX:+UseSerialGC", "serial"),
+)
+NAME_COLLECTORS = (
+    ("ParNew", "cms"),
+    ("CMS", "cms"),
+    ("PSYoungGen", "parallel"),
+    ("ParOldGen", "parallel"),
+    ("PSOldGen", "parallel"),
+    ("DefNew", "serial"),
+    ("Tenured", "serial"),
+    ("GC pause (", "g1"),
+    ("GC remark", "g1"),
+    ("GC cleanup", "g1"),
+)
+# Lines that may sit inside a multi-line record without belonging to it.
+INTERLEAVED_NOISE = ("- age", "Desired survivor", "G1Ergonomics")
+# Lines after which unstamped lines are a shutdown summary (heap printout, statistics).
+SUMMARY_OPENERS = ("Heap", "GC STATISTICS", "Cancelling concurrent GC", "/proc/meminfo")
+HEADER_NOOPS = (
+    "Memory:",
+    "{Heap",
+    "Heap",
+    "}",
+    "- age",
+    "Desired survivor",
+    "[Times",
+    "Total time for which",
+)
+LEGACY_SIGNATURES = (
+    "[GC (",
+    "[GC pause",
+    "[Full GC",
+    "[ParNew",
+    "[PSYoungGen",
+    "[DefNew",
+    "CMS-concurrent-",
+    "[GC concurrent-",
+    "[GC [PSYoungGen",
+    "[GC remark",
+    "GC log file created",
+    "[Pause Init Mark",
+    "application threads were stopped",
+)
+
 
 def sniff(head: str) -> float:
+    """Legacy GC records (``[GC (``, ``[Full GC``, ``[ParNew`` ...) or a JDK 8 Shenandoah summary."""
+    if unified_line_share(head) > 0.5:
+        return 0.0
+    hits = sum(head.count(signature) for signature in LEGACY_SIGNATURES)
+    if hits >= 2 or (hits and "CommandLine flags:" in head):
+        return 0.95
+    if "GC STATISTICS" in head and "Shenandoah" in head:
+        return 0.85
+    if hits:
+        return 0.6
     return 0.0
 
 
+class _Reader:
+    """Line-by-line state: the open multi-line record and what the log revealed so far."""
+
+    def __init__(self, context: ParseContext, result: ParseResult) -> None:
+        self.context = context
+        self.result = result
+        self.log = GcLog.empty()
+        self.flag_collector: str | None = None
+        self.seen_collector: str | None = None
+        self.record_parts: list[str] = []
+        self.record_depth = 0
+        self.record_clock = Clock(None, None)
+        self.record_line = 0
+        self.record_gc_id: int | None = None
+        self.in_summary = False
+
+    def clock(self, match: re.Match[str]) -> Clock | None:
+        datestamp = match.group(1)
+        uptime = match.group(12)
+        if datestamp is None and uptime is None:
+            return None
+        wall = None
+        if datestamp is not None:
+            epoch_ms = datestamp_ms(match, self.context.timezone, group=1)
+            wall = None if epoch_ms is None else float(epoch_ms)
+        return Clock(wall, None if uptime is None else number(uptime))
+
+    def read(self, text: str) -> None:
+        # Most lines of a detailed log are indented detail under a record line: while no
+        # record is open they matter only for G1's heap line and CMS's abort-preclean note.
+        line_by_line = self._line
+        pending = False
+        for line_no, line in enumerate(text.split("\n"), 1):
+            if not pending and line.startswith((" ", "\t")):
+                if "[Eden:" in line:
+                    self._g1_heap(line)
+                elif "[CMS-concurrent-" in line:
+                    line_by_line(line_no, line)
+                continue
+            line_by_line(line_no, line)
+            pending = bool(self.record_parts)
+        if self.record_parts:
+            self.result.diagnose(self.record_line, "GC record cut off: the log ends inside it")
+
+    def _line(self, line_no: int, raw: str) -> None:
+        line = raw.rstrip()
+        if not line:
+            return
+        if self.record_parts and self._continue_record(line_no, line):
+            return
+        first = line[0]
+        if first == " " or first == "\t":
+            self._indented(line_no, line)
+        elif first.isdigit():
+            self._stamped(line_no, line)
+        else:
+            self._unstamped(line_no, line)
+
+    def _continue_record(self, line_no: int, line: str) -> bool:
+        """Feed ``line`` to the open record; False when it is not part of it."""
+        stripped = line.lstrip()
+        if stripped.startswith(INTERLEAVED_NOISE) or "G1Ergonomics" in line[:60]:
+            return True
+        stamp = STAMP.match(line)
+        body = line[stamp.end() :] if stamp else line
+        if (
+            body.startswith(RECORD_START)
+            or body.startswith("[CMS-concurrent")
+            or body.startswith("Total time for which")
+        ):
+            self.result.diagnose(
+                self.record_line, "GC record cut off: a new record starts before it ends"
+            )
+            self.record_parts = []
+            return False
+        self.record_parts.append(line)
+        self.record_depth += line.count("[") - line.count("]")
+        if self.record_depth <= 0:
+            self._finish_record()
+        return True
+
+    def _indented(self, line_no: int, line: str) -> None:
+        if "[Eden:" in line:
+            self._g1_heap(line)
+        elif "[CMS-concurrent-" in line:
+            # " CMS: abort preclean due to time 12.3: [CMS-concurrent-abortable-preclean: ...]"
+            uptime = INLINE_UPTIME.search(line)
+            clock = Clock(None, number(uptime.group(1))) if uptime else None
+            self._cms_concurrent(line_no, line, clock, None)
+        # Anything else indented is per-phase detail, ergonomics, a heap printout or statistics.
+
+    def _stamped(self, line_no: int, line: str) -> None:
+        stamp = STAMP.match(line)
+        clock = self.clock(stamp) if stamp else None
+        if clock is None or stamp is None:
+            self._unstamped(line_no, line)
+            return
+        self.in_summary = False
+        self.log.see(clock)
+        body = line[stamp.end() :]
+        gc_id = None if stamp.group(13) is None else int(stamp.group(13))
+        if body.startswith(RECORD_START):
+            if body.startswith("[GC concurrent-"):
+                self._g1_concurrent(line_no, body, clock, gc_id)
+                return
+            self.record_parts = [body]
+            self.record_depth = body.count("[") - body.count("]")
+            self.record_clock = clock
+            self.record_line = line_no
+            self.record_gc_id = gc_id
+            if self.record_depth <= 0:
+                self._finish_record()
+        elif body.startswith("[CMS-concurrent-"):
+            self._cms_concurrent(line_no, body, clock, gc_id)
+        elif body.startswith("[Pause "):
+            self._shenandoah_pause(line_no, body, clock, gc_id)
+        elif body.startswith("[Concurrent "):
+            self._shenandoah_concurrent(line_no, body, clock, gc_id)
+        elif body.startswith(("[G1Ergonomics", "[SoftReference")) or _is_safepoint_note(body):
+            return
+        elif "[GC concurrent-" in body:
+            # Two threads' writes interleaved: "652.538: 652.538Total time ...\n: [GC concurrent-..."
+            self._g1_concurrent(line_no, body, clock, gc_id)
+        else:
+            self.result.diagnose(line_no, f"unrecognised GC log line: {line[:120]!r}")
+
+    def _unstamped(self, line_no: int, line: str) -> None:
+        if line.startswith(("Java HotSpot", "OpenJDK")):
+            version = VERSION.search(line)
+            self.log.jvm_version = version.group(1) if version else line
+        elif line.startswith("CommandLine flags:"):
+            flags = line[len("CommandLine flags:") :].strip()
+            self.log.command_line = flags
+            for flag, collector in FLAG_COLLECTORS:
+                if flag in flags:
+                    self.flag_collector = collector
+                    break
+        elif line.startswith(SUMMARY_OPENERS):
+            self.in_summary = True
+        elif "[GC concurrent-" in line:
+            self._g1_concurrent(line_no, line, None, None)
+        elif (
+            line.startswith(HEADER_NOOPS)
+            or self.in_summary
+            or "GC log file " in line
+            or _is_safepoint_note(line)
+        ):
+            # Header, heap printouts, rotation notes ("2016-04-14 22:37:22 GC log file created").
+            return
+        else:
+            self.result.diagnose(line_no, f"unrecognised GC log line: {line[:120]!r}")
+
+    def _collector(self, text: str) -> str:
+        for name, collector in NAME_COLLECTORS:
+            if name in text:
+                self.seen_collector = self.seen_collector or collector
+                return collector
+        return self.seen_collector or self.flag_collector or "unknown"
+
+    def _finish_record(self) -> None:
+        text = "".join(self.record_parts)
+        self.record_parts = []
+        duration = RECORD_DURATION.match(text)
+        if duration is None:
+            self.result.diagnose(self.record_line, f"GC record without a duration: {text[:120]!r}")
+            return
+        collector = self._collector(text)
+        is_full = text.startswith("[Full GC")
+        cause_match = CAUSE.match(text)
+        cause = cause_match.group(1) if cause_match else None
+        if text.startswith("[GC pause"):
+            pause_type = "mixed" if "(mixed)" in text else "young"
+            if cause in ("young", "mixed"):
+                cause = None
+        elif text.startswith("[GC remark"):
+            pause_type = "remark"
+        elif text.startswith("[GC cleanup"):
+            pause_type = "cleanup"
+        elif "CMS-initial-mark" in text:
+            pause_type = "initial_mark"
+        elif "CMS-remark" in text:
+            pause_type = "remark"
+        elif is_full or OLD_GEN_IN_YOUNG_RECORD.search(text):
+            pause_type = "full"
+        else:
+            pause_type = "young"
+        pause = Pause(
+            self.record_clock,
+            number(duration.group(1)) * 1000.0,
+            collector,
+            pause_type,
+            cause,
+            gc_id=self.record_gc_id,
+            to_space_exhausted="to-space" in text,
+        )
+        if "initial-mark" in text and collector == "g1":
+            pause.detail = "concurrent_start"
+        transitions = HEAP_TRANSITION.findall(text)
+        if transitions:
+            before, unit_b, after, unit_a, total, unit_t = transitions[-1]
+            pause.heap_before_kb = size_kb(before, unit_b)
+            pause.heap_after_kb = size_kb(after, unit_a)
+            pause.heap_total_kb = size_kb(total, unit_t)
+        elif pause_type in ("initial_mark", "remark"):
+            occupancy = HEAP_OCCUPANCY.findall(text)
+            if occupancy:
+                used, unit_u, total, unit_t = occupancy[-1]
+                pause.heap_before_kb = size_kb(used, unit_u)
+                pause.heap_total_kb = size_kb(total, unit_t)
+        young = YOUNG_TRANSITION.search(text)
+        if young:
+            pause.young_before_kb = size_kb(young.group(1), young.group(2))
+            pause.young_after_kb = size_kb(young.group(3), young.group(4))
+        self.log.pauses.append(pause)
+
+    def _g1_heap(self, line: str) -> None:
+        match = G1_HEAP.search(line)
+        if match is None or not self.log.pauses:
+            return
+        g = match.groups()
+        pause = self.log.pauses[-1]
+        pause.young_before_kb = size_kb(g[0], g[1]) + size_kb(g[4], g[5])
+        pause.young_after_kb = size_kb(g[2], g[3]) + size_kb(g[6], g[7])
+        pause.heap_before_kb = size_kb(g[8], g[9])
+        pause.heap_after_kb = size_kb(g[10], g[11])
+        pause.heap_total_kb = size_kb(g[12], g[13])
+
+    def _cms_concurrent(
+        self, line_no: int, text: str, clock: Clock | None, gc_id: int | None
+    ) -> None:
+        match = CMS_CONCURRENT.search(text)
+        if match is None:
+            self.result.diagnose(line_no, f"unrecognised CMS concurrent line: {text[:120]!r}")
+            return
+        if match.group(3) is None or clock is None:
+            return  # a phase's start: its end line carries the duration
+        self.log.concurrents.append(
+            Concurrent(clock, number(match.group(3)) * 1000.0, "cms", match.group(1), gc_id)
+        )
+
+    def _g1_concurrent(
+        self, line_no: int, text: str, clock: Clock | None, gc_id: int | None
+    ) -> None:
+        match = G1_CONCURRENT.search(text)
+        if match is None:
+            self.result.diagnose(line_no, f"unrecognised G1 concurrent line: {text[:120]!r}")
+            return
+        if match.group(2) is None or clock is None:
+            return  # start lines, aborts and unstamped statistics carry no timed phase
+        duration_ms = number(match.group(2)) * 1000.0
+        start = clock if "-end" not in text else clock.shifted(-duration_ms)
+        self.log.concurrents.append(Concurrent(start, duration_ms, "g1", match.group(1), gc_id))
+
+    def _shenandoah_pause(self, line_no: int, body: str, clock: Clock, gc_id: int | None) -> None:
+        match = SHENANDOAH_PAUSE.match(body)
+        if match is None:
+            self.result.diagnose(line_no, f"unrecognised Shenandoah pause line: {body[:120]!r}")
+            return
+        name = match.group(1)
+        base, _, detail = name.partition(" (")
+        pause = Pause(
+            clock,
+            number(match.group(8)),
+            "shenandoah",
+            _shenandoah_type(base),
+            gc_id=gc_id,
+            detail=detail.rstrip(")") or None,
+        )
+        if match.group(2) is not None:
+            pause.heap_before_kb = size_kb(match.group(2), match.group(3))
+            pause.heap_after_kb = size_kb(match.group(4), match.group(5))
+            pause.heap_total_kb = size_kb(match.group(6), match.group(7))
+        self.seen_collector = "shenandoah"
+        self.log.pauses.append(pause)
+
+    def _shenandoah_concurrent(
+        self, line_no: int, body: str, clock: Clock, gc_id: int | None
+    ) -> None:
+        match = SHENANDOAH_CONCURRENT.match(body)
+        if match is None:
+            self.result.diagnose(
+                line_no, f"unrecognised Shenandoah concurrent line: {body[:120]!r}"
+            )
+            return
+        self.log.concurrents.append(
+            Concurrent(clock, number(match.group(2)), "shenandoah", match.group(1).lower(), gc_id)
+        )
+
+
+def _is_safepoint_note(line: str) -> bool:
+    """PrintGCApplicationStoppedTime / ConcurrentTime lines, even when garbled by interleaving."""
+    return "application threads were stopped" in line or "Application time:" in line
+
+
+def _shenandoah_type(name: str) -> str:
+    """``Init Mark`` -> ``init_mark``; ``Degenerated GC`` -> ``degenerated``; ``Full`` -> ``full``."""
+    words = name.strip().lower().replace("  ", " ")
+    if words.startswith("degenerated"):
+        return "degenerated"
+    if words.startswith("full"):
+        return "full"
+    return words.replace(" ", "_")
+
+
 def parse(text: str, context: ParseContext) -> ParseResult:
+    with cyclic_gc_paused():
+        return _parse(text, context)
+
+
+def _parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
-    result.diagnose(0, "parser for gc_legacy is not written yet")
-    return result
+    reader = _Reader(context, result)
+    reader.read(text)
+    log = reader.log
+    log.collector = reader.seen_collector or reader.flag_collector
+    if log.collector is None and "Shenandoah" in text[:65536]:
+        log.collector = "shenandoah"
+    if not log.pauses and not log.concurrents and log.collector is None and log.jvm_version is None:
+        result.diagnose(0, "no GC records found")
+        return result
+    return build_result(KIND, log, context, result)

@@ -1,17 +1,436 @@
-"""STUB: parser for kind `gc_unified`, not written yet."""
+"""JDK 9+ unified GC logs.
+
+Produced by ``java -Xlog:gc*:file=gc.log:time,uptime,level,tags`` (or ``-Xlog:gc``, any
+decoration set: ``time``/``utctime`` (ISO with offset), ``uptime`` (``12.345s``),
+``uptimemillis``/``timemillis`` (``233ms``), ``uptimenanos`` (``...ns``), ``level``
+(possibly padded, ``[info ]``), ``tags``, ``pid``, ``tid``) for G1, Parallel, Serial, CMS
+(JDK 9-13), ZGC (also JDK 21 generational) and Shenandoah. Sample lines::
+
+    [2022-11-10T03:37:29.508-0800][0.082s][info][gc     ] Using G1
+    [31.249s][info][gc] GC(0) Pause Young (G1 Evacuation Pause) 24M->11M(256M) 7.965ms
+    [0.125s] GC(0) Pause Mark Start 0.004ms
+    [2.125s][info][gc] GC(33) Pause Degenerated GC (Update Refs) 60M->30M(64M) 12.345ms
+    [201.482s][info][gc          ] Allocation Stall (main) 0.706ms
+
+A pause or phase line is written when it ends: its start is the line's time minus its
+duration. Lines of one collection share the ``GC(n)`` id, which ties the young-generation
+sizes (``PSYoungGen: 15360K->2544K(17920K)``, G1 ``Eden regions: 24->0(26)``) to the pause
+summary that follows them. Safepoint lines are not counted (they would double count).
+
+Events, series and facts are those of :mod:`rootline.parsers.gc_common`. Rules (each
+line is tried only when a cheap substring check passes):
+
+=====================  ==============================================  =================
+rule                   matches                                         handler
+=====================  ==============================================  =================
+``PAUSE``              ``GC(3) [y: ]Pause <name> (..) [A->B(C)] Nms``  ``gc_pause``
+``CONCURRENT``         ``GC(3) [y: ]Concurrent <phase> [A->B(C)] Nms`` ``gc_concurrent``
+``CYCLE``              ``GC(5) Garbage Collection (..) 10M(8%)->8M``   ``gc_concurrent``
+``STALL``              ``Allocation Stall (thread) 0.706ms``           ``gc_allocation_stall``
+``USING``              ``Using G1``                                    ``gc.collector``
+``VERSION``            ``Version: 17.0.10+7-LTS (release)``            ``jvm.version``
+``YOUNG_GEN``          ``GC(3) PSYoungGen: 15360K->2544K(17920K)``     young sizes
+``G1_REGIONS``         ``GC(3) Eden regions: 24->0(26)``               young sizes
+``TO_SPACE``           ``GC(9) To-space exhausted``                    flag on the pause
+no-op                  any other decorated line (phases, heap detail,  skipped
+                       safepoint, os+cpu, ergo, age, metaspace ...)
+=====================  ==============================================  =================
+"""
 
 from __future__ import annotations
 
+import re
+
 from rootline.parsers.base import ParseContext, ParseResult
+from rootline.parsers.gc_common import (
+    DATESTAMP,
+    Clock,
+    Concurrent,
+    GcLog,
+    Pause,
+    Stall,
+    build_result,
+    cyclic_gc_paused,
+    datestamp_ms,
+    size_kb,
+    unified_line_share,
+)
 
 KIND = "gc_unified"
 
+_SIZE = r"(\d+(?:\.\d+)?)([BKMGT])"
+_HEAP = _SIZE + "->" + _SIZE + r"\(" + _SIZE + r"\)"
+PAUSE = re.compile(r"GC\((\d+)\) (?:([yY]): )?Pause (.+?)(?: " + _HEAP + r")? (\d+(?:\.\d+)?)ms$")
+CONCURRENT = re.compile(
+    r"GC\((\d+)\) (?:([yY]): )?Concurrent (.+?)(?: " + _HEAP + r")? (\d+(?:\.\d+)?)ms$"
+)
+CYCLE = re.compile(
+    r"GC\((\d+)\) ((?:Garbage|Major|Minor) Collection) \(([^)]*)\) "
+    + _SIZE
+    + r"\(\d+%\)->"
+    + _SIZE
+    + r"\(\d+%\)(?: (\d+(?:\.\d+)?)(m?s))?$"
+)
+STALL = re.compile(r"(Allocation|Relocation) Stall \((.*)\) (\d+(?:\.\d+)?)ms$")
+USING = re.compile(r"\] Using ([\w ]+)$")
+VERSION = re.compile(r"\] Version: (\S+)")
+YOUNG_GEN = re.compile(r"GC\((\d+)\) (?:PSYoungGen|DefNew|ParNew): " + _SIZE + "->" + _SIZE)
+G1_REGIONS = re.compile(r"GC\((\d+)\) (Eden|Survivor) regions: (\d+)->(\d+)")
+REGION_SIZE = re.compile(r"Heap [Rr]egion [Ss]ize: " + _SIZE)
+TO_SPACE = re.compile(r"GC\((\d+)\) To-space exhausted")
+USING_COLLECTORS = {
+    "G1": "g1",
+    "Parallel": "parallel",
+    "Serial": "serial",
+    "Concurrent Mark Sweep": "cms",
+    "The Z Garbage Collector": "zgc",
+    "Z Garbage Collector": "zgc",
+    "Shenandoah": "shenandoah",
+}
+# G1's kinds of young pause; the other parentheses of a pause line name its cause.
+G1_YOUNG_KINDS = {"Normal", "Concurrent Start", "Prepare Mixed", "Mixed"}
+G1_MARKERS = ("G1 ", "(Normal)", "(Concurrent Start)", "(Prepare Mixed)", "(Mixed)")
+LEVELS = ("trace", "debug", "info", "warning", "error")
+# Lines worth reading are found by these substrings; everything else is skipped detail.
+TIMED_KEYWORDS = ("Pause ", "Concurrent ", "Stall ", "Collection (")
+SETTING_KEYWORDS = ("] Using ", "] Version: ", "To-space exhausted", "egion size", "egion Size")
+# Young generation sizes printed before the pause summary of the same GC id, per collector.
+YOUNG_SIZE_LINES = {
+    "g1": ("Eden regions: ", "Survivor regions: "),
+    "parallel": ("PSYoungGen: ",),
+    "serial": ("DefNew: ",),
+    "cms": ("ParNew: ",),
+}
+# How far before a pause summary its young-generation lines may sit (a gc* block is ~2 KB).
+YOUNG_SIZE_WINDOW = 8192
+# A line that does not start with "[" (searched from its line break, which is fast).
+UNDECORATED_LINE = re.compile(r"\n([^\[\n][^\n]*)")
+
 
 def sniff(head: str) -> float:
-    return 0.0
+    """Mostly decorated lines (``[0.021s][info][gc]``) with GC content (``GC(n)``, ``Using``)."""
+    share = unified_line_share(head)
+    if share < 0.6:
+        return 0.0
+    if "GC(" in head or "][gc" in head or "] Using " in head:
+        return 0.95
+    return 0.3
+
+
+def decorations(line: str, context: ParseContext) -> tuple[Clock, int] | None:
+    """The clock a decorated line carries and where its message starts; None when undecorated."""
+    if not line.startswith("["):
+        return None
+    wall: float | None = None
+    uptime: float | None = None
+    pos = 0
+    length = len(line)
+    while pos < length and line[pos] == "[":
+        end = line.find("]", pos)
+        if end < 0:
+            break
+        token = line[pos + 1 : end].strip()
+        if token and token[0].isdigit():
+            if "T" in token and "-" in token:
+                stamp = DATESTAMP.match(token)
+                if stamp is None:
+                    return None
+                epoch_ms = datestamp_ms(stamp, context.timezone)
+                if epoch_ms is None:
+                    return None
+                wall = float(epoch_ms)
+            elif token.endswith("ms"):
+                value = float(token[:-2])
+                # timemillis and uptimemillis look alike: an epoch is past the year 2001.
+                if value > 1e12:
+                    wall = value
+                else:
+                    uptime = value / 1000.0
+            elif token.endswith("ns"):
+                value = float(token[:-2])
+                if value > 1e18:
+                    wall = value / 1e6
+                else:
+                    uptime = value / 1e9
+            elif token.endswith("s"):
+                uptime = float(token[:-1])
+            elif not token.isdigit():
+                return None
+        elif token and not (token[0].isalpha() or token[0] == "_"):
+            break
+        pos = end + 1
+    if pos == 0:
+        return None
+    if line.startswith(" ", pos):
+        pos += 1
+    return Clock(wall, uptime), pos
+
+
+class _Reader:
+    def __init__(self, context: ParseContext, result: ParseResult) -> None:
+        self.context = context
+        self.result = result
+        self.log = GcLog.empty()
+        self.using: str | None = None
+        self.region_kb: float | None = None
+        self.text = ""
+        self.to_space: set[int] = set()
+
+    def read(self, text: str) -> None:
+        """Jump from keyword to keyword instead of walking every line: most lines are detail."""
+        self.text = text
+        counted_to, line_no = 0, 1
+        for bad in UNDECORATED_LINE.finditer("\n" + text):
+            if bad.group(1).strip():
+                line_no += text.count("\n", counted_to, bad.start(1) - 1)
+                counted_to = bad.start(1) - 1
+                self.result.diagnose(line_no, f"not a unified GC log line: {bad.group(1)[:120]!r}")
+        first_end = text.find("\n")
+        first_line = text if first_end < 0 else text[:first_end]
+        if first_line.startswith("["):
+            self._see(first_line.rstrip())
+        elif not self.log.first:
+            first_decorated = text.find("\n[")
+            if first_decorated >= 0:
+                self._see(text[first_decorated + 1 : text.find("\n", first_decorated + 1)].rstrip())
+        for start, end in self._keyword_lines(text, SETTING_KEYWORDS):
+            self._setting(text[start:end].rstrip())
+        for start, end in self._keyword_lines(text, TIMED_KEYWORDS):
+            # A pause or phase summary ends in its duration; start lines and statistics do not.
+            if (
+                text.startswith("ms", end - 2)
+                or text.startswith("s\r", end - 2)
+                or text[end - 1] == "s"
+            ):
+                self._timed(start, text[start:end].rstrip())
+        last_start = text.rfind("\n[") + 1
+        if last_start > 0 or text.startswith("["):
+            last_end = text.find("\n", last_start)
+            self._see(text[last_start : None if last_end < 0 else last_end].rstrip())
+        self._check_cut_off(text)
+
+    @staticmethod
+    def _keyword_lines(text: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
+        """(start, end) of every decorated line holding one of ``keywords``, in file order."""
+        found: set[tuple[int, int]] = set()
+        find = text.find
+        rfind = text.rfind
+        length = len(text)
+        for keyword in keywords:
+            at = find(keyword)
+            while at >= 0:
+                start = rfind("\n", 0, at) + 1
+                end = find("\n", at)
+                if end < 0:
+                    end = length
+                if text.startswith("[", start):
+                    found.add((start, end))
+                at = find(keyword, end)
+        return sorted(found)
+
+    def _line_no(self, position: int) -> int:
+        return self.text.count("\n", 0, position) + 1
+
+    def _check_cut_off(self, text: str) -> None:
+        """A last line without its end that looks like a pause or phase but reads as none."""
+        if not text or text.endswith(("\n", "\r")):
+            return
+        last = text.rsplit("\n", 1)[-1]
+        if not last.strip():
+            return
+        looks_timed = (
+            "] " not in last or "GC(" in last or any(key in last for key in TIMED_KEYWORDS)
+        )
+        if looks_timed and not any(rule.search(last) for rule in (PAUSE, CONCURRENT, STALL, CYCLE)):
+            line_no = text.count("\n") + 1
+            self.result.diagnose(line_no, f"last line cut off mid-line: {last[:120]!r}")
+
+    def _see(self, line: str) -> None:
+        decorated = decorations(line, self.context)
+        if decorated is not None and (
+            decorated[0].wall_ms is not None or decorated[0].uptime_s is not None
+        ):
+            self.log.see(decorated[0])
+
+    def _clock(self, position: int, line: str) -> Clock | None:
+        decorated = decorations(line, self.context)
+        if decorated is None:
+            self.result.diagnose(self._line_no(position), f"unreadable decorations: {line[:120]!r}")
+            return None
+        clock = decorated[0]
+        if clock.wall_ms is not None and clock.uptime_s is not None and self.log.start_ms is None:
+            self.log.see(clock)
+        return clock
+
+    def _timed(self, position: int, line: str) -> None:
+        """A pause, concurrent phase, stall or cycle summary: a line ending in its duration."""
+        for rule, handler in (
+            (PAUSE, self._pause),
+            (CONCURRENT, self._concurrent),
+            (STALL, self._stall),
+            (CYCLE, self._cycle),
+        ):
+            match = rule.search(line)
+            if match is not None:
+                clock = self._clock(position, line)
+                if clock is not None:
+                    handler(position, clock, match)
+                return
+        # Otherwise statistics or a phase without a duration: nothing to take.
+
+    def _setting(self, line: str) -> None:
+        match = USING.search(line)
+        if match is not None and match.group(1) in USING_COLLECTORS:
+            self.using = self.using or USING_COLLECTORS[match.group(1)]
+            return
+        match = VERSION.search(line)
+        if match is not None:
+            self.log.jvm_version = self.log.jvm_version or match.group(1)
+            return
+        match = TO_SPACE.search(line)
+        if match is not None:
+            self.to_space.add(int(match.group(1)))
+            return
+        match = REGION_SIZE.search(line)
+        if match is not None:
+            self.region_kb = size_kb(match.group(1), match.group(2))
+
+    def _young_sizes(self, position: int, gc_id: int, collector: str) -> tuple[float, float] | None:
+        """Young generation KB before and after GC ``gc_id``, from its detail lines above."""
+        before = after = 0.0
+        found = False
+        window_start = max(0, position - YOUNG_SIZE_WINDOW)
+        for name in YOUNG_SIZE_LINES.get(collector, ()):
+            at = self.text.rfind(f"GC({gc_id}) {name}", window_start, position)
+            if at < 0:
+                continue
+            line = self.text[at : self.text.find("\n", at)]
+            match = YOUNG_GEN.match(line)
+            if match is not None:
+                return size_kb(match.group(2), match.group(3)), size_kb(
+                    match.group(4), match.group(5)
+                )
+            regions = G1_REGIONS.match(line)
+            if regions is not None and self.region_kb is not None:
+                found = True
+                before += int(regions.group(3)) * self.region_kb
+                after += int(regions.group(4)) * self.region_kb
+        return (before, after) if found else None
+
+    def _stall(self, position: int, clock: Clock, match: re.Match[str]) -> None:
+        duration = float(match.group(3))
+        kind = match.group(1).lower()
+        self.log.stalls.append(Stall(clock.shifted(-duration), duration, kind, match.group(2)))
+
+    def _pause(self, position: int, clock: Clock, match: re.Match[str]) -> None:
+        gc_id = int(match.group(1))
+        duration = float(match.group(10))
+        name = match.group(3)
+        kind, pause_type, cause, detail = _classify_pause(name)
+        generation = match.group(2)
+        if generation is not None:
+            detail = "young" if generation == "y" else "old"
+        pause = Pause(
+            clock.shifted(-duration),
+            duration,
+            kind or self.using or "unknown",
+            pause_type,
+            cause,
+            gc_id=gc_id,
+            detail=detail,
+            to_space_exhausted=gc_id in self.to_space or "Evacuation Failure" in name,
+        )
+        if match.group(4) is not None:
+            pause.heap_before_kb = size_kb(match.group(4), match.group(5))
+            pause.heap_after_kb = size_kb(match.group(6), match.group(7))
+            pause.heap_total_kb = size_kb(match.group(8), match.group(9))
+        young = self._young_sizes(position, gc_id, pause.collector)
+        if young is not None:
+            pause.young_before_kb, pause.young_after_kb = young
+        self.log.pauses.append(pause)
+
+    def _concurrent(self, position: int, clock: Clock, match: re.Match[str]) -> None:
+        duration = float(match.group(10))
+        phase = match.group(3).lower()
+        if match.group(2) is not None:
+            phase = f"{'young' if match.group(2) == 'y' else 'old'} {phase}"
+        record = Concurrent(
+            clock.shifted(-duration), duration, self.using or "unknown", phase, int(match.group(1))
+        )
+        if match.group(4) is not None:
+            record.heap_before_kb = size_kb(match.group(4), match.group(5))
+            record.heap_after_kb = size_kb(match.group(6), match.group(7))
+            record.heap_total_kb = size_kb(match.group(8), match.group(9))
+        self.log.concurrents.append(record)
+
+    def _cycle(self, position: int, clock: Clock, match: re.Match[str]) -> None:
+        duration = None
+        if match.group(8) is not None:
+            duration = float(match.group(8)) * (1.0 if match.group(9) == "ms" else 1000.0)
+        start = clock if duration is None else clock.shifted(-duration)
+        record = Concurrent(
+            start, duration, self.using or "zgc", match.group(2).lower(), int(match.group(1))
+        )
+        record.heap_before_kb = size_kb(match.group(4), match.group(5))
+        record.heap_after_kb = size_kb(match.group(6), match.group(7))
+        self.log.concurrents.append(record)
+
+
+def _classify_pause(name: str) -> tuple[str | None, str, str | None, str | None]:
+    """``Young (Normal) (G1 Evacuation Pause)`` -> (collector or None, type, cause, detail)."""
+    base, _, rest = name.partition(" (")
+    groups = [part.strip("() ") for part in ("(" + rest).split(") (")] if rest else []
+    base = base.strip()
+    lowered = base.lower()
+    if lowered in ("mark start", "mark end", "relocate start"):
+        return "zgc", "pause_" + lowered.replace(" ", "_"), None, (groups[0] if groups else None)
+    if lowered.startswith(("init ", "final ")) or lowered.startswith("degenerated"):
+        pause_type = (
+            "degenerated" if lowered.startswith("degenerated") else lowered.replace(" ", "_")
+        )
+        return "shenandoah", pause_type.replace("__", "_"), None, (groups[0] if groups else None)
+    collector = "g1" if any(marker in name for marker in G1_MARKERS) else None
+    kinds = [group for group in groups if group in G1_YOUNG_KINDS]
+    causes = [group for group in groups if group not in G1_YOUNG_KINDS]
+    cause = causes[-1] if causes else None
+    detail = None
+    if lowered == "young":
+        pause_type = "mixed" if "Mixed" in kinds else "young"
+        if "Concurrent Start" in kinds:
+            detail = "concurrent_start"
+    elif lowered == "initial mark":
+        pause_type = "initial_mark"
+    else:
+        pause_type = lowered.replace(" ", "_")
+    return collector, pause_type, cause, detail
 
 
 def parse(text: str, context: ParseContext) -> ParseResult:
+    with cyclic_gc_paused():
+        return _parse(text, context)
+
+
+def _parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
-    result.diagnose(0, "parser for gc_unified is not written yet")
-    return result
+    reader = _Reader(context, result)
+    reader.read(text)
+    log = reader.log
+    log.collector = reader.using or next(
+        (p.collector for p in log.pauses if p.collector != "unknown"), None
+    )
+    if log.collector is not None:
+        for pause in log.pauses:
+            if pause.collector == "unknown":
+                pause.collector = log.collector
+        for phase in log.concurrents:
+            if phase.collector == "unknown":
+                phase.collector = log.collector
+        # G1 in JDK 9/10 names its concurrent-start pause "Pause Initial Mark".
+        if log.collector == "g1":
+            for pause in log.pauses:
+                if pause.type == "initial_mark":
+                    pause.type, pause.detail = "young", "concurrent_start"
+    if not log.pauses and not log.concurrents and log.first is None:
+        result.diagnose(0, "no unified GC log lines found")
+        return result
+    return build_result(KIND, log, context, result)

@@ -22,7 +22,11 @@ def test_create_read_update_delete(client: TestClient) -> None:
         f"/api/incidents/{incident_id}",
         json={"status": "published", "window_start_ms": 1000, "window_end_ms": 2000},
     ).json()
-    assert (patched["status"], patched["window_start_ms"], patched["window_end_ms"]) == ("published", 1000, 2000)
+    assert (patched["status"], patched["window_start_ms"], patched["window_end_ms"]) == (
+        "published",
+        1000,
+        2000,
+    )
     assert patched["title"] == "RPC stalls"
 
     assert client.delete(f"/api/incidents/{incident_id}").status_code == 204
@@ -36,7 +40,7 @@ def test_list_search_and_paging(client: TestClient) -> None:
         assert client.post("/api/incidents", json={"title": title}).status_code == 201
     everything = client.get("/api/incidents").json()
     assert everything["total"] == 3
-    assert [i["title"] for i in everything["items"]][0] == "accept queue overflow"  # newest first
+    assert everything["items"][0]["title"] == "accept queue overflow"  # newest first
     found = client.get("/api/incidents", params={"q": "gc"}).json()
     assert [i["title"] for i in found["items"]] == ["GC pauses on order service"]
     page = client.get("/api/incidents", params={"limit": 2, "offset": 2}).json()
@@ -51,7 +55,10 @@ def test_invalid_input_is_a_clear_json_error(client: TestClient) -> None:
     assert "Mars/Olympus" in bad_zone.text
     assert client.post("/api/incidents", json={"title": ""}).status_code == 422
     assert client.get("/api/incidents/not-a-uuid").status_code == 422
-    assert client.patch("/api/incidents/00000000-0000-0000-0000-000000000000", json={}).status_code == 404
+    assert (
+        client.patch("/api/incidents/00000000-0000-0000-0000-000000000000", json={}).status_code
+        == 404
+    )
 
 
 def test_health(client: TestClient) -> None:

@@ -1,0 +1,443 @@
+"""What the two GC log parsers (:mod:`gc_legacy`, :mod:`gc_unified`) share.
+
+The parsers read lines into :class:`Pause`, :class:`Concurrent` and :class:`Stall` records
+that carry the clock readings the line had (a wall-clock datestamp, a JVM uptime, or both);
+:func:`build_result` anchors them on one clock and turns them into events, series and facts:
+
+- events ``gc_pause`` (a stop-the-world pause; ``duration_ms``; attrs ``collector``,
+  ``type``, ``cause``, ``heap_before_mb``, ``heap_after_mb``, ``heap_total_mb``,
+  ``gc_id``, ``uptime_s``), ``gc_concurrent`` (a concurrent phase or a whole concurrent
+  cycle, attrs ``collector``, ``phase``, ``gc_id``, heap attrs when the line has them),
+  ``gc_allocation_stall`` (a ZGC allocation or relocation stall, attr ``stall`` and
+  ``thread``) and ``gc_to_space_exhausted`` (G1 evacuation failure, at the pause's start,
+  with the pause's ``gc_id``; the pause also carries ``to_space_exhausted: True``).
+- series ``gc.pause_ms`` (ms, one point per pause at its start) and
+  ``gc.heap_before_mb`` / ``gc.heap_after_mb`` / ``gc.heap_total_mb`` (MB, one point per
+  pause that reports the heap; for ZGC and Shenandoah, whose pauses do not, one point per
+  concurrent cycle or phase that does).
+- facts ``jvm.start_time`` (ISO UTC, only when a line carries both a datestamp and an
+  uptime), ``gc.collector``, ``gc.pause_count``, ``gc.pause_total_ms``, ``gc.pause_max_ms``,
+  ``gc.pause_p99_ms`` (nearest rank), ``gc.time_share_pct`` (pause total / log span),
+  ``gc.allocation_rate_mb_s`` and ``gc.promotion_rate_mb_s`` (MB/s between the first and
+  the last pause; promotion needs young-generation sizes).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gc
+import math
+import re
+from array import array
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from rootline.parsers.base import EventData, Fact, ParseContext, ParseResult, SeriesData
+
+KB_PER_UNIT = {"B": 1.0 / 1024.0, "K": 1.0, "M": 1024.0, "G": 1024.0 * 1024.0, "T": 1024.0**3}
+
+# A datestamp as both log families write it: 2022-08-01T17:16:33.170+0000 (offset optional).
+DATESTAMP = re.compile(
+    r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?(?:([+-])(\d\d):?(\d\d)|Z)?"
+)
+
+
+@contextmanager
+def cyclic_gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a big log is read.
+
+    A 200 MB log makes hundreds of thousands of records and events, none of them in cycles;
+    each full collection would walk all of them again, which halved the parse speed.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def number(text: str) -> float:
+    """A decimal number written with a point or, in some locales, a comma."""
+    return float(text.replace(",", "."))
+
+
+def size_kb(value: str, unit: str) -> float:
+    """``1024``, ``K`` -> 1024.0 KB; units are B, K, M, G (JVM sizes are binary)."""
+    return number(value) * KB_PER_UNIT[unit.upper()]
+
+
+_MINUTE_CACHE: dict[tuple[object, ...], int] = {}
+
+
+def datestamp_ms(match: re.Match[str], timezone: dt.tzinfo, group: int = 0) -> int | None:
+    """Epoch ms of a :data:`DATESTAMP` match (None if no such date); zone-less in ``timezone``.
+
+    ``group`` is the number of the group holding the stamp when :data:`DATESTAMP` is
+    embedded in a larger pattern (its ten groups follow it).
+    """
+    year, month, day, hour, minute, second, fraction, sign, off_h, off_m = match.groups()[
+        group : group + 10
+    ]
+    # Building a datetime per line is the costliest step of a big log: reuse each minute's.
+    stamp = match.group(group)
+    key = (stamp[:16], sign, off_h, off_m, stamp[-1] == "Z", timezone)
+    minute_ms = _MINUTE_CACHE.get(key)
+    if minute_ms is None:
+        if len(_MINUTE_CACHE) > 4096:
+            _MINUTE_CACHE.clear()
+        try:
+            minute_ms = _minute_ms(
+                year, month, day, hour, minute, sign, off_h, off_m, stamp, timezone
+            )
+        except (ValueError, OverflowError):
+            return None
+        _MINUTE_CACHE[key] = minute_ms
+    millis = int((fraction or "0").ljust(3, "0")[:3])
+    return minute_ms + int(second) * 1000 + millis
+
+
+def _minute_ms(
+    year: str,
+    month: str,
+    day: str,
+    hour: str,
+    minute: str,
+    sign: str | None,
+    off_h: str | None,
+    off_m: str | None,
+    stamp: str,
+    timezone: dt.tzinfo,
+) -> int:
+    if sign is not None and off_h is not None and off_m is not None:
+        offset = dt.timedelta(hours=int(off_h), minutes=int(off_m))
+        zone: dt.tzinfo = dt.timezone(-offset if sign == "-" else offset)
+    elif stamp.endswith("Z"):
+        zone = dt.UTC
+    else:
+        zone = timezone
+    moment = dt.datetime(int(year), int(month), int(day), int(hour), int(minute), tzinfo=zone)
+    return int(moment.timestamp()) * 1000
+
+
+# The first decoration of a unified-logging line: a time, an uptime, a pid, or a level.
+UNIFIED_DECORATION = re.compile(
+    r"\[(?:\d{4}-\d\d-\d\dT[\d:.,]+(?:[+-]\d\d:?\d\d|Z)?|\d+(?:\.\d+)?(?:s|ms|ns)|\d+"
+    r"|trace|debug|info|warning|error) *\]"
+)
+
+
+def unified_line_share(head: str) -> float:
+    """Share of the first non-blank lines that start with a unified-logging decoration."""
+    lines = [line for line in head.splitlines()[:300] if line.strip()][:200]
+    if not lines:
+        return 0.0
+    decorated = sum(1 for line in lines if UNIFIED_DECORATION.match(line))
+    return decorated / len(lines)
+
+
+@dataclass(slots=True)
+class Clock:
+    """The clock readings one log line carried: wall clock (epoch ms) and/or uptime (s)."""
+
+    wall_ms: float | None
+    uptime_s: float | None
+
+    def shifted(self, delta_ms: float) -> Clock:
+        return Clock(
+            None if self.wall_ms is None else self.wall_ms + delta_ms,
+            None if self.uptime_s is None else self.uptime_s + delta_ms / 1000.0,
+        )
+
+
+@dataclass(slots=True)
+class Pause:
+    """One stop-the-world pause; ``clock`` is its start, heap sizes in KB."""
+
+    clock: Clock
+    duration_ms: float
+    collector: str
+    type: str
+    cause: str | None = None
+    heap_before_kb: float | None = None
+    heap_after_kb: float | None = None
+    heap_total_kb: float | None = None
+    young_before_kb: float | None = None
+    young_after_kb: float | None = None
+    gc_id: int | None = None
+    to_space_exhausted: bool = False
+    detail: str | None = None
+
+
+@dataclass(slots=True)
+class Concurrent:
+    """One concurrent phase (or cycle); ``clock`` is its start when the duration is known."""
+
+    clock: Clock
+    duration_ms: float | None
+    collector: str
+    phase: str
+    gc_id: int | None = None
+    heap_before_kb: float | None = None
+    heap_after_kb: float | None = None
+    heap_total_kb: float | None = None
+
+
+@dataclass(slots=True)
+class Stall:
+    """A ZGC allocation or relocation stall of one thread; ``clock`` is its start."""
+
+    clock: Clock
+    duration_ms: float
+    kind: str
+    thread: str
+
+
+@dataclass(slots=True)
+class GcLog:
+    """Everything a GC parser read, before it is placed on the wall clock."""
+
+    pauses: list[Pause]
+    concurrents: list[Concurrent]
+    stalls: list[Stall]
+    # The earliest and latest clock readings of the log, for its span.
+    first: Clock | None = None
+    last: Clock | None = None
+    # JVM start (epoch ms) revealed by a line that carried both a datestamp and an uptime.
+    start_ms: float | None = None
+    collector: str | None = None
+    jvm_version: str | None = None
+    command_line: str | None = None
+
+    @classmethod
+    def empty(cls) -> GcLog:
+        return cls([], [], [])
+
+    def see(self, clock: Clock) -> None:
+        """Note a clock reading: it may anchor the log and it widens the span."""
+        if self.start_ms is None and clock.wall_ms is not None and clock.uptime_s is not None:
+            self.start_ms = clock.wall_ms - clock.uptime_s * 1000.0
+        if self.first is None:
+            self.first = clock
+        self.last = clock
+
+
+def _mb(kb: float | None) -> float | None:
+    return None if kb is None else round(kb / 1024.0, 3)
+
+
+def _fmt(value: float) -> str:
+    """Three decimals, or six significant digits for values below 1 (a 0.001 % share)."""
+    if abs(value) < 1:
+        return f"{value:.6g}"
+    return f"{value:.3f}".rstrip("0").rstrip(".")
+
+
+def build_result(kind: str, log: GcLog, context: ParseContext, result: ParseResult) -> ParseResult:
+    """Anchor ``log`` on the wall clock and fill ``result`` with its events, series and facts."""
+    start_ms = log.start_ms
+    if start_ms is None and context.jvm_start_ms is not None:
+        start_ms = float(context.jvm_start_ms)
+    has_wall = any(c is not None and c.wall_ms is not None for c in (log.first, log.last)) or any(
+        p.clock.wall_ms is not None for p in log.pauses
+    )
+    if start_ms is None and not has_wall:
+        result.anchored = False
+    base_ms = start_ms if start_ms is not None else 0.0
+
+    def wall(clock: Clock) -> float:
+        if clock.wall_ms is not None:
+            return clock.wall_ms
+        return base_ms + (clock.uptime_s or 0.0) * 1000.0
+
+    series = _Series()
+    events = result.events
+    durations: list[float] = []
+    pause_starts: list[float] = []
+    for pause in log.pauses:
+        at = wall(pause.clock)
+        at_ms = round(at)
+        durations.append(pause.duration_ms)
+        pause_starts.append(at)
+        attrs: dict[str, object] = {"collector": pause.collector, "type": pause.type}
+        if pause.cause:
+            attrs["cause"] = pause.cause
+        if pause.detail:
+            attrs["detail"] = pause.detail
+        if pause.heap_before_kb is not None:
+            attrs["heap_before_mb"] = _mb(pause.heap_before_kb)
+        if pause.heap_after_kb is not None:
+            attrs["heap_after_mb"] = _mb(pause.heap_after_kb)
+        if pause.heap_total_kb is not None:
+            attrs["heap_total_mb"] = _mb(pause.heap_total_kb)
+        if pause.gc_id is not None:
+            attrs["gc_id"] = pause.gc_id
+        if pause.clock.uptime_s is not None:
+            attrs["uptime_s"] = round(pause.clock.uptime_s, 6)
+        if pause.to_space_exhausted:
+            attrs["to_space_exhausted"] = True
+            events.append(EventData("gc_to_space_exhausted", at_ms, None, {"gc_id": pause.gc_id}))
+        events.append(EventData("gc_pause", at_ms, round(pause.duration_ms, 6), attrs))
+        series.add("gc.pause_ms", at_ms, pause.duration_ms)
+        _add_heap_points(
+            series, at_ms, pause.heap_before_kb, pause.heap_after_kb, pause.heap_total_kb
+        )
+    heap_from_cycles = not any(p.heap_after_kb is not None for p in log.pauses)
+    for phase in log.concurrents:
+        at_ms = round(wall(phase.clock))
+        attrs = {"collector": phase.collector, "phase": phase.phase}
+        if phase.gc_id is not None:
+            attrs["gc_id"] = phase.gc_id
+        if phase.clock.uptime_s is not None:
+            attrs["uptime_s"] = round(phase.clock.uptime_s, 6)
+        if phase.heap_after_kb is not None:
+            attrs["heap_before_mb"] = _mb(phase.heap_before_kb)
+            attrs["heap_after_mb"] = _mb(phase.heap_after_kb)
+            attrs["heap_total_mb"] = _mb(phase.heap_total_kb)
+            if heap_from_cycles:
+                end_ms = at_ms + round(phase.duration_ms or 0.0)
+                _add_heap_points(
+                    series, end_ms, phase.heap_before_kb, phase.heap_after_kb, phase.heap_total_kb
+                )
+        duration = None if phase.duration_ms is None else round(phase.duration_ms, 6)
+        events.append(EventData("gc_concurrent", at_ms, duration, attrs))
+    for stall in log.stalls:
+        events.append(
+            EventData(
+                "gc_allocation_stall",
+                round(wall(stall.clock)),
+                round(stall.duration_ms, 6),
+                {"stall": stall.kind, "thread": stall.thread},
+            )
+        )
+    result.series.extend(series.finished())
+    _add_facts(log, result, durations, pause_starts, wall)
+    return result
+
+
+def _add_heap_points(
+    series: _Series,
+    at_ms: int,
+    before_kb: float | None,
+    after_kb: float | None,
+    total_kb: float | None,
+) -> None:
+    if before_kb is not None:
+        series.add("gc.heap_before_mb", at_ms, before_kb / 1024.0)
+    if after_kb is not None:
+        series.add("gc.heap_after_mb", at_ms, after_kb / 1024.0)
+    if total_kb is not None:
+        series.add("gc.heap_total_mb", at_ms, total_kb / 1024.0)
+
+
+class _Series:
+    """The four unlabelled GC series, appended to without a per-point key lookup."""
+
+    UNITS = {
+        "gc.pause_ms": "ms",
+        "gc.heap_before_mb": "MB",
+        "gc.heap_after_mb": "MB",
+        "gc.heap_total_mb": "MB",
+    }
+
+    def __init__(self) -> None:
+        self.points: dict[str, tuple[array[int], array[float]]] = {
+            name: (array("q"), array("d")) for name in self.UNITS
+        }
+
+    def add(self, name: str, at_ms: int, value: float) -> None:
+        times, values = self.points[name]
+        times.append(at_ms)
+        values.append(value)
+
+    def finished(self) -> list[SeriesData]:
+        return [
+            SeriesData(name, {}, self.UNITS[name], times, values)
+            for name, (times, values) in self.points.items()
+            if len(times)
+        ]
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    """Nearest-rank percentile of a non-empty list."""
+    ordered = sorted(values)
+    rank = max(1, math.ceil(fraction * len(ordered)))
+    return ordered[rank - 1]
+
+
+def _add_facts(
+    log: GcLog,
+    result: ParseResult,
+    durations: list[float],
+    pause_starts: list[float],
+    wall: Callable[[Clock], float],
+) -> None:
+    facts = result.facts
+    if log.start_ms is not None:
+        moment = dt.datetime.fromtimestamp(log.start_ms / 1000.0, tz=dt.UTC)
+        facts.append(Fact("jvm.start_time", moment.isoformat(timespec="milliseconds")))
+    if log.jvm_version:
+        facts.append(Fact("jvm.version", log.jvm_version))
+    if log.command_line:
+        facts.append(Fact("jvm.command_line", log.command_line))
+    collector = log.collector or (log.pauses[0].collector if log.pauses else None)
+    if collector:
+        facts.append(Fact("gc.collector", collector))
+    total = sum(durations)
+    facts.append(Fact("gc.pause_count", str(len(durations))))
+    facts.append(Fact("gc.pause_total_ms", _fmt(total)))
+    if not durations:
+        return
+    facts.append(Fact("gc.pause_max_ms", _fmt(max(durations))))
+    facts.append(Fact("gc.pause_p99_ms", _fmt(percentile(durations, 0.99))))
+    if log.first is not None and log.last is not None:
+        span_ms = max(
+            wall(log.last) - wall(log.first),
+            max(s + d for s, d in zip(pause_starts, durations, strict=True)) - min(pause_starts),
+        )
+        if span_ms > 0:
+            facts.append(Fact("gc.time_share_pct", _fmt(100.0 * total / span_ms)))
+    _add_rates(log.pauses, pause_starts, facts)
+
+
+def _add_rates(pauses: list[Pause], starts: list[float], facts: list[Fact]) -> None:
+    """Allocation: what filled the heap (young gen when known) between consecutive pauses.
+
+    Promotion: the old generation's growth across young pauses (heap growth minus young
+    growth), which needs young-generation sizes.
+    """
+    order = sorted(range(len(pauses)), key=starts.__getitem__)
+    allocated_kb = 0.0
+    promoted_kb = 0.0
+    promotion_known = False
+    previous: Pause | None = None
+    first_ms = last_ms = None
+    for index in order:
+        pause = pauses[index]
+        if pause.heap_before_kb is None or pause.heap_after_kb is None:
+            continue
+        if first_ms is None:
+            first_ms = starts[index]
+        last_ms = starts[index]
+        if previous is not None:
+            if pause.young_before_kb is not None and previous.young_after_kb is not None:
+                grown = pause.young_before_kb - previous.young_after_kb
+            else:
+                grown = pause.heap_before_kb - (previous.heap_after_kb or 0.0)
+            allocated_kb += max(grown, 0.0)
+        if pause.young_before_kb is not None and pause.young_after_kb is not None:
+            promotion_known = True
+            if pause.type in ("young", "mixed"):
+                old_growth = (pause.heap_after_kb - pause.heap_before_kb) - (
+                    pause.young_after_kb - pause.young_before_kb
+                )
+                promoted_kb += max(old_growth, 0.0)
+        previous = pause
+    if first_ms is None or last_ms is None or last_ms <= first_ms:
+        return
+    seconds = (last_ms - first_ms) / 1000.0
+    facts.append(Fact("gc.allocation_rate_mb_s", _fmt(allocated_kb / 1024.0 / seconds)))
+    if promotion_known:
+        facts.append(Fact("gc.promotion_rate_mb_s", _fmt(promoted_kb / 1024.0 / seconds)))
