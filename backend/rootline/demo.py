@@ -33,9 +33,7 @@ def demo_files() -> list[tuple[str, Path]]:
     """(host, path) of every demo artifact."""
     if not DEMO_DIR.is_dir():
         return []
-    return sorted(
-        (path.parent.name, path) for path in DEMO_DIR.glob("*/*") if path.is_file()
-    )
+    return sorted((path.parent.name, path) for path in DEMO_DIR.glob("*/*") if path.is_file())
 
 
 def load(session: Session, store: ArtifactStore) -> str:

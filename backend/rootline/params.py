@@ -18,4 +18,6 @@ def time_param(value: str | None, name: str) -> int | None:
     try:
         return parse_instant(value)
     except ValueError as exc:
-        raise BadRequest("invalid_time", f"{name} must be epoch ms, epoch seconds or ISO-8601") from exc
+        raise BadRequest(
+            "invalid_time", f"{name} must be epoch ms, epoch seconds or ISO-8601"
+        ) from exc

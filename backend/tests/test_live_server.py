@@ -63,25 +63,46 @@ def test_cli_ingest_then_read_back(server: str) -> None:
     incident = httpx.post(f"{server}/api/incidents", json={"title": "cli"}).json()["id"]
     captures = [FIXTURES_DIR / "ss" / "ss-tinm-loop.txt", FIXTURES_DIR / "ss" / "ss-s.txt"]
     done = subprocess.run(
-        [ROOTLINE, "ingest", "--server", server, "--incident", incident, "--host", "provider-1", *map(str, captures)],
+        [
+            ROOTLINE,
+            "ingest",
+            "--server",
+            server,
+            "--incident",
+            incident,
+            "--host",
+            "provider-1",
+            *map(str, captures),
+        ],
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("-> ss parsed") == 2
-    series = httpx.get(f"{server}/api/incidents/{incident}/series", params={"name": "tcp.state.*"}).json()
+    series = httpx.get(
+        f"{server}/api/incidents/{incident}/series", params={"name": "tcp.state.*"}
+    ).json()
     assert series["total"] > 0
     assert {s["labels"]["host"] for s in series["items"]} == {"provider-1"}
     name = series["items"][0]["name"]
-    timeline = httpx.get(f"{server}/api/incidents/{incident}/timeline", params={"series": name}).json()
+    timeline = httpx.get(
+        f"{server}/api/incidents/{incident}/timeline", params={"series": name}
+    ).json()
     assert timeline["series"] and len(timeline["series"][0]["t"]) > 0
 
 
 def test_cli_ingest_reports_failure(server: str) -> None:
     done = subprocess.run(
-        [ROOTLINE, "ingest", "--server", server, "--incident", "00000000-0000-0000-0000-000000000000",
-         str(FIXTURES_DIR / "ss" / "ss-s.txt")],
+        [
+            ROOTLINE,
+            "ingest",
+            "--server",
+            server,
+            "--incident",
+            "00000000-0000-0000-0000-000000000000",
+            str(FIXTURES_DIR / "ss" / "ss-s.txt"),
+        ],
         capture_output=True,
         text=True,
         timeout=60,

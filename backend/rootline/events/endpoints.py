@@ -18,7 +18,9 @@ MAX_EVENTS_PAGE = 10_000
 def list_events(
     incident: IncidentDep,
     session: SessionDep,
-    kind: Annotated[list[str] | None, Query(description="Kinds, e.g. gc_pause (comma-separated or repeated).")] = None,
+    kind: Annotated[
+        list[str] | None, Query(description="Kinds, e.g. gc_pause (comma-separated or repeated).")
+    ] = None,
     host: Annotated[str | None, Query(max_length=255)] = None,
     from_: Annotated[str | None, Query(alias="from")] = None,
     to: Annotated[str | None, Query()] = None,

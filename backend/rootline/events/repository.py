@@ -59,7 +59,9 @@ def list_page(
     query = _filtered(
         select(Event), incident_id=incident_id, kinds=kinds, host=host, from_ms=from_ms, to_ms=to_ms
     )
-    return session.scalars(query.order_by(Event.time_ms, Event.id).limit(limit).offset(offset)).all()
+    return session.scalars(
+        query.order_by(Event.time_ms, Event.id).limit(limit).offset(offset)
+    ).all()
 
 
 def kind_summary(
@@ -80,7 +82,9 @@ def kind_summary(
     return session.execute(query.order_by(Event.kind)).all()
 
 
-def all_of_kind(session: Session, *, incident_id: uuid.UUID, kind: str, host: str | None) -> Sequence[Event]:
+def all_of_kind(
+    session: Session, *, incident_id: uuid.UUID, kind: str, host: str | None
+) -> Sequence[Event]:
     query = select(Event).where(Event.incident_id == incident_id, Event.kind == kind)
     if host:
         query = query.where(Event.host == host)

@@ -28,4 +28,6 @@ class EventPage(BaseModel):
     total: int
     limit: int
     offset: int
-    kinds: list[EventKindSummary] = Field(description="Counts per kind over the whole filter, not just this page.")
+    kinds: list[EventKindSummary] = Field(
+        description="Counts per kind over the whole filter, not just this page."
+    )

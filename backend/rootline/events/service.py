@@ -67,10 +67,18 @@ def list_page(
     offset: int,
 ) -> EventPage:
     """Events in time order with per-kind totals."""
-    filters = {"incident_id": incident_id, "kinds": kinds, "host": host, "from_ms": from_ms, "to_ms": to_ms}
+    filters = {
+        "incident_id": incident_id,
+        "kinds": kinds,
+        "host": host,
+        "from_ms": from_ms,
+        "to_ms": to_ms,
+    }
     rows = repository.list_page(session, **filters, limit=limit, offset=offset)
     summary = [
-        EventKindSummary(kind=kind, count=count, total_duration_ms=total or 0.0, max_duration_ms=longest)
+        EventKindSummary(
+            kind=kind, count=count, total_duration_ms=total or 0.0, max_duration_ms=longest
+        )
         for kind, count, total, longest in repository.kind_summary(session, **filters)
     ]
     return EventPage(

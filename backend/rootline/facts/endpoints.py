@@ -17,7 +17,9 @@ MAX_FACTS_PAGE = 10_000
 def list_facts(
     incident: IncidentDep,
     session: SessionDep,
-    prefix: Annotated[str | None, Query(max_length=255, description="Key prefix, e.g. net.ipv4.")] = None,
+    prefix: Annotated[
+        str | None, Query(max_length=255, description="Key prefix, e.g. net.ipv4.")
+    ] = None,
     host: Annotated[str | None, Query(max_length=255)] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_FACTS_PAGE)] = 1000,
     offset: Annotated[int, Query(ge=0)] = 0,

@@ -24,7 +24,13 @@ def delete_for_artifact(session: Session, artifact_id: uuid.UUID) -> None:
 
 
 def list_page(
-    session: Session, *, incident_id: uuid.UUID, prefix: str | None, host: str | None, limit: int, offset: int
+    session: Session,
+    *,
+    incident_id: uuid.UUID,
+    prefix: str | None,
+    host: str | None,
+    limit: int,
+    offset: int,
 ) -> tuple[Sequence[Fact], int]:
     query = select(Fact).where(Fact.incident_id == incident_id)
     if prefix:
@@ -36,7 +42,9 @@ def list_page(
     return rows, total
 
 
-def matching(session: Session, *, incident_id: uuid.UUID, key: str, host: str | None) -> Sequence[Fact]:
+def matching(
+    session: Session, *, incident_id: uuid.UUID, key: str, host: str | None
+) -> Sequence[Fact]:
     query = select(Fact).where(Fact.incident_id == incident_id)
     if key.endswith("*"):
         query = query.where(Fact.key.startswith(key[:-1], autoescape=True))

@@ -40,10 +40,18 @@ def store(
 
 
 def list_page(
-    session: Session, *, incident_id: uuid.UUID, prefix: str | None, host: str | None, limit: int, offset: int
+    session: Session,
+    *,
+    incident_id: uuid.UUID,
+    prefix: str | None,
+    host: str | None,
+    limit: int,
+    offset: int,
 ) -> FactPage:
     """Facts of an incident by key."""
     rows, total = repository.list_page(
         session, incident_id=incident_id, prefix=prefix, host=host, limit=limit, offset=offset
     )
-    return FactPage(items=[FactRead.model_validate(r) for r in rows], total=total, limit=limit, offset=offset)
+    return FactPage(
+        items=[FactRead.model_validate(r) for r in rows], total=total, limit=limit, offset=offset
+    )

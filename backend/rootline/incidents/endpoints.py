@@ -23,7 +23,9 @@ def create_incident(data: IncidentCreate, session: SessionDep) -> IncidentRead:
 @router.get("")
 def list_incidents(
     session: SessionDep,
-    q: Annotated[str | None, Query(max_length=200, description="Search in title and summary.")] = None,
+    q: Annotated[
+        str | None, Query(max_length=200, description="Search in title and summary.")
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> IncidentPage:
@@ -38,7 +40,9 @@ def get_incident(incident: IncidentDep, session: SessionDep) -> IncidentRead:
 
 
 @router.patch("/{incident_id}")
-def update_incident(data: IncidentUpdate, incident: IncidentDep, session: SessionDep) -> IncidentRead:
+def update_incident(
+    data: IncidentUpdate, incident: IncidentDep, session: SessionDep
+) -> IncidentRead:
     """Change title, summary, time zone, status or the incident window."""
     service.update(session, incident=incident, data=data)
     return service.to_read(session, incident=incident)

@@ -23,7 +23,9 @@ def list_page(
     if search:
         pattern = f"%{search.lower()}%"
         query = query.where(
-            or_(func.lower(Incident.title).like(pattern), func.lower(Incident.summary).like(pattern))
+            or_(
+                func.lower(Incident.title).like(pattern), func.lower(Incident.summary).like(pattern)
+            )
         )
     total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
     rows = session.scalars(

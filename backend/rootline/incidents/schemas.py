@@ -9,6 +9,7 @@ from rootline.timeutil import check_zone
 
 IncidentStatus = Literal["draft", "published"]
 
+
 class IncidentCreate(BaseModel):
     title: str = Field(min_length=1, max_length=300)
     summary: str = Field(default="", max_length=20_000)

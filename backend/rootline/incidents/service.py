@@ -11,18 +11,20 @@ from rootline.artifacts import service as artifacts_service
 from rootline.errors import NotFound
 from rootline.incidents import repository
 from rootline.incidents.models import Incident
-from rootline.storage import ArtifactStore
 from rootline.incidents.schemas import (
     IncidentCreate,
     IncidentPage,
     IncidentRead,
     IncidentUpdate,
 )
+from rootline.storage import ArtifactStore
 
 
 def create(session: Session, *, data: IncidentCreate) -> Incident:
     """A new draft incident."""
-    incident = Incident(title=data.title, summary=data.summary, timezone=data.timezone, status="draft")
+    incident = Incident(
+        title=data.title, summary=data.summary, timezone=data.timezone, status="draft"
+    )
     session.add(incident)
     session.flush()
     return incident
@@ -36,12 +38,16 @@ def get_or_404(session: Session, *, incident_id: uuid.UUID) -> Incident:
     return incident
 
 
-def to_read(session: Session, *, incident: Incident, artifact_count: int | None = None) -> IncidentRead:
+def to_read(
+    session: Session, *, incident: Incident, artifact_count: int | None = None
+) -> IncidentRead:
     """The API view, with the window derived from the artifacts where the team set none."""
     read = IncidentRead.model_validate(incident)
     if incident.window_start_ms is None or incident.window_end_ms is None:
         start, end = repository.derived_window(session, incident.id)
-        read.window_start_ms = incident.window_start_ms if incident.window_start_ms is not None else start
+        read.window_start_ms = (
+            incident.window_start_ms if incident.window_start_ms is not None else start
+        )
         read.window_end_ms = incident.window_end_ms if incident.window_end_ms is not None else end
     if artifact_count is None:
         artifact_count = repository.artifact_counts(session, [incident.id]).get(incident.id, 0)

@@ -100,7 +100,9 @@ class SeriesSet:
     def __init__(self) -> None:
         self._series: dict[tuple[str, LabelKey], SeriesData] = {}
 
-    def add(self, name: str, labels: Mapping[str, str], unit: str, time_ms: int, value: float) -> None:
+    def add(
+        self, name: str, labels: Mapping[str, str], unit: str, time_ms: int, value: float
+    ) -> None:
         key = (name, tuple(sorted(labels.items())))
         series = self._series.get(key)
         if series is None:

@@ -93,7 +93,9 @@ def parse_bytes(data: bytes, context: ParseContext, kind: str | None = None) -> 
         return result
     if looks_binary(data):
         result = ParseResult(kind=kind or UNKNOWN_KIND)
-        result.diagnose(1, "file holds binary data (NUL bytes in the first KiB), not a text capture")
+        result.diagnose(
+            1, "file holds binary data (NUL bytes in the first KiB), not a text capture"
+        )
         return result
     text, decode_diagnostics = decode_text(data)
     return parse_text(text, context, kind=kind, extra_diagnostics=decode_diagnostics)

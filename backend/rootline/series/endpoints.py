@@ -19,14 +19,21 @@ MAX_POINTS = 20_000
 def list_series(
     incident: IncidentDep,
     session: SessionDep,
-    name: Annotated[list[str] | None, Query(description="Names to match; `prefix*` matches a prefix.")] = None,
+    name: Annotated[
+        list[str] | None, Query(description="Names to match; `prefix*` matches a prefix.")
+    ] = None,
     host: Annotated[str | None, Query(max_length=255)] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_SERIES_PAGE)] = 1000,
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> SeriesPage:
     """Stored series with unit, labels, point count, first/last time and min/max value."""
     return service.list_page(
-        session, incident_id=incident.id, names=split_list(name), host=host, limit=limit, offset=offset
+        session,
+        incident_id=incident.id,
+        names=split_list(name),
+        host=host,
+        limit=limit,
+        offset=offset,
     )
 
 
@@ -36,10 +43,14 @@ def get_timeline(
     session: SessionDep,
     series: Annotated[
         list[str] | None,
-        Query(description="Series ids or names (comma-separated or repeated); `prefix*` matches a prefix."),
+        Query(
+            description="Series ids or names (comma-separated or repeated); `prefix*` matches a prefix."
+        ),
     ] = None,
     host: Annotated[str | None, Query(max_length=255)] = None,
-    from_: Annotated[str | None, Query(alias="from", description="Start: epoch ms/s or ISO-8601.")] = None,
+    from_: Annotated[
+        str | None, Query(alias="from", description="Start: epoch ms/s or ISO-8601.")
+    ] = None,
     to: Annotated[str | None, Query(description="End: epoch ms/s or ISO-8601.")] = None,
     max_points: Annotated[int, Query(ge=2, le=MAX_POINTS)] = 2000,
 ) -> Timeline:

@@ -84,9 +84,9 @@ def chunk_index(
     session: Session, *, series_ids: Sequence[int], from_ms: int | None, to_ms: int | None
 ) -> Sequence[Row[tuple[int, int, int, int]]]:
     """(series_id, level, seq, point_count) of every chunk overlapping the range."""
-    query = select(PointChunk.series_id, PointChunk.level, PointChunk.seq, PointChunk.point_count).where(
-        PointChunk.series_id.in_(series_ids)
-    )
+    query = select(
+        PointChunk.series_id, PointChunk.level, PointChunk.seq, PointChunk.point_count
+    ).where(PointChunk.series_id.in_(series_ids))
     if from_ms is not None:
         query = query.where(PointChunk.last_ms >= from_ms)
     if to_ms is not None:
@@ -118,7 +118,9 @@ def time_bounds(session: Session, *, incident_id: uuid.UUID) -> tuple[int | None
     return row[0], row[1]
 
 
-def level0_chunks(session: Session, *, series_ids: Sequence[int]) -> Sequence[Row[tuple[int, int, bytes]]]:
+def level0_chunks(
+    session: Session, *, series_ids: Sequence[int]
+) -> Sequence[Row[tuple[int, int, bytes]]]:
     """(series_id, point_count, data) of every raw chunk of the given series, in time order."""
     return session.execute(
         select(PointChunk.series_id, PointChunk.point_count, PointChunk.data)
@@ -127,7 +129,9 @@ def level0_chunks(session: Session, *, series_ids: Sequence[int]) -> Sequence[Ro
     ).all()
 
 
-def by_name(session: Session, *, incident_id: uuid.UUID, name: str, host: str | None) -> Sequence[Series]:
+def by_name(
+    session: Session, *, incident_id: uuid.UUID, name: str, host: str | None
+) -> Sequence[Series]:
     query = select(Series).where(Series.incident_id == incident_id, _name_clause(name))
     if host:
         query = query.where(Series.host == host)

@@ -28,8 +28,12 @@ class TimelineSeries(BaseModel):
     name: str
     labels: dict[str, str]
     unit: str
-    level: int = Field(description="Resolution level read: 0 is every point, higher is min/max rollups.")
-    points_in_range: int = Field(description="Raw points in the requested range (estimated from chunks).")
+    level: int = Field(
+        description="Resolution level read: 0 is every point, higher is min/max rollups."
+    )
+    points_in_range: int = Field(
+        description="Raw points in the requested range (estimated from chunks)."
+    )
     t: list[int] = Field(description="Times of the returned points, UTC epoch ms, ascending.")
     v: list[float] = Field(description="Values of the returned points, in `unit`.")
 

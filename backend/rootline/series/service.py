@@ -168,7 +168,9 @@ def timeline(
     return result
 
 
-def _read(session: Session, series_id: int, level: int, seqs: list[int]) -> tuple[codec.Times, codec.Values]:
+def _read(
+    session: Session, series_id: int, level: int, seqs: list[int]
+) -> tuple[codec.Times, codec.Values]:
     if not seqs:
         return np.empty(0, np.int64), np.empty(0, np.float64)
     # Chunks overlapping a range are consecutive, so one BETWEEN reads them all.

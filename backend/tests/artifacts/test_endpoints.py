@@ -69,7 +69,9 @@ def test_raw_body_upload_dedup_and_download(client: TestClient, incident_id: str
     assert one["time_start_ms"] < one["time_end_ms"]
 
 
-def test_same_bytes_in_two_incidents_are_two_artifacts(client: TestClient, incident_id: str) -> None:
+def test_same_bytes_in_two_incidents_are_two_artifacts(
+    client: TestClient, incident_id: str
+) -> None:
     other = client.post("/api/incidents", json={"title": "other"}).json()["id"]
     data = SS_TAN.read_bytes()
     a = upload_raw(client, incident_id, data)["artifacts"][0]
@@ -81,7 +83,9 @@ def test_same_bytes_in_two_incidents_are_two_artifacts(client: TestClient, incid
     assert client.get(f"/api/incidents/{other}/artifacts/{b['id']}/raw").content == data
 
 
-def test_deleting_the_last_user_of_a_blob_removes_it(client: TestClient, incident_id: str, settings) -> None:
+def test_deleting_the_last_user_of_a_blob_removes_it(
+    client: TestClient, incident_id: str, settings
+) -> None:
     artifact = upload_raw(client, incident_id, SS_TAN.read_bytes())["artifacts"][0]
     blob = settings.resolved_artifacts_dir / artifact["sha256"][:2] / artifact["sha256"]
     assert blob.is_file()
@@ -98,7 +102,9 @@ def test_reparse_gives_the_same_result(client: TestClient, incident_id: str) -> 
     assert client.get(f"/api/incidents/{incident_id}/series").json()["total"] == series_before
 
 
-def test_binary_upload_is_kept_and_failed_with_a_reason(client: TestClient, incident_id: str) -> None:
+def test_binary_upload_is_kept_and_failed_with_a_reason(
+    client: TestClient, incident_id: str
+) -> None:
     data = bytes(range(256)) * 64
     artifact = upload_raw(client, incident_id, data, filename="core.bin")["artifacts"][0]
     assert artifact["status"] == "failed"
@@ -151,7 +157,9 @@ def test_a_file_that_is_99_percent_valid(client: TestClient, incident_id: str) -
     assert artifact["series_count"] == clean["series_count"]
 
 
-def test_upload_over_the_limit_is_refused_before_reading(client: TestClient, incident_id: str, settings) -> None:
+def test_upload_over_the_limit_is_refused_before_reading(
+    client: TestClient, incident_id: str, settings
+) -> None:
     too_big = b"x" * (settings.max_upload_bytes + 1)
     response = client.post(
         f"/api/incidents/{incident_id}/artifacts",
@@ -161,7 +169,8 @@ def test_upload_over_the_limit_is_refused_before_reading(client: TestClient, inc
     assert response.status_code == 413
     assert response.json()["code"] == "file_too_large"
     multipart = client.post(
-        f"/api/incidents/{incident_id}/artifacts", files=[("files", ("big.txt", too_big, "text/plain"))]
+        f"/api/incidents/{incident_id}/artifacts",
+        files=[("files", ("big.txt", too_big, "text/plain"))],
     )
     assert multipart.status_code == 413
     assert "big.txt" in multipart.json()["message"]
@@ -171,7 +180,9 @@ def test_upload_over_the_limit_is_refused_before_reading(client: TestClient, inc
 
 
 def test_path_in_a_filename_is_dropped(client: TestClient, incident_id: str) -> None:
-    artifact = upload_raw(client, incident_id, SS_TAN.read_bytes(), filename="../../etc/passwd")["artifacts"][0]
+    artifact = upload_raw(client, incident_id, SS_TAN.read_bytes(), filename="../../etc/passwd")[
+        "artifacts"
+    ][0]
     assert artifact["filename"] == "passwd"
 
 
@@ -200,4 +211,3 @@ def test_unknown_incident_and_artifact(client: TestClient, incident_id: str) -> 
     assert client.post(f"/api/incidents/{nobody}/artifacts", content=b"x").status_code == 404
     missing = client.get(f"/api/incidents/{incident_id}/artifacts/{nobody}")
     assert (missing.status_code, missing.json()["code"]) == (404, "artifact_not_found")
-

@@ -21,7 +21,11 @@ def test_review_is_kept_apart_and_survives_recompute(client: TestClient, inciden
     before = {f["id"]: f for f in client.get(url).json()["findings"]}
     reviewed = client.patch(
         f"{url}/gc_pauses",
-        json={"verdict_override": "ruled_out", "note": "jstack and GC log clean <b>really</b>", "author": "li.wei"},
+        json={
+            "verdict_override": "ruled_out",
+            "note": "jstack and GC log clean <b>really</b>",
+            "author": "li.wei",
+        },
     )
     assert reviewed.status_code == 200, reviewed.text
     body = reviewed.json()
@@ -34,7 +38,9 @@ def test_review_is_kept_apart_and_survives_recompute(client: TestClient, inciden
     # New artifacts trigger a recomputation; the review stays.
     capture = (FIXTURES_DIR / "ss" / "ss-s.txt").read_bytes()
     upload = client.post(
-        f"/api/incidents/{incident_id}/artifacts", content=capture, headers={"Content-Type": "text/plain"}
+        f"/api/incidents/{incident_id}/artifacts",
+        content=capture,
+        headers={"Content-Type": "text/plain"},
     )
     assert upload.status_code == 201
     after = {f["id"]: f for f in client.get(url).json()["findings"]}
@@ -42,7 +48,9 @@ def test_review_is_kept_apart_and_survives_recompute(client: TestClient, inciden
     assert after["gc_pauses"]["effective_verdict"] == "ruled_out"
     assert after["gc_pauses"]["computed_at_ms"] >= before["gc_pauses"]["computed_at_ms"]
 
-    cleared = client.patch(f"{url}/gc_pauses", json={"verdict_override": None, "note": "", "author": "li.wei"}).json()
+    cleared = client.patch(
+        f"{url}/gc_pauses", json={"verdict_override": None, "note": "", "author": "li.wei"}
+    ).json()
     assert cleared["effective_verdict"] == cleared["verdict"]
 
 

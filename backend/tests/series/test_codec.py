@@ -54,7 +54,9 @@ def test_sort_drops_non_finite_values_and_orders_by_time() -> None:
     values=st.lists(st.floats(-1e9, 1e9, allow_nan=False), min_size=1, max_size=3000),
     max_points=st.integers(2, 500),
 )
-def test_downsample_never_exceeds_the_budget_and_keeps_extremes(values: list[float], max_points: int) -> None:
+def test_downsample_never_exceeds_the_budget_and_keeps_extremes(
+    values: list[float], max_points: int
+) -> None:
     v = np.array(values)
     t = np.arange(len(v), dtype=np.int64)
     out_t, out_v = codec.downsample(t, v, max_points)

@@ -23,7 +23,11 @@ def store_synthetic(app: FastAPI, incident_id: str, *, points: int, host: str = 
     flat = array("d", [1.0]) * points
     with app.state.sessionmaker() as session:
         artifact = Artifact(
-            incident_id=uuid.UUID(incident_id), sha256="0" * 64, size_bytes=0, filename="synthetic", host=host
+            incident_id=uuid.UUID(incident_id),
+            sha256="0" * 64,
+            size_bytes=0,
+            filename="synthetic",
+            host=host,
         )
         session.add(artifact)
         session.flush()
@@ -34,7 +38,13 @@ def store_synthetic(app: FastAPI, incident_id: str, *, points: int, host: str = 
             host=host,
             series=[
                 SeriesData("tcp.sendq.bytes", {}, "bytes", times, ramp),
-                SeriesData("tcp.conn.cwnd", {"local": "10.0.0.1:20880", "peer": "10.0.0.2:5000"}, "segments", times, flat),
+                SeriesData(
+                    "tcp.conn.cwnd",
+                    {"local": "10.0.0.1:20880", "peer": "10.0.0.2:5000"},
+                    "segments",
+                    times,
+                    flat,
+                ),
             ],
         )
         events_service.store(
@@ -61,11 +71,15 @@ def test_series_list(app: FastAPI, client: TestClient, incident_id: str) -> None
     assert (sendq["first_ms"], sendq["last_ms"]) == (T0, T0 + 4999 * 1000)
     assert sendq["labels"] == {"host": "h1"}
     assert sendq["unit"] == "bytes"
-    prefixed = client.get(f"/api/incidents/{incident_id}/series", params={"name": "tcp.conn.*"}).json()
+    prefixed = client.get(
+        f"/api/incidents/{incident_id}/series", params={"name": "tcp.conn.*"}
+    ).json()
     assert [s["name"] for s in prefixed["items"]] == ["tcp.conn.cwnd"]
 
 
-def test_timeline_downsamples_and_keeps_the_spike(app: FastAPI, client: TestClient, incident_id: str) -> None:
+def test_timeline_downsamples_and_keeps_the_spike(
+    app: FastAPI, client: TestClient, incident_id: str
+) -> None:
     store_synthetic(app, incident_id, points=200_000)
     response = client.get(
         f"/api/incidents/{incident_id}/timeline",
@@ -96,17 +110,29 @@ def test_timeline_range_is_respected(app: FastAPI, client: TestClient, incident_
     assert len(series["t"]) == 1001  # small enough to be returned whole
     iso = client.get(
         f"/api/incidents/{incident_id}/timeline",
-        params={"series": str(series["id"]), "from": "2025-11-21T04:56:40Z", "to": "2025-11-21T05:13:20Z"},
+        params={
+            "series": str(series["id"]),
+            "from": "2025-11-21T04:56:40Z",
+            "to": "2025-11-21T05:13:20Z",
+        },
     ).json()
     assert iso["series"][0]["t"][0] == start
 
 
-def test_timeline_host_filter_and_bad_time(app: FastAPI, client: TestClient, incident_id: str) -> None:
+def test_timeline_host_filter_and_bad_time(
+    app: FastAPI, client: TestClient, incident_id: str
+) -> None:
     store_synthetic(app, incident_id, points=100, host="a")
-    assert client.get(
-        f"/api/incidents/{incident_id}/timeline", params={"series": "tcp.sendq.bytes", "host": "b"}
-    ).json()["series"] == []
-    bad = client.get(f"/api/incidents/{incident_id}/timeline", params={"series": "x", "from": "yesterday"})
+    assert (
+        client.get(
+            f"/api/incidents/{incident_id}/timeline",
+            params={"series": "tcp.sendq.bytes", "host": "b"},
+        ).json()["series"]
+        == []
+    )
+    bad = client.get(
+        f"/api/incidents/{incident_id}/timeline", params={"series": "x", "from": "yesterday"}
+    )
     assert (bad.status_code, bad.json()["code"]) == (400, "invalid_time")
 
 
@@ -114,7 +140,11 @@ def test_events(app: FastAPI, client: TestClient, incident_id: str) -> None:
     store_synthetic(app, incident_id, points=10)
     everything = client.get(f"/api/incidents/{incident_id}/events").json()
     assert everything["total"] == 3
-    assert [e["kind"] for e in everything["items"]] == ["gc_pause", "gc_pause", "threadpool_rejected"]
+    assert [e["kind"] for e in everything["items"]] == [
+        "gc_pause",
+        "gc_pause",
+        "threadpool_rejected",
+    ]
     gc = next(k for k in everything["kinds"] if k["kind"] == "gc_pause")
     assert (gc["count"], gc["total_duration_ms"], gc["max_duration_ms"]) == (2, 600.5, 480.5)
     pauses = client.get(
