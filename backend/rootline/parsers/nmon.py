@@ -1,17 +1,997 @@
-"""STUB: parser for kind `nmon`, not written yet."""
+"""nmon capture files (Linux ``nmon`` and AIX ``topas_nmon``): every section as series.
+
+Produced by::
+
+    nmon -f -t -s 5 -c 720             # Linux: <host>_<YYMMDD>_<HHMM>.nmon, 5 s x 720, top processes
+    topas_nmon -f -T -s 300 -c 288     # AIX: the same CSV layout, more sections, UARG lines
+
+The file is CSV. The first field names the line's section; a section's header line gives
+the column names of its later data lines, and ``ZZZZ`` lines give each snapshot's time.
+Real lines (Linux nmon 16n on this machine, AIX samples from the corpus)::
+
+    AAA,host,vm
+    AAA,interval,1
+    CPU_ALL,CPU Total vm,User%,Sys%,Wait%,Idle%,Steal%,Busy,CPUs
+    NET,Network I/O vm,lo-read-KB/s,eth0-read-KB/s,lo-write-KB/s,eth0-write-KB/s
+    TOP,+PID,Time,%CPU,%Usr,%Sys,Size,ResSet,ResText,ResData,ShdLib,MinorFault,MajorFault,Command
+    ZZZZ,T0001,06:06:52,31-JUL-2016
+    CPU_ALL,T0001,2.4,1.0,0.3,96.4,0.0,,12
+    TOP,0003878,T0002,1.60,0.60,1.00,1079724,96904,24292,1019960,17268,1,0,YDService
+    MEM,Memory sampleC,Real Free %,Virtual free %,Real free(MB),Virtual free(MB),Real total(MB),Virtual total(MB)
+    UARG,T0002,31850666, 1,oracle , 1 , oracle,oinstall,oraclePROD (LOCAL=NO)
+
+Line rules, tried on the first field (no regex on the data path: one ``split`` per line and a
+dict lookup; numbers are converted per section in bulk when a run ends):
+
+============  ====================================  =========================================
+rule          shape                                 meaning
+============  ====================================  =========================================
+``DATA``      ``<SECTION>,T<n>,v1,v2,...``          one snapshot's row of a section
+``HEADER``    ``<SECTION>,<description>,c1,c2...``  column names of ``<SECTION>``'s rows
+``ZZZZ``      ``ZZZZ,T<n>,HH:MM:SS,DD-MON-YYYY``    snapshot time, read in ``context.timezone``
+``AAA``       ``AAA,<key>,<value>...``              run header: host, OS, interval ... (facts)
+``BBB*``      ``BBBP,<seq>,<command>,"<output>"``   configuration dump: no-op, except the
+                                                    ``/etc/release`` PRETTY_NAME (a fact)
+``TOP``       ``TOP,<pid>,T<n>,%CPU,...,Command``   per-process CPU and memory
+``UARG``      ``UARG,T<n>,<pid>,...,<full command>``  process command lines (facts)
+============  ====================================  =========================================
+
+Series (``{...}`` are labels; ``%`` is percent, ``/s`` per second):
+
+- ``CPU_ALL``: ``cpu.user_pct``, ``cpu.sys_pct``, ``cpu.wait_pct``, ``cpu.idle_pct``,
+  ``cpu.steal_pct``, ``cpu.busy_pct`` (%), ``cpu.count``.
+- ``CPU001``.. (Linux) / ``CPU01``.. (AIX): ``cpu.core.user_pct{cpu}``, ``.sys_pct``,
+  ``.wait_pct``, ``.idle_pct``, ``.steal_pct`` and ``cpu.core.busy_pct{cpu}`` = user + sys (%).
+- ``MEM``: ``mem.total_mb``, ``mem.free_mb``, ``mem.swap_total_mb``, ``mem.swap_free_mb``,
+  ``mem.cached_mb``, ``mem.buffers_mb``, ``mem.active_mb``, ``mem.inactive_mb``,
+  ``mem.shared_mb``, ``mem.swap_cached_mb`` (MB; Linux names), the AIX "Real ..." columns
+  onto the same names ("Virtual" is paging space, so ``mem.swap_*``), and AIX's
+  ``mem.free_pct`` / ``mem.swap_free_pct`` (%).
+- ``NET``: ``net.read_kbs{if}``, ``net.write_kbs{if}`` (KB/s); ``NETPACKET``:
+  ``net.packets_in{if}``, ``net.packets_out{if}`` (/s); ``NETERROR``: ``net.errors_in{if}``,
+  ``net.errors_out{if}``, ``net.collisions{if}``.
+- ``DISKBUSY`` / ``DISKREAD`` / ``DISKWRITE`` / ``DISKXFER``: ``disk.busy_pct{disk}`` (%),
+  ``disk.read_kbs{disk}``, ``disk.write_kbs{disk}`` (KB/s), ``disk.xfer_per_s{disk}`` (/s).
+- ``PROC``: ``proc.runqueue`` (Runnable), ``proc.blocked``, ``proc.swapin`` (AIX Swap-in),
+  and ``proc.<column>`` for the rest (``pswitch`` = context switches, ``syscall``, ``fork``,
+  ``exec`` ...: /s).
+- ``TOP``: ``top.cpu_pct{pid,command}`` (%, AIX counts one full core as 100) and
+  ``top.res_size_kb{pid,command}`` (Linux ResSet; AIX ResText + ResData). To keep the
+  series count sane a process is kept when its peak %CPU exceeds
+  :data:`TOP_MIN_PEAK_CPU_PCT` or it is among the :data:`TOP_ALWAYS_KEPT` highest peaks, at
+  most :data:`TOP_MAX_PROCESSES` (highest peaks first); facts ``nmon.top.processes_seen`` /
+  ``nmon.top.processes_kept`` say how many were dropped.
+- ``PCPU01``.. / ``SCPU01``.. (AIX physical / scaled per-CPU): ``nmon.PCPU.<column>{cpu}``.
+- Every other section with a header and ``T``-stamped rows (``MEMNEW``, ``MEMUSE``, ``VM``,
+  ``PAGE``, ``JFSFILE``, ``LPAR``, ``DISKBSIZE`` ...): ``nmon.<SECTION>.<column-slug>``,
+  e.g. ``nmon.VM.pgpgin``, ``nmon.JFSFILE.var`` (``/`` is ``root``); the slug is the column
+  lower-cased, ``%`` as ``pct``, other punctuation as ``_``; unit from the column or the
+  section description (``%``, ``KB/s``, ``MB``, ``/s``), else none.
+
+Facts: ``nmon.host``, ``nmon.os``, ``nmon.os_release``, ``nmon.version``, ``nmon.progname``,
+``nmon.command``, ``nmon.interval_s``, ``nmon.snapshots`` (planned), ``nmon.snapshots_read``,
+``nmon.cpus`` (``nmon.cpus_max`` on AIX), ``nmon.hardware``, ``nmon.machine_type``,
+``nmon.cpu_model``, ``nmon.boottime``; ``nmon.uarg.<pid>`` = full command line (AIX UARG,
+stamped at the snapshot it was first seen).
+
+Files read as far as they go: a fragment without the ``AAA`` block (host then taken from
+the ``CPU Total <host>`` header), rows without a header (columns ``col1``..), rows whose
+snapshot has no ``ZZZZ`` line (placed by the interval), a run cut short or cut mid-line,
+and two runs concatenated into one file each yield their data plus a diagnostic.
+
+>>> text = "ZZZZ,T0001,00:00:05,01-JAN-2020\\nCPU_ALL,CPU Total h,User%,Sys%\\nCPU_ALL,T0001,3.5,1.5\\n"
+>>> result = parse(text, ParseContext())
+>>> [(s.name, list(s.times_ms), list(s.values)) for s in result.series]
+[('cpu.user_pct', [1577836805000], [3.5]), ('cpu.sys_pct', [1577836805000], [1.5])]
+"""
 
 from __future__ import annotations
 
-from rootline.parsers.base import ParseContext, ParseResult
+import datetime as dt
+import math
+import re
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from itertools import repeat
+from operator import add
+from typing import NamedTuple, cast
+
+from rootline.parsers.base import Fact, ParseContext, ParseResult, SeriesData, to_ms
 
 KIND = "nmon"
 
+# TOP process selection (see the module docstring).
+TOP_MIN_PEAK_CPU_PCT = 1.0
+TOP_ALWAYS_KEPT = 20
+TOP_MAX_PROCESSES = 200
+
+# Distinct value texts remembered before the cache is dropped (bounds memory on odd files).
+_FLOAT_CACHE_LIMIT = 1_000_000
+# When neither ZZZZ nor AAA,interval tells when snapshots were taken, they are put this far apart.
+_DEFAULT_INTERVAL_MS = 1000
+
+_MONTHS = {
+    "JAN": 1, "FEB": 2, "MAR": 3, "APR": 4, "MAY": 5, "JUN": 6,
+    "JUL": 7, "AUG": 8, "SEP": 9, "OCT": 10, "NOV": 11, "DEC": 12,
+}  # fmt: skip
+
+# Slow-path and sniffing rules only; the per-line data path uses no regex.
+_SECTION_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+_SNAPSHOT_TAG = re.compile(r"T\d+\Z")
+_SNIFF_DATA_LINE = re.compile(r"^[A-Z][A-Z0-9_]*,T\d{4,},[-\d.]", re.MULTILINE)
+_SNIFF_ZZZZ_LINE = re.compile(r"^ZZZZ,T\d+,\d\d:\d\d:\d\d,\d\d-[A-Za-z]{3}-\d{4}", re.MULTILINE)
+_SNIFF_HEADER_LINE = re.compile(
+    r"^(CPU_ALL,CPU Total |MEM,Memory |NET,Network I/O |DISKBUSY,Disk %Busy )", re.MULTILINE
+)
+_SLUG_PUNCTUATION = re.compile(r"[^a-z0-9]+")
+
 
 def sniff(head: str) -> float:
+    """1.0 for an ``AAA,progname`` header; 0.95 for ZZZZ lines plus T-stamped rows (fragments)."""
+    if head.startswith("AAA,progname,") or "\nAAA,progname," in head:
+        return 1.0
+    data_lines = len(_SNIFF_DATA_LINE.findall(head, 0, 65536))
+    if _SNIFF_ZZZZ_LINE.search(head) and data_lines >= 2:
+        return 0.95
+    if _SNIFF_HEADER_LINE.search(head) and data_lines >= 2:
+        return 0.9
+    if data_lines >= 5:
+        return 0.6
     return 0.0
 
 
 def parse(text: str, context: ParseContext) -> ParseResult:
-    result = ParseResult(kind=KIND)
-    result.diagnose(0, "parser for nmon is not written yet")
-    return result
+    """Every section's rows as series, plus facts from the AAA block; never raises."""
+    return _Reader(context).read(text)
+
+
+# --------------------------------------------------------------------------- column naming
+
+
+class _Column(NamedTuple):
+    """Where one column's values go."""
+
+    name: str
+    labels: dict[str, str]
+    unit: str
+
+
+_CPU_ALL_COLUMNS = {
+    "user%": ("cpu.user_pct", "%"),
+    "sys%": ("cpu.sys_pct", "%"),
+    "wait%": ("cpu.wait_pct", "%"),
+    "idle%": ("cpu.idle_pct", "%"),
+    "steal%": ("cpu.steal_pct", "%"),
+    "busy": ("cpu.busy_pct", "%"),
+    "cpus": ("cpu.count", ""),
+    # AIX writes the logical CPU count under this name.
+    "physicalcpus": ("cpu.count", ""),
+}
+_CPU_CORE_COLUMNS = {
+    "user%": "cpu.core.user_pct",
+    "sys%": "cpu.core.sys_pct",
+    "wait%": "cpu.core.wait_pct",
+    "idle%": "cpu.core.idle_pct",
+    "steal%": "cpu.core.steal_pct",
+}
+_MEM_COLUMNS = {
+    # Linux nmon, MB
+    "memtotal": ("mem.total_mb", "MB"),
+    "memfree": ("mem.free_mb", "MB"),
+    "swaptotal": ("mem.swap_total_mb", "MB"),
+    "swapfree": ("mem.swap_free_mb", "MB"),
+    "cached": ("mem.cached_mb", "MB"),
+    "buffers": ("mem.buffers_mb", "MB"),
+    "active": ("mem.active_mb", "MB"),
+    "inactive": ("mem.inactive_mb", "MB"),
+    "memshared": ("mem.shared_mb", "MB"),
+    "swapcached": ("mem.swap_cached_mb", "MB"),
+    "memavailable": ("mem.available_mb", "MB"),
+    # AIX topas_nmon: "Real" is RAM, "Virtual" is paging space.
+    "real free %": ("mem.free_pct", "%"),
+    "virtual free %": ("mem.swap_free_pct", "%"),
+    "real free(mb)": ("mem.free_mb", "MB"),
+    "virtual free(mb)": ("mem.swap_free_mb", "MB"),
+    "real total(mb)": ("mem.total_mb", "MB"),
+    "virtual total(mb)": ("mem.swap_total_mb", "MB"),
+}
+_PROC_RENAMES = {"runnable": "runqueue", "swap-in": "swapin", "swap_in": "swapin"}
+# PROC columns that are counts at the snapshot, not per-second rates.
+_PROC_COUNTS = {"runqueue", "blocked", "swapin", "asleep_bufio", "asleep_rawio", "asleep_diocio"}
+# Per-interface sections: column suffix -> (series, unit).
+_INTERFACE_COLUMNS = {
+    "NET": (("-read-KB/s", "net.read_kbs", "KB/s"), ("-write-KB/s", "net.write_kbs", "KB/s")),
+    "NETPACKET": (
+        ("-read/s", "net.packets_in", "/s"),
+        ("-reads/s", "net.packets_in", "/s"),
+        ("-write/s", "net.packets_out", "/s"),
+        ("-writes/s", "net.packets_out", "/s"),
+    ),
+    "NETERROR": (
+        ("-ierrs", "net.errors_in", "/s"),
+        ("-oerrs", "net.errors_out", "/s"),
+        ("-collisions", "net.collisions", "/s"),
+    ),
+}
+_DISK_SECTIONS = {
+    "DISKBUSY": ("disk.busy_pct", "%"),
+    "DISKREAD": ("disk.read_kbs", "KB/s"),
+    "DISKWRITE": ("disk.write_kbs", "KB/s"),
+    "DISKXFER": ("disk.xfer_per_s", "/s"),
+}
+
+
+def _slug(column: str) -> str:
+    return _SLUG_PUNCTUATION.sub("_", column.lower().replace("%", " pct ")).strip("_")
+
+
+def _unit_of(column: str, description: str) -> str:
+    for text in (column, description):
+        if "%" in text:
+            return "%"
+        if "KB/s" in text:
+            return "KB/s"
+        if "MB" in text:
+            return "MB"
+        if "/s" in text or "per second" in text:
+            return "/s"
+    return ""
+
+
+def _per_cpu_number(section: str, prefix: str) -> str | None:
+    digits = section[len(prefix) :]
+    if section.startswith(prefix) and digits.isdigit():
+        return str(int(digits))
+    return None
+
+
+def _column_specs(section: str, description: str, columns: list[str]) -> list[_Column]:
+    """One spec per column position: the series name, labels and unit its values go to."""
+    specs: list[_Column] = []
+    used_names: set[str] = set()
+    core = _per_cpu_number(section, "CPU")
+    lpar_cpu = _per_cpu_number(section, "PCPU") or _per_cpu_number(section, "SCPU")
+    for position, raw in enumerate(columns, 1):
+        column = raw.strip()
+        key = column.lower()
+        spec: _Column | None = None
+        if section == "CPU_ALL" and key in _CPU_ALL_COLUMNS:
+            name, unit = _CPU_ALL_COLUMNS[key]
+            spec = _Column(name, {}, unit)
+        elif core is not None and key in _CPU_CORE_COLUMNS:
+            spec = _Column(_CPU_CORE_COLUMNS[key], {"cpu": core}, "%")
+        elif lpar_cpu is not None:
+            spec = _Column(f"nmon.{section[:4]}.{_slug(column) or position}", {"cpu": lpar_cpu}, "")
+        elif section == "MEM" and key in _MEM_COLUMNS:
+            name, unit = _MEM_COLUMNS[key]
+            spec = _Column(name, {}, unit)
+        elif section == "PROC" and column:
+            slug = _PROC_RENAMES.get(key, _slug(column))
+            spec = _Column(f"proc.{slug}", {}, "" if slug in _PROC_COUNTS else "/s")
+        elif section in _DISK_SECTIONS and column:
+            name, unit = _DISK_SECTIONS[section]
+            spec = _Column(name, {"disk": column}, unit)
+        elif section in _INTERFACE_COLUMNS:
+            for suffix, name, unit in _INTERFACE_COLUMNS[section]:
+                if column.endswith(suffix) and len(column) > len(suffix):
+                    spec = _Column(name, {"if": column[: -len(suffix)]}, unit)
+                    break
+        if spec is None:
+            slug = _slug(column) or ("root" if column == "/" else f"col{position}")
+            name = f"nmon.{section}.{slug}"
+            if name in used_names:  # "/" and "/root" both slug to root; keep both
+                name = f"{name}_{position}"
+            spec = _Column(name, {}, _unit_of(column, description))
+        used_names.add(spec.name)
+        specs.append(spec)
+    return specs
+
+
+# --------------------------------------------------------------------------- reading
+
+
+@dataclass(slots=True)
+class _Section:
+    """One section's header and the raw data lines of the current run (converted when it ends)."""
+
+    name: str
+    description: str = ""
+    columns: list[str] | None = None
+    lines: list[str] = field(default_factory=list)
+    line_numbers: list[int] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Process:
+    times_ms: array[int] = field(default_factory=lambda: array("q"))
+    cpu_pct: array[float] = field(default_factory=lambda: array("d"))
+    res_times_ms: array[int] = field(default_factory=lambda: array("q"))
+    res_kb: array[float] = field(default_factory=lambda: array("d"))
+
+
+_Appenders = tuple[Callable[[str], None], Callable[[int], None]]
+
+
+class _Reader:
+    """Reads one file; an ``AAA,progname`` line or a repeated snapshot tag starts a new run."""
+
+    def __init__(self, context: ParseContext) -> None:
+        self.context = context
+        self.result = ParseResult(kind=KIND)
+        self.sections: dict[str, _Section] = {}
+        # Section name -> (lines.append, line_numbers.append): the whole per-line work.
+        self.appenders: dict[str, _Appenders] = {}
+        self.series: dict[tuple[str, tuple[tuple[str, str], ...]], SeriesData] = {}
+        self.specs_cache: dict[tuple[str, tuple[str, ...]], list[_Column]] = {}
+        self.aaa: dict[str, list[str]] = {}
+        self.facts: dict[str, Fact] = {}
+        self.top = _Section("TOP")
+        self.appenders["TOP"] = (self.top.lines.append, self.top.line_numbers.append)
+        self.top_columns = _LINUX_TOP_COLUMNS
+        self.uarg_columns = _LINUX_UARG_COLUMNS
+        # Current run
+        self.snapshot_ms: dict[str, int] = {}
+        self.uarg_rows: list[tuple[int, list[str]]] = []
+        # Whole file
+        self.processes: dict[tuple[str, str], _Process] = {}
+        self.snapshots_read = 0
+        self.runs = 0
+        self.last_snapshot: tuple[str, int] | None = None
+        self.hour_start_ms: dict[tuple[str, str], int | None] = {}
+        # Text -> number for every distinct value text seen; NaN for the unreadable ones.
+        self.float_of: dict[str, float] = {}
+        self.nan_texts: set[str] = set()
+
+    # ---- the per-line loop
+
+    def read(self, text: str) -> ParseResult:
+        lines = text.split("\n")
+        last_line = lines.pop()  # "" when the text ends with a newline
+        appenders = self.appenders
+        slow_line = self._slow_line
+        for line_number, line in enumerate(lines, 1):
+            append = appenders.get(line[: line.find(",")])
+            if append is not None:
+                append[0](line)
+                append[1](line_number)
+            elif line:
+                slow_line(line_number, line)
+        line_count = len(lines)
+        lines.clear()  # the sections hold the lines they need; free the rest now
+        cut_line = 0
+        if last_line:
+            line_number = line_count + 1
+            if self._is_whole(last_line):
+                self._read_line(line_number, last_line)
+            else:
+                cut_line = line_number
+        self._end_run()
+        self._finish(line_count + (1 if last_line else 0), cut_line)
+        return self.result
+
+    def _is_whole(self, line: str) -> bool:
+        """A last line without a newline is whole when its row is as wide as its header."""
+        name = line.partition(",")[0]
+        if name in ("TOP", "UARG"):
+            return False  # a command name may be cut: nothing tells
+        section = self.sections.get(name)
+        if section is None or section.columns is None:
+            return True  # ZZZZ, AAA ... diagnose themselves if cut
+        return line.count(",") - 1 >= len(section.columns)
+
+    def _read_line(self, line_number: int, line: str) -> None:
+        append = self.appenders.get(line[: line.find(",")])
+        if append is not None:
+            append[0](line)
+            append[1](line_number)
+        else:
+            self._slow_line(line_number, line)
+
+    def _slow_line(self, line_number: int, line: str) -> None:
+        first, _, rest = line.partition(",")
+        if first == "AAA":
+            self._aaa(line)
+        elif first.startswith("BBB"):
+            self._bbb(line)
+        elif first == "ZZZZ":
+            self._zzzz(line_number, line)
+        elif first == "UARG":
+            self._uarg(line_number, line)
+        elif rest and _SECTION_NAME.match(first):
+            second, _, columns = rest.partition(",")
+            if _SNAPSHOT_TAG.match(second):
+                # Data before (or without) its header: kept; named by a later header or col<N>.
+                self._add_section(first).lines.append(line)
+                self.sections[first].line_numbers.append(line_number)
+            elif columns:
+                names = [c.strip() for c in columns.split(",")]
+                while names and not names[-1]:
+                    names.pop()
+                section = self._add_section(first)
+                section.description, section.columns = second, names
+            else:
+                self.result.diagnose(line_number, f"{first} line with neither columns nor values")
+        elif line.strip():
+            self.result.diagnose(line_number, f"not an nmon line: {line[:80]!r}")
+
+    def _add_section(self, name: str) -> _Section:
+        section = self.sections.get(name)
+        if section is None:
+            section = self.sections[name] = _Section(name)
+            self.appenders[name] = (section.lines.append, section.line_numbers.append)
+        return section
+
+    # ---- slow-path handlers
+
+    def _aaa(self, line: str) -> None:
+        fields = [f.strip() for f in line.split(",")]
+        # Only progname opens a run; Linux nmon also writes AAA,steal,1 mid-run.
+        if len(fields) >= 2 and fields[1] == "progname" and self._run_has_data():
+            self._end_run()
+        if len(fields) >= 3 and fields[1] == "x86":  # AAA,x86,ModelName,Intel(R) Xeon(R) ...
+            self.aaa.setdefault(f"x86.{fields[2]}", fields[3:])
+        elif len(fields) >= 2:
+            self.aaa.setdefault(fields[1], fields[2:])
+
+    def _bbb(self, line: str) -> None:
+        # BBBP,001,/etc/release,"PRETTY_NAME=QRed Hat Enterprise Linux Server 7.2 (Maipo)Q":
+        # nmon writes the double quotes of the command's output as Q.
+        if ",/etc/release," in line and "PRETTY_NAME=" in line:
+            value = line.split("PRETTY_NAME=", 1)[1].strip().rstrip('"')
+            if len(value) > 1 and value.startswith("Q") and value.endswith("Q"):
+                value = value[1:-1]
+            self._fact("nmon.os_release", value.strip('"'))
+
+    def _zzzz(self, line_number: int, line: str) -> None:
+        fields = [f.strip() for f in line.split(",")]
+        if len(fields) < 4 or not _SNAPSHOT_TAG.match(fields[1]):
+            self.result.diagnose(
+                line_number, f"ZZZZ line without a snapshot tag, time and date: {line[:80]!r}"
+            )
+            return
+        moment = self._clock_ms(fields[2], fields[3])
+        if moment is None:
+            self.result.diagnose(
+                line_number, f"unreadable snapshot time {fields[2]!r} {fields[3]!r}"
+            )
+            return
+        tag = fields[1]
+        if tag in self.snapshot_ms:
+            # T0001 again: a second run appended to the first (cat a.nmon b.nmon).
+            self._end_run()
+        self.snapshot_ms[tag] = moment
+        self.snapshots_read += 1
+        self.last_snapshot = (tag, line_number)
+
+    def _clock_ms(self, clock: str, date: str) -> int | None:
+        """``HH:MM:SS[.fff]`` on ``DD-MON-YYYY`` in the context's zone, as epoch ms."""
+        hours, _, minutes_seconds = clock.partition(":")
+        key = (date, hours)
+        hour_start = self.hour_start_ms.get(key, -1)
+        if hour_start == -1:
+            # One datetime per (day, hour): zone offsets change on hour boundaries.
+            hour_start = self.hour_start_ms[key] = self._hour_start_ms(date, hours)
+        minutes, _, seconds = minutes_seconds.partition(":")
+        if hour_start is None or not minutes.isdigit() or int(minutes) > 59:
+            return None
+        try:
+            second_count = float(seconds)
+        except ValueError:
+            return None
+        if not 0 <= second_count < 61:
+            return None
+        return hour_start + int(minutes) * 60_000 + round(second_count * 1000)
+
+    def _hour_start_ms(self, date: str, hours: str) -> int | None:
+        day, _, month_year = date.partition("-")
+        month, _, year = month_year.partition("-")
+        try:
+            moment = dt.datetime(
+                int(year),
+                _MONTHS[month.upper()],
+                int(day),
+                int(hours),
+                tzinfo=self.context.timezone,
+            )
+        except (ValueError, KeyError, OverflowError):
+            return None
+        return to_ms(moment)
+
+    def _uarg(self, line_number: int, line: str) -> None:
+        fields = line.split(",")
+        if len(fields) > 1 and fields[1].strip().startswith("+Time"):
+            self.uarg_columns = [f.strip() for f in fields[1:]]
+        elif len(fields) >= 4:
+            self.uarg_rows.append((line_number, fields[1:]))
+        else:
+            self.result.diagnose(line_number, "UARG line with too few fields")
+
+    # ---- end of a run: convert the collected lines
+
+    def _run_has_data(self) -> bool:
+        return bool(
+            self.snapshot_ms or self.top.lines or any(s.lines for s in self.sections.values())
+        )
+
+    def _end_run(self) -> None:
+        if self._run_has_data():
+            self.runs += 1
+        self._check_last_snapshot()
+        for section in self.sections.values():
+            if section.lines:
+                self._flush_section(section)
+        self._flush_top()
+        self._flush_uarg()
+        self.snapshot_ms = {}
+        self.last_snapshot = None
+
+    def _check_last_snapshot(self) -> None:
+        """Sections present in every earlier snapshot but missing from the last: a cut file."""
+        if self.last_snapshot is None or len(self.snapshot_ms) < 3:
+            return
+        last_tag, _ = self.last_snapshot
+        regular = [s for s in self.sections.values() if len(s.lines) >= len(self.snapshot_ms) - 1]
+        missing = [s.name for s in regular if s.lines[-1].split(",", 2)[1:2] != [last_tag]]
+        if missing:
+            last_line = max(
+                [
+                    self.last_snapshot[1],
+                    *(s.line_numbers[-1] for s in self.sections.values() if s.line_numbers),
+                ]
+            )
+            self.result.diagnose(
+                last_line,
+                f"snapshot {last_tag} is incomplete (file cut mid-snapshot?): "
+                f"no {', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''} rows",
+            )
+
+    def _flush_section(self, section: _Section) -> None:
+        lines, line_numbers = section.lines, section.line_numbers
+        commas = list(map(str.count, lines, repeat(",")))
+        most = max(commas)
+        uniform = min(commas) == most
+        if not uniform:
+            self._diagnose_widths(section, commas, line_numbers)
+            lines = [line + "," * (most - count) for line, count in zip(lines, commas, strict=True)]
+        stride = most + 1  # fields per line: name, tag, values
+        fields = ",".join(lines).split(",")
+        tags = fields[1::stride]
+        times = list(map(self.snapshot_ms.get, tags))
+        if None in times:
+            for columns, seg_fields, seg_times, seg_lines in self._segments(
+                section, fields, stride, times
+            ):
+                self._emit(section, columns, seg_fields, stride, seg_times, seg_lines, uniform)
+        else:
+            self._emit(
+                section,
+                section.columns,
+                fields,
+                stride,
+                cast("list[int]", times),
+                line_numbers,
+                uniform,
+            )
+        # Cleared in place: the bound appenders keep pointing at these lists.
+        del section.lines[:]
+        del section.line_numbers[:]
+
+    def _segments(
+        self, section: _Section, fields: list[str], stride: int, times: list[int | None]
+    ) -> list[tuple[list[str] | None, list[str], list[int], list[int]]]:
+        """Rows split where a header line repeats with other columns; untimed snapshots placed."""
+        segments: list[tuple[list[str] | None, list[str], list[int], list[int]]] = []
+        columns = section.columns
+        seg_fields: list[str] = []
+        seg_times: list[int] = []
+        seg_lines: list[int] = []
+        untimed: list[int] = []
+        for row, (moment, line_number) in enumerate(zip(times, section.line_numbers, strict=True)):
+            row_fields = fields[row * stride : (row + 1) * stride]
+            tag = row_fields[1]
+            if moment is None:
+                if _SNAPSHOT_TAG.match(tag):
+                    moment = self._estimate_time(tag)
+                    untimed.append(line_number)
+                elif _looks_like_header(row_fields[2:]):
+                    new_columns = [c.strip() for c in row_fields[2:]]
+                    while new_columns and not new_columns[-1]:
+                        new_columns.pop()
+                    section.description = tag
+                    if columns is None:  # rows came before their header: it names them too
+                        columns = new_columns
+                    elif new_columns != columns:
+                        if seg_times:
+                            segments.append((columns, seg_fields, seg_times, seg_lines))
+                            seg_fields, seg_times, seg_lines = [], [], []
+                        columns = new_columns
+                    continue
+                else:
+                    self.result.diagnose(
+                        line_number, f"{section.name} row with a bad snapshot tag {tag[:20]!r}"
+                    )
+                    continue
+            seg_fields.extend(row_fields)
+            seg_times.append(moment)
+            seg_lines.append(line_number)
+        if seg_times:
+            segments.append((columns, seg_fields, seg_times, seg_lines))
+        section.columns = columns
+        if untimed:
+            self.result.diagnose(
+                untimed[0],
+                f"{len(untimed)} {section.name} rows belong to snapshots without a ZZZZ time line; "
+                f"placed {self._interval_ms() / 1000:g} s apart",
+            )
+        return segments
+
+    def _emit(
+        self,
+        section: _Section,
+        columns: list[str] | None,
+        fields: list[str],
+        stride: int,
+        times: list[int],
+        line_numbers: list[int],
+        uniform: bool,
+    ) -> None:
+        width = stride - 2  # values per row
+        name = section.name
+        if columns is None:
+            self.result.diagnose(
+                line_numbers[0], f"{name} rows have no header line; columns named col1..col{width}"
+            )
+            columns = []
+        elif width > len(columns) and uniform:
+            self.result.diagnose(
+                line_numbers[0],
+                f"{name} rows have {width} values but the header names {len(columns)}; "
+                f"the extra ones kept as col{len(columns) + 1}..col{width}",
+            )
+        if width > len(columns):
+            columns = [*columns, *(f"col{i}" for i in range(len(columns) + 1, width + 1))]
+        key = (name, tuple(columns))
+        specs = self.specs_cache.get(key)
+        if specs is None:
+            specs = self.specs_cache[key] = _column_specs(name, section.description, columns)
+        times_ms = array("q", times)
+        core = _per_cpu_number(name, "CPU")
+        user: array[float] | None = None
+        system: array[float] | None = None
+        for position in range(width):
+            spec = specs[position]
+            values, gaps = self._to_floats(name, fields[position + 2 :: stride], line_numbers)
+            self._add(spec, times_ms, values, gaps)
+            if core is not None:
+                if spec.name == "cpu.core.user_pct":
+                    user = values
+                elif spec.name == "cpu.core.sys_pct":
+                    system = values
+        if core is not None and user is not None and system is not None:
+            busy = array("d", map(add, user, system))
+            self._add(_Column("cpu.core.busy_pct", {"cpu": core}, "%"), times_ms, busy, True)
+
+    def _diagnose_widths(
+        self, section: _Section, commas: list[int], line_numbers: list[int]
+    ) -> None:
+        expected = len(section.columns) if section.columns else max(commas) - 1
+        reported: set[int] = set()
+        for count, line_number in zip(commas, line_numbers, strict=True):
+            values = count - 1
+            if values != expected and values not in reported:
+                reported.add(values)
+                self.result.diagnose(
+                    line_number,
+                    f"{section.name} row has {values} values, the header names {expected}; read by position",
+                )
+
+    def _to_floats(
+        self, name: str, texts: list[str], line_numbers: list[int]
+    ) -> tuple[array[float], bool]:
+        """One column's values at once; empty or bad ones become NaN (and are skipped later).
+
+        nmon repeats itself (0.0, the same totals every snapshot: about 6 % of the values are
+        distinct), so each distinct text is converted once and the rest are dict lookups.
+        """
+        float_of = self.float_of
+        if len(float_of) > _FLOAT_CACHE_LIMIT:
+            float_of.clear()
+        for text in set(texts).difference(float_of):
+            try:
+                float_of[text] = float(text)
+            except ValueError:
+                float_of[text] = math.nan
+                self.nan_texts.add(text)
+        values = array("d", map(float_of.__getitem__, texts))
+        if self.nan_texts.isdisjoint(texts):
+            return values, False
+        for row, text in enumerate(texts):
+            if text in self.nan_texts and text.strip():
+                self.result.diagnose(line_numbers[row], f"{name}: not a number {text[:20]!r}")
+        return values, True
+
+    def _add(self, spec: _Column, times_ms: array[int], values: array[float], gaps: bool) -> None:
+        if gaps:
+            kept = [i for i, v in enumerate(values) if v == v]  # NaN != NaN
+            if len(kept) != len(values):
+                times_ms = array("q", [times_ms[i] for i in kept])
+                values = array("d", [values[i] for i in kept])
+            if not values:
+                return
+        key = (spec.name, tuple(sorted(spec.labels.items())))
+        series = self.series.get(key)
+        if series is None:
+            self.series[key] = SeriesData(
+                spec.name, dict(spec.labels), spec.unit, array("q", times_ms), values
+            )
+        else:
+            series.times_ms.extend(times_ms)
+            series.values.extend(values)
+
+    def _flush_top(self) -> None:
+        """TOP rows grouped per (pid, command); the common row width is sliced in bulk.
+
+        ``TOP,<pid>,T<n>,<%CPU>,...``: field i of a row is column i - 1 of the header.
+        """
+        top = self.top
+        if not top.lines:
+            return
+        commas = list(map(str.count, top.lines, repeat(",")))
+        usual = max(set(commas), key=commas.count)
+        rows: list[str] = []
+        row_lines: list[int] = []
+        for line, line_number, count in zip(top.lines, top.line_numbers, commas, strict=True):
+            if count == usual and not line.startswith(("TOP,+PID", "TOP,%CPU")):
+                rows.append(line)
+                row_lines.append(line_number)
+            else:
+                self._top_odd_row(line_number, line)
+        del top.lines[:]
+        del top.line_numbers[:]
+        layout = self._top_layout()
+        if not rows or layout is None or max(layout[0], layout[1], *layout[2]) > usual:
+            for line, line_number in zip(rows, row_lines, strict=True):
+                self._top_odd_row(line_number, line)
+            return
+        cpu_at, command_at, resident_at = layout
+        stride = usual + 1
+        fields = ",".join(rows).split(",")
+        tags = fields[2::stride]
+        times = list(map(self.snapshot_ms.get, tags))
+        if None in times:
+            times = [
+                self._estimate_time(tag) if moment is None and _SNAPSHOT_TAG.match(tag) else moment
+                for tag, moment in zip(tags, times, strict=True)
+            ]
+        cpu, cpu_gaps = self._to_floats("TOP", fields[cpu_at::stride], row_lines)
+        resident: array[float] | None = None
+        if resident_at:
+            resident, _ = self._to_floats("TOP", fields[resident_at[0] :: stride], row_lines)
+            for more_at in resident_at[1:]:
+                more, _ = self._to_floats("TOP", fields[more_at::stride], row_lines)
+                resident = array("d", map(add, resident, more))
+        processes = self.processes
+        for row, (pid, command, moment) in enumerate(
+            zip(fields[1::stride], fields[command_at::stride], times, strict=True)
+        ):
+            if moment is None or (cpu_gaps and cpu[row] != cpu[row]):
+                self.result.diagnose(row_lines[row], "unreadable TOP row: bad snapshot tag or %CPU")
+                continue
+            process = processes.get((pid, command))
+            if process is None:
+                process = processes[(pid, command)] = _Process()
+            process.times_ms.append(moment)
+            process.cpu_pct.append(cpu[row])
+            if resident is not None and resident[row] == resident[row]:
+                process.res_times_ms.append(moment)
+                process.res_kb.append(resident[row])
+
+    def _top_layout(self) -> tuple[int, int, list[int]] | None:
+        """Field positions of %CPU, Command and the resident-size columns in a TOP row."""
+        positions = {c.lower(): i + 1 for i, c in enumerate(self.top_columns)}
+        if "%cpu" not in positions or "command" not in positions:
+            return None
+        if "resset" in positions:  # Linux
+            resident = [positions["resset"]]
+        else:  # AIX: resident text + data
+            resident = [positions[c] for c in ("restext", "resdata") if c in positions]
+        return positions["%cpu"], positions["command"], resident
+
+    def _top_odd_row(self, line_number: int, line: str) -> None:
+        """A header, a title, or a row of unusual width (a command with a comma)."""
+        fields = line.split(",")
+        second = fields[1].strip() if len(fields) > 1 else ""
+        if second.startswith("+PID"):
+            self.top_columns = [c.strip() for c in fields[1:]]
+            return
+        if second.startswith("%CPU") and len(fields) == 2:
+            return  # "TOP,%CPU Utilisation": a title
+        layout = self._top_layout()
+        extra = len(fields) - 1 - len(self.top_columns)
+        try:
+            if layout is None:
+                raise ValueError("no TOP header with %CPU and Command columns")
+            cpu_at, command_at, resident_at = layout
+            moment = self.snapshot_ms.get(fields[2])
+            if moment is None:
+                if not _SNAPSHOT_TAG.match(fields[2]):
+                    raise ValueError(f"bad snapshot tag {fields[2][:20]!r}")
+                moment = self._estimate_time(fields[2])
+            cpu = float(fields[cpu_at])
+            # A comma inside the command shifts the columns after it.
+            command = ",".join(fields[command_at : command_at + 1 + max(extra, 0)])
+            after_command = extra if extra > 0 else 0
+            resident = sum(
+                float(fields[i + (after_command if i > command_at else 0)]) for i in resident_at
+            )
+        except (ValueError, IndexError) as exc:
+            self.result.diagnose(line_number, f"unreadable TOP row: {exc}")
+            return
+        process = self.processes.get((second, command))
+        if process is None:
+            process = self.processes[(second, command)] = _Process()
+        process.times_ms.append(moment)
+        process.cpu_pct.append(cpu)
+        if resident_at:
+            process.res_times_ms.append(moment)
+            process.res_kb.append(resident)
+
+    def _flush_uarg(self) -> None:
+        # AIX: +Time,PID,PPID,COMM,THCOUNT,USER,GROUP,FullCommand; Linux: +Time,PID,ProgName,FullCommand.
+        columns = [c.lower() for c in self.uarg_columns]
+        pid_at = columns.index("pid") if "pid" in columns else 1
+        command_at = columns.index("fullcommand") if "fullcommand" in columns else len(columns) - 1
+        for line_number, fields in self.uarg_rows:
+            if len(fields) <= max(command_at, pid_at):
+                self.result.diagnose(line_number, "UARG row without a command line")
+                continue
+            pid = fields[pid_at].strip().lstrip("0") or "0"
+            command = ",".join(fields[command_at:]).strip()
+            self._fact(f"nmon.uarg.{pid}", command, self.snapshot_ms.get(fields[0].strip()))
+        self.uarg_rows = []
+
+    # ---- helpers
+
+    def _fact(self, key: str, value: str, time_ms: int | None = None) -> None:
+        if key not in self.facts and value:
+            self.facts[key] = Fact(key, value, time_ms)
+
+    def _interval_ms(self) -> int:
+        try:
+            seconds = float((self.aaa.get("interval") or [""])[0])
+        except ValueError:
+            return _DEFAULT_INTERVAL_MS
+        return int(seconds * 1000) if 0 < seconds < 1e7 else _DEFAULT_INTERVAL_MS
+
+    def _estimate_time(self, tag: str) -> int:
+        """A snapshot without a ZZZZ line: from the nearest timed one, the AAA start, or the upload."""
+        number = int(tag[1:])
+        interval = self._interval_ms()
+        if self.snapshot_ms:
+            base_tag = min(self.snapshot_ms, key=lambda t: abs(int(t[1:]) - number))
+            return self.snapshot_ms[base_tag] + (number - int(base_tag[1:])) * interval
+        start = self._aaa_start_ms()
+        if start is not None:
+            return start + number * interval
+        return self.context.default_time_ms + (number - 1) * interval
+
+    def _aaa_start_ms(self) -> int | None:
+        # AAA,time,16:52.29 (nmon writes a dot before the seconds)
+        clock = (self.aaa.get("time") or [""])[0].replace(".", ":")
+        date = (self.aaa.get("date") or [""])[0]
+        return self._clock_ms(clock, date) if clock and date else None
+
+    # ---- end of file
+
+    def _finish(self, line_count: int, cut_line: int) -> None:
+        result = self.result
+        self._aaa_facts()
+        self._top_series()
+        result.series = list(self.series.values())
+        result.facts = list(self.facts.values())
+        if cut_line:
+            result.diagnose(
+                cut_line, "file ends mid-line (cut while nmon was writing); last line dropped"
+            )
+        if not self.aaa and (result.series or result.facts):
+            result.diagnose(
+                0,
+                "no AAA header block (a fragment of an nmon file): interval, OS and planned snapshot "
+                "count unknown"
+                + (f"; host {result.host!r} taken from the section headers" if result.host else ""),
+            )
+        if not self.snapshots_read and result.series:
+            result.diagnose(0, "no ZZZZ snapshot time lines: snapshots placed by the interval")
+        planned = (self.aaa.get("snapshots") or [""])[0]
+        if planned.isdigit() and self.runs == 1 and 0 < self.snapshots_read < int(planned):
+            result.diagnose(
+                line_count,
+                f"capture holds {self.snapshots_read} of the {planned} snapshots planned "
+                "(run stopped early or file cut)",
+            )
+        if self.runs > 1:
+            result.diagnose(
+                0, f"file holds {self.runs} nmon runs one after the other; all were read"
+            )
+        if not (result.series or result.facts or result.diagnostics):
+            result.diagnose(0, "no nmon sections, snapshots or header lines found")
+
+    def _aaa_facts(self) -> None:
+        aaa = self.aaa
+        host = (aaa.get("host") or [""])[0]
+        cpu_all = self.sections.get("CPU_ALL")
+        if host:
+            self.result.host = host
+        elif cpu_all and cpu_all.description.startswith("CPU Total "):
+            self.result.host = cpu_all.description[len("CPU Total ") :].strip() or None
+        for fact_key, aaa_key in (
+            ("nmon.host", "host"),
+            ("nmon.version", "version"),
+            ("nmon.progname", "progname"),
+            ("nmon.command", "command"),
+            ("nmon.interval_s", "interval"),
+            ("nmon.snapshots", "snapshots"),
+            ("nmon.hardware", "hardware"),
+            ("nmon.boottime", "boottime"),
+            ("nmon.cpu_model", "x86.ModelName"),
+        ):
+            if aaa.get(aaa_key):
+                self._fact(fact_key, ",".join(aaa[aaa_key]).strip(", "))
+        if aaa.get("OS"):  # Linux,3.10.0-327.el7.s390x,#1 SMP Sat Jan 23 ...,s390x
+            os_fields = aaa["OS"]
+            self._fact("nmon.os", " ".join([*os_fields[:2], *os_fields[3:4]]))
+        elif aaa.get("AIX"):
+            self._fact("nmon.os", f"AIX {aaa['AIX'][0]}")
+        cpus = [c for c in aaa.get("cpus", []) if c]
+        if cpus:
+            self._fact("nmon.cpus", cpus[-1])  # AIX: cpus,<max>,<in use>
+            if len(cpus) > 1:
+                self._fact("nmon.cpus_max", cpus[0])
+        if aaa.get("MachineType"):
+            self._fact("nmon.machine_type", " ".join(aaa["MachineType"]))
+        if self.snapshots_read:
+            self._fact("nmon.snapshots_read", str(self.snapshots_read))
+
+    def _top_series(self) -> None:
+        if not self.processes:
+            return
+        peaks = {key: max(p.cpu_pct) for key, p in self.processes.items()}
+        ranked = sorted(peaks, key=peaks.__getitem__, reverse=True)
+        kept = [
+            key
+            for rank, key in enumerate(ranked)
+            if rank < TOP_ALWAYS_KEPT or peaks[key] > TOP_MIN_PEAK_CPU_PCT
+        ][:TOP_MAX_PROCESSES]
+        for pid, command in kept:
+            process = self.processes[(pid, command)]
+            # Linux nmon zero-pads the pid (0003878); commands may carry spaces (AIX "oracle ").
+            labels = {"pid": pid.strip().lstrip("0") or "0", "command": command.strip()}
+            self._add(_Column("top.cpu_pct", labels, "%"), process.times_ms, process.cpu_pct, False)
+            if process.res_kb:
+                self._add(
+                    _Column("top.res_size_kb", labels, "KB"),
+                    process.res_times_ms,
+                    process.res_kb,
+                    False,
+                )
+        self._fact("nmon.top.processes_seen", str(len(self.processes)))
+        self._fact("nmon.top.processes_kept", str(len(kept)))
+
+
+_LINUX_TOP_COLUMNS = [
+    "+PID", "Time", "%CPU", "%Usr", "%Sys", "Size", "ResSet", "ResText", "ResData",
+    "ShdLib", "MinorFault", "MajorFault", "Command",
+]  # fmt: skip
+_LINUX_UARG_COLUMNS = ["+Time", "PID", "ProgName", "FullCommand"]
+
+
+def _looks_like_header(fields: list[str]) -> bool:
+    """A repeated header line holds column names, not numbers."""
+    for text in fields:
+        try:
+            float(text)
+        except ValueError:
+            continue
+        return False
+    return True

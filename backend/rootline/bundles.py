@@ -1,0 +1,641 @@
+"""Bundles: ``.zip``, ``.tar`` and ``.tar.gz`` archives of captures, unpacked in memory, safely.
+
+:func:`unpack` takes the archive as bytes (its format found from magic bytes, never the name)
+and returns the regular files in it as :class:`BundleMember` objects. Nothing is written to
+disk and nothing is trusted:
+
+- Sizes are counted as bytes come out of the decompressor, and reading stops as soon as a
+  member passes ``max_member_bytes``, the bundle passes ``max_total_bytes``, or the
+  decompressed/compressed ratio passes ``max_compression_ratio`` (per member, and for the
+  whole bundle; ratios are only enforced past :data:`RATIO_FLOOR_BYTES`, as a small file of
+  blanks compresses 1000:1 and harms no one). A zip member whose *declared* size already
+  breaks a limit is refused before any decompression.
+- Refused, with the reason, and the rest still unpacked: absolute paths, ``..`` escapes,
+  symbolic and hard links, device files and FIFOs, encrypted or unsupported zip members,
+  members over a limit. Directories are skipped silently.
+- A truncated or corrupt archive yields the members read before the damage plus a
+  diagnostic; a zip whose central directory is gone is read from its local headers.
+- A member that is itself an archive is returned as a member (the ingest layer decides).
+
+Host rule (:func:`host_from_path`): the collector writes ``rootline-<host>-<YYYYmmddTHHMMSS>/...``;
+people also sort captures into ``host=<name>/...`` or ``hosts/<name>/...``. The host is the
+``<host>`` of a top folder named ``rootline-<host>-<stamp>`` (stamp ``YYYYmmddTHHMMSS``,
+optionally ``Z``), else the ``<name>`` of the first folder named ``host=<name>`` or following
+a folder named ``hosts``, else None.
+
+>>> host_from_path("rootline-db-01-20261121T072900/ss-tinm.txt")
+'db-01'
+>>> host_from_path("capture/hosts/web7/nmon/web7.nmon"), host_from_path("a/b.txt")
+('web7', None)
+"""
+
+from __future__ import annotations
+
+import bz2
+import io
+import lzma
+import re
+import stat
+import struct
+import tarfile
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+# Past this many unpacked bytes, a member (or the bundle) must respect the compression ratio.
+RATIO_FLOOR_BYTES = 1024 * 1024
+_CHUNK = 64 * 1024
+
+_ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
+_GZIP_MAGIC = b"\x1f\x8b"
+_TAR_BLOCK = 512
+_COLLECTOR_FOLDER = re.compile(r"rootline-(?P<host>.+)-\d{8}T\d{6}Z?")
+_LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")  # zip local file header, 30 bytes
+_WINDOWS_DRIVE = re.compile(r"[A-Za-z]:")
+
+
+@dataclass(frozen=True)
+class BundleLimits:
+    max_members: int = 10_000
+    max_total_bytes: int = 2 * 1024**3  # total unpacked
+    max_member_bytes: int = 1024**3
+    max_compression_ratio: float = 200.0  # per member and overall
+
+
+@dataclass
+class BundleMember:
+    path: str
+    data: bytes
+    host: str | None
+
+
+@dataclass
+class Refusal:
+    path: str
+    reason: str
+
+
+@dataclass
+class Bundle:
+    format: str
+    members: list[BundleMember] = field(default_factory=list)
+    refused: list[Refusal] = field(default_factory=list)
+    diagnostics: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Expected:
+    """What a zip declares about a member: unpacked and compressed sizes, CRC-32."""
+
+    size: int
+    compressed: int
+    crc: int
+
+
+class _Stop(Exception):
+    """The whole bundle passed a limit: stop reading it."""
+
+
+class _MemberTooBig(Exception):
+    """One member passed a limit: refuse it, go on with the next."""
+
+
+def bundle_format(data: bytes) -> str | None:
+    """``"zip"``, ``"tar"``, ``"tar.gz"`` from the magic bytes, or None (a gzip of one file is None)."""
+    if data.startswith(_ZIP_MAGICS):
+        return "zip"
+    if data.startswith(_GZIP_MAGIC):
+        try:
+            head = zlib.decompressobj(wbits=31).decompress(data[:65536], _TAR_BLOCK)
+        except zlib.error:
+            return None
+        return "tar.gz" if _is_tar_header(head) else None
+    return "tar" if _is_tar_header(data[:_TAR_BLOCK]) else None
+
+
+def _is_tar_header(block: bytes) -> bool:
+    """A ustar magic, or a pre-POSIX header whose checksum adds up."""
+    if len(block) < _TAR_BLOCK:
+        return False
+    if block[257:262] == b"ustar":
+        return True
+    try:
+        stored = int(block[148:156].split(b"\0", 1)[0].strip() or b"-1", 8)
+    except ValueError:
+        return False
+    computed = sum(block[:148]) + 8 * 32 + sum(block[156:_TAR_BLOCK])
+    return stored == computed and block[0] != 0
+
+
+def host_from_path(path: str) -> str | None:
+    """The host a bundle's layout gives a member (see the module docstring), or None."""
+    folders = path.split("/")[:-1]
+    if folders and (match := _COLLECTOR_FOLDER.fullmatch(folders[0])):
+        return match["host"]
+    for index, folder in enumerate(folders):
+        if folder.startswith("host=") and len(folder) > len("host="):
+            return folder[len("host=") :]
+        if folder == "hosts" and index + 1 < len(folders) and folders[index + 1]:
+            return folders[index + 1]
+    return None
+
+
+def unpack(data: bytes, limits: BundleLimits = BundleLimits()) -> Bundle:
+    """Every regular file of the archive, within ``limits``; never raises on any input."""
+    kind = bundle_format(data)
+    if kind is None:
+        return Bundle("none", diagnostics=["not a zip, tar or tar.gz archive"])
+    reader = _Reader(Bundle(kind), limits, len(data))
+    try:
+        if kind == "zip":
+            reader.read_zip(data)
+        else:
+            reader.read_tar(data, gzipped=kind == "tar.gz")
+    except _Stop as stop:
+        reader.bundle.diagnostics.append(str(stop))
+    except Exception as exc:  # a damaged archive costs a diagnostic, never the upload
+        reader.bundle.diagnostics.append(
+            f"archive unreadable past this point: {type(exc).__name__}: {exc}"
+        )
+    return reader.bundle
+
+
+def _path_problem(name: str) -> str | None:
+    """Why a member path may not be used, or None."""
+    if not name or "\0" in name:
+        return "empty path or NUL byte in the path"
+    unified = name.replace("\\", "/")
+    if unified.startswith("/") or _WINDOWS_DRIVE.match(unified):
+        return "absolute path"
+    if ".." in unified.split("/"):
+        return "path escapes the bundle with '..'"
+    return None
+
+
+def _clean_path(name: str) -> str:
+    return "/".join(part for part in name.replace("\\", "/").split("/") if part not in ("", "."))
+
+
+class _Reader:
+    def __init__(self, bundle: Bundle, limits: BundleLimits, archive_bytes: int) -> None:
+        self.bundle = bundle
+        self.limits = limits
+        self.archive_bytes = archive_bytes
+        self.total = 0
+        self.seen_paths: set[str] = set()
+        self.plain_tar: bytes | None = None
+
+    # ---- shared rules
+
+    def refuse(self, path: str, reason: str) -> None:
+        self.bundle.refused.append(Refusal(path, reason))
+
+    def admit(self, name: str) -> str | None:
+        """The cleaned path of a member that may be read, or None (refused)."""
+        if len(self.bundle.members) >= self.limits.max_members:
+            raise _Stop(f"stopped after {self.limits.max_members} members (max_members)")
+        problem = _path_problem(name)
+        if problem:
+            self.refuse(name, problem)
+            return None
+        return _clean_path(name)
+
+    def keep(self, path: str, data: bytes) -> None:
+        if path in self.seen_paths:
+            self.bundle.diagnostics.append(f"{path}: appears twice in the archive; both kept")
+        self.seen_paths.add(path)
+        self.bundle.members.append(BundleMember(path, data, host_from_path(path)))
+
+    def check_total(self, more: int) -> None:
+        limits = self.limits
+        total = self.total + more
+        if total > limits.max_total_bytes:
+            raise _Stop(
+                f"stopped: more than {limits.max_total_bytes} bytes unpacked in total (max_total_bytes)"
+            )
+        if total > RATIO_FLOOR_BYTES and total > limits.max_compression_ratio * self.archive_bytes:
+            raise _Stop(
+                f"stopped: {total} bytes unpacked from a {self.archive_bytes}-byte archive, "
+                f"over the {limits.max_compression_ratio:g}:1 compression ratio (a zip bomb?)"
+            )
+
+    def collect(self, chunks: Iterator[bytes], compressed_size: int) -> bytes:
+        """Join a member's chunks, counting real bytes against every limit as they arrive."""
+        limits = self.limits
+        parts: list[bytes] = []
+        size = 0
+        for chunk in chunks:
+            size += len(chunk)
+            if size > limits.max_member_bytes:
+                raise _MemberTooBig(
+                    f"more than {limits.max_member_bytes} bytes unpacked (max_member_bytes)"
+                )
+            if size > RATIO_FLOOR_BYTES and size > limits.max_compression_ratio * max(
+                compressed_size, 1
+            ):
+                raise _MemberTooBig(
+                    f"more than {limits.max_compression_ratio:g} times its compressed size "
+                    f"(a zip bomb?): stopped at {size} bytes"
+                )
+            self.check_total(size)
+            parts.append(chunk)
+        self.total += size
+        return b"".join(parts)
+
+    # ---- zip
+
+    def read_zip(self, data: bytes) -> None:
+        try:
+            infos = zipfile.ZipFile(io.BytesIO(data)).infolist()
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as exc:
+            self.bundle.diagnostics.append(
+                f"zip central directory unreadable ({exc}); members read from their local headers"
+            )
+            self.read_zip_local_headers(data)
+            return
+        for info in infos:
+            self.read_zip_member(data, info)
+
+    def read_zip_member(self, data: bytes, info: zipfile.ZipInfo) -> None:
+        name = info.filename
+        if name.endswith("/"):
+            return
+        mode = info.external_attr >> 16
+        # Unix zips record the file type in the high bits (zipfile.writestr leaves it 0: a file).
+        if info.create_system == 3 and stat.S_IFMT(mode):
+            if stat.S_ISLNK(mode):
+                self.refuse(name, "symbolic link")
+                return
+            if stat.S_ISDIR(mode):
+                return
+            if not stat.S_ISREG(mode):
+                self.refuse(name, "device file, FIFO or socket")
+                return
+        path = self.admit(name)
+        if path is None:
+            return
+        if info.flag_bits & 0x1:
+            self.refuse(name, "encrypted")
+            return
+        limits = self.limits
+        if info.file_size > limits.max_member_bytes:
+            self.refuse(
+                name,
+                f"declares {info.file_size} bytes, over max_member_bytes ({limits.max_member_bytes})",
+            )
+            return
+        if (
+            info.file_size > RATIO_FLOOR_BYTES
+            and info.file_size > limits.max_compression_ratio * max(info.compress_size, 1)
+        ):
+            self.refuse(
+                name,
+                f"declares {info.file_size} bytes from {info.compress_size} compressed, over the "
+                f"{limits.max_compression_ratio:g}:1 compression ratio (a zip bomb?)",
+            )
+            return
+        if self.total + info.file_size > limits.max_total_bytes:
+            raise _Stop(
+                f"stopped at {name}: its declared size would pass max_total_bytes ({limits.max_total_bytes})"
+            )
+        start = self.local_data_start(data, info.header_offset)
+        if start is None:
+            self.refuse(name, "local header missing or damaged")
+            return
+        raw = data[start : start + info.compress_size]
+        expected = _Expected(info.file_size, info.compress_size, info.CRC)
+        self.read_compressed(name, path, raw, info.compress_type, expected)
+
+    @staticmethod
+    def local_data_start(data: bytes, offset: int) -> int | None:
+        header = data[offset : offset + _LOCAL_HEADER.size]
+        if len(header) < _LOCAL_HEADER.size or not header.startswith(b"PK\x03\x04"):
+            return None
+        name_length: int = _LOCAL_HEADER.unpack(header)[9]
+        extra_length: int = _LOCAL_HEADER.unpack(header)[10]
+        return offset + _LOCAL_HEADER.size + name_length + extra_length
+
+    def read_compressed(
+        self, name: str, path: str, raw: bytes, method: int, expected: _Expected | None
+    ) -> int:
+        """Decompress one member and keep or refuse it; returns the compressed bytes it used.
+
+        ``expected`` holds the sizes and CRC the archive declares, None when it declares none
+        (a local header whose sizes follow the data): then the stream's own end delimits it.
+        """
+        decoder = _decoder(method)
+        if decoder is None:
+            self.refuse(name, f"compression method {method} not supported")
+            return len(raw)
+        chunks = decoder(raw)
+        try:
+            # raw bounds what the member may use: its ratio is counted against that.
+            content = self.collect(iter(chunks), len(raw))
+        except _MemberTooBig as exc:
+            self.refuse(name, str(exc))
+            return len(raw)
+        except (zlib.error, lzma.LZMAError, OSError, EOFError, ValueError) as exc:
+            self.refuse(name, f"corrupt compressed data: {exc}")
+            return len(raw)
+        archive_cut = expected is not None and len(raw) < expected.compressed
+        if chunks.truncated and (archive_cut or expected is None):
+            self.bundle.diagnostics.append(
+                f"{name}: cut short with the archive; kept the {len(content)} bytes read"
+            )
+            self.keep(path, content)
+        elif chunks.truncated:
+            self.refuse(name, "corrupt: its compressed data ends before the stream does")
+        elif expected is not None and len(content) != expected.size:
+            self.refuse(name, f"declares {expected.size} bytes but holds {len(content)}")
+        elif expected is not None and zlib.crc32(content) != expected.crc:
+            self.refuse(name, "CRC-32 mismatch: corrupt member")
+        else:
+            self.keep(path, content)
+        return chunks.consumed
+
+    def read_zip_local_headers(self, data: bytes) -> None:
+        """A zip without a usable central directory: walk the local file headers in order."""
+        offset = data.find(b"PK\x03\x04")
+        while offset != -1 and offset + _LOCAL_HEADER.size <= len(data):
+            fields = _LOCAL_HEADER.unpack(data[offset : offset + _LOCAL_HEADER.size])
+            _, _, flags, method, _, _, crc, compressed, size, name_length, extra_length = fields
+            start = offset + _LOCAL_HEADER.size + name_length + extra_length
+            name = data[
+                offset + _LOCAL_HEADER.size : offset + _LOCAL_HEADER.size + name_length
+            ].decode("utf-8" if flags & 0x800 else "cp437", errors="replace")
+            sizes_follow = bool(flags & 0x8)  # sizes and CRC in a data descriptor after the data
+            used = compressed
+            if name.endswith("/"):
+                pass
+            elif flags & 0x1:
+                self.refuse(name, "encrypted")
+            elif sizes_follow and method == 0:
+                self.refuse(
+                    name, "stored member with sizes only after its data: cannot be delimited"
+                )
+            else:
+                path = self.admit(name)
+                if path is not None:
+                    raw = data[start:] if sizes_follow else data[start : start + compressed]
+                    expected = None if sizes_follow else _Expected(size, compressed, crc)
+                    used = self.read_compressed(name, path, raw, method, expected)
+            following = data.find(b"PK\x03\x04", start + max(used, 0))
+            if following == -1 and start + used > len(data):
+                self.bundle.diagnostics.append(f"zip cut short inside {name}")
+            offset = following
+
+    # ---- tar
+
+    def read_tar(self, data: bytes, gzipped: bool) -> None:
+        gunzip = _GunzipReader(data, self) if gzipped else None
+        # A plain tar's member data is sliced straight from the bytes (a cut member keeps
+        # what is there); a tar.gz's is read from the stream as tarfile decompresses it.
+        self.plain_tar = None if gzipped else data
+        if not gzipped and len(data) % _TAR_BLOCK:
+            self.bundle.diagnostics.append(
+                f"tar of {len(data)} bytes is not a whole number of {_TAR_BLOCK}-byte blocks: cut short"
+            )
+        with tarfile.open(fileobj=gunzip or io.BytesIO(data), mode="r|") as archive:
+            try:
+                for entry in archive:
+                    self.read_tar_member(archive, entry)
+                while gunzip and gunzip.read(_CHUNK):
+                    pass  # the padding after the end marker, to check the gzip trailer
+            except (tarfile.ReadError, EOFError, zlib.error, OSError) as exc:
+                self.bundle.diagnostics.append(
+                    f"archive truncated or corrupt after {len(self.bundle.members)} members: {exc}"
+                )
+
+    def read_tar_member(self, archive: tarfile.TarFile, entry: tarfile.TarInfo) -> None:
+        name = entry.name
+        if entry.isdir():
+            return
+        if entry.issym():
+            self.refuse(name, f"symbolic link to {entry.linkname}")
+            return
+        if entry.islnk():
+            self.refuse(name, f"hard link to {entry.linkname}")
+            return
+        if entry.ischr() or entry.isblk():
+            self.refuse(name, "device file")
+            return
+        if entry.isfifo():
+            self.refuse(name, "FIFO")
+            return
+        if not entry.isreg():
+            self.refuse(name, f"unsupported tar member type {entry.type!r}")
+            return
+        path = self.admit(name)
+        if path is None:
+            return
+        if entry.size > self.limits.max_member_bytes:
+            self.refuse(
+                name,
+                f"declares {entry.size} bytes, over max_member_bytes ({self.limits.max_member_bytes})",
+            )
+            return
+        if self.plain_tar is not None:
+            content = self.plain_tar[entry.offset_data : entry.offset_data + entry.size]
+            self.check_total(len(content))
+            self.total += len(content)
+            if len(content) < entry.size:
+                self.bundle.diagnostics.append(
+                    f"{name}: cut short; kept the {len(content)} of {entry.size} bytes"
+                )
+            self.keep(path, content)
+            return
+        stream = archive.extractfile(entry)
+        if stream is None:
+            self.refuse(name, "no data")
+            return
+        parts: list[bytes] = []
+
+        def chunks() -> Iterator[bytes]:
+            while chunk := stream.read(_CHUNK):
+                parts.append(chunk)
+                yield chunk
+
+        try:
+            content = self.collect(chunks(), entry.size)
+        except _MemberTooBig as exc:
+            self.refuse(name, str(exc))
+            return
+        except (tarfile.ReadError, EOFError, zlib.error, OSError) as exc:
+            kept = b"".join(parts)
+            if kept:
+                self.total += len(kept)
+                self.bundle.diagnostics.append(
+                    f"{name}: cut short ({exc}); kept the {len(kept)} of {entry.size} bytes read"
+                )
+                self.keep(path, kept)
+            else:
+                self.refuse(name, f"cut short before its data ({exc})")
+            raise
+        self.keep(path, content)
+
+
+class _Decompressor(Protocol):
+    @property
+    def eof(self) -> bool: ...
+    @property
+    def unused_data(self) -> bytes: ...
+
+    def decompress(self, data: bytes, max_length: int = ...) -> bytes: ...
+
+
+class _Chunks:
+    """Decompressed chunks of one zip member, at most 64 KiB at a time, noting input used."""
+
+    def __init__(self, raw: bytes, decompressor: _Decompressor | None) -> None:
+        self.raw = raw
+        self.decompressor = decompressor
+        self.consumed = len(raw)
+        self.truncated = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        decompressor = self.decompressor
+        assert decompressor is not None
+        pending = self.raw
+        while True:
+            chunk = decompressor.decompress(pending, _CHUNK)
+            if chunk:
+                yield chunk
+            if decompressor.eof:
+                self.consumed = len(self.raw) - len(decompressor.unused_data)
+                return
+            # zlib hands back the input it had no room for; bz2 and lzma keep it inside.
+            pending = getattr(decompressor, "unconsumed_tail", b"")
+            if not chunk and not pending:
+                self.truncated = True
+                return
+
+
+def _decoder(method: int) -> Callable[[bytes], _Chunks] | None:
+    if method == zipfile.ZIP_STORED:
+        return _StoredChunks
+    if method == zipfile.ZIP_DEFLATED:
+        return lambda raw: _Chunks(raw, zlib.decompressobj(-15))
+    if method == zipfile.ZIP_BZIP2:
+        return lambda raw: _Chunks(raw, bz2.BZ2Decompressor())
+    if method == zipfile.ZIP_LZMA:
+        return _LzmaChunks
+    return None
+
+
+class _StoredChunks(_Chunks):
+    def __init__(self, raw: bytes) -> None:
+        super().__init__(raw, None)
+
+    def __iter__(self) -> Iterator[bytes]:
+        for start in range(0, len(self.raw), _CHUNK):
+            yield self.raw[start : start + _CHUNK]
+
+
+class _LzmaChunks(_Chunks):
+    """Zip's LZMA: a 4-byte version/size prefix, the properties, then a raw LZMA1 stream."""
+
+    def __init__(self, raw: bytes) -> None:
+        (props_size,) = struct.unpack("<H", raw[2:4]) if len(raw) >= 4 else (0,)
+        props = raw[4 : 4 + props_size]
+        filters = [lzma._decode_filter_properties(lzma.FILTER_LZMA1, props)]  # type: ignore[attr-defined]
+        super().__init__(
+            raw[4 + props_size :], lzma.LZMADecompressor(lzma.FORMAT_RAW, filters=filters)
+        )
+
+
+class _GunzipReader(io.RawIOBase):
+    """A gzip stream decompressed as tarfile reads it, with the bundle-wide limits counted.
+
+    tarfile skips a refused member by reading past it, so the limits must hold here too. The
+    gzip header is parsed here and the deflate data read raw, so a bad CRC in the trailer
+    costs a diagnostic instead of the data before it.
+    """
+
+    def __init__(self, data: bytes, reader: _Reader) -> None:
+        self.reader = reader
+        self.produced = 0
+        self.buffer = b""
+        self.crc = 0
+        self.member_size = 0
+        self.decompressor = zlib.decompressobj(-15)
+        self.pending = self.start_member(data)
+
+    def start_member(self, data: bytes) -> bytes:
+        start = _gzip_header_length(data)
+        if start is None:
+            raise EOFError("damaged gzip header")
+        self.decompressor = zlib.decompressobj(-15)
+        self.crc = 0
+        self.member_size = 0
+        return data[start:]
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, target: bytearray | memoryview) -> int:  # type: ignore[override]
+        while not self.buffer:
+            decompressor = self.decompressor
+            if decompressor.eof:
+                trailer = decompressor.unused_data
+                expected = (self.crc, self.member_size & 0xFFFFFFFF)
+                if len(trailer) < 8 or struct.unpack("<II", trailer[:8]) != expected:
+                    self.reader.bundle.diagnostics.append(
+                        "gzip trailer CRC or size mismatch: data may be corrupt"
+                    )
+                rest = trailer[8:]
+                if not rest.lstrip(b"\0"):
+                    return 0
+                # Another gzip member follows (cat a.gz b.gz): keep going.
+                self.pending = self.start_member(rest)
+                continue
+            source = decompressor.unconsumed_tail or self.pending
+            self.pending = b""
+            if not source:
+                raise EOFError("compressed stream ended early")
+            self.buffer = decompressor.decompress(source, _CHUNK)
+            self.crc = zlib.crc32(self.buffer, self.crc)
+            self.member_size += len(self.buffer)
+            self.produced += len(self.buffer)
+            self.check_limits()
+        size = min(len(target), len(self.buffer))
+        target[:size] = self.buffer[:size]
+        self.buffer = self.buffer[size:]
+        return size
+
+    def check_limits(self) -> None:
+        limits = self.reader.limits
+        archive_bytes = self.reader.archive_bytes
+        # Tar headers and padding add to the members: allow a little beyond max_total_bytes.
+        if self.produced > limits.max_total_bytes + 64 * _TAR_BLOCK + limits.max_total_bytes // 100:
+            raise _Stop(
+                f"stopped: the tar stream passed max_total_bytes ({limits.max_total_bytes})"
+            )
+        if (
+            self.produced > RATIO_FLOOR_BYTES
+            and self.produced > limits.max_compression_ratio * archive_bytes
+        ):
+            raise _Stop(
+                f"stopped: {self.produced} bytes unpacked from a {archive_bytes}-byte archive, "
+                f"over the {limits.max_compression_ratio:g}:1 compression ratio (a gzip bomb?)"
+            )
+
+
+def _gzip_header_length(data: bytes) -> int | None:
+    """Bytes of the gzip member header at the start of ``data`` (RFC 1952), None if damaged."""
+    if len(data) < 10 or not data.startswith(_GZIP_MAGIC) or data[2] != 8:
+        return None
+    flags = data[3]
+    position = 10
+    if flags & 0x04:  # FEXTRA
+        position += 2 + int.from_bytes(data[position : position + 2], "little")
+    for flag in (0x08, 0x10):  # FNAME, FCOMMENT: NUL-terminated
+        if flags & flag:
+            end = data.find(b"\0", position)
+            if end == -1:
+                return None
+            position = end + 1
+    if flags & 0x02:  # FHCRC
+        position += 2
+    return position if position <= len(data) else None

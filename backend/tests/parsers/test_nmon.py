@@ -1,0 +1,471 @@
+"""nmon: numbers recounted from the CSV with plain splits, Linux and AIX, broken files."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rootline.parsers import nmon
+from rootline.parsers.base import ParseContext, ParseResult, SeriesData
+from rootline.parsers.registry import SNIFF_BYTES, detect_kind, sniff_scores
+from tests.conftest import CORPUS_DIR, FIXTURES_DIR, corpus_files
+
+FIXTURE = FIXTURES_DIR / "nmon" / "linux-debian12-nmon16n-stress-60x1s.nmon"
+AIX_TOP_UARG = (
+    CORPUS_DIR / "nmon" / "aix61-tl07-power7-topas-nmon-top-uarg-nfs-nmonchart-sampleC.nmon"
+)
+AIX_JFS = CORPUS_DIR / "nmon" / "aix71-tl03-power7-topas-nmon-300s-nmon2influxdb.nmon"
+FRAGMENT = (
+    CORPUS_DIR / "nmon" / "linux-nmon-headerless-fragment-5-snapshots-grafana-influx-nmon.csv"
+)
+INCOMPLETE = (
+    CORPUS_DIR / "nmon" / "linux-centos7-kvm-nmon16g-incomplete-run-nmon-analysis-tools.nmon"
+)
+NMON_FILES = [FIXTURE, *corpus_files("nmon")]
+OTHER_FILES = [
+    p
+    for folder in [
+        *(FIXTURES_DIR.iterdir()),
+        *(CORPUS_DIR.iterdir() if CORPUS_DIR.is_dir() else []),
+    ]
+    if folder.is_dir() and folder.name != "nmon"
+    for p in sorted(folder.rglob("*"))
+    if p.is_file() and p.name != "README.md"
+]
+needs_corpus = pytest.mark.skipif(not CORPUS_DIR.is_dir(), reason="corpus absent")
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def _parse(text: str, **context: object) -> ParseResult:
+    return nmon.parse(text, ParseContext(**context))  # type: ignore[arg-type]
+
+
+def _series(result: ParseResult, name: str, **labels: str) -> SeriesData:
+    found = [s for s in result.series if s.name == name and s.labels == labels]
+    assert len(found) == 1, (name, labels, [s.labels for s in result.series if s.name == name])
+    return found[0]
+
+
+def _rows(text: str, section: str) -> list[list[str]]:
+    """Data rows (values only) of one section, by a plain split."""
+    return [line.split(",")[2:] for line in text.splitlines() if line.startswith(f"{section},T")]
+
+
+def _zzzz_ms(text: str, zone: dt.tzinfo = dt.UTC) -> list[int]:
+    stamps = []
+    for line in text.splitlines():
+        if line.startswith("ZZZZ,"):
+            _, _, clock, date = line.split(",")[:4]
+            moment = dt.datetime.strptime(f"{clock} {date.title()} +0000", "%H:%M:%S %d-%b-%Y %z")
+            stamps.append(int(moment.replace(tzinfo=zone).timestamp() * 1000))
+    return stamps
+
+
+# --------------------------------------------------------------------------- our capture
+
+
+def test_cpu_all_matches_the_csv_and_zzzz_times() -> None:
+    text = _read(FIXTURE)
+    result = _parse(text)
+    rows = _rows(text, "CPU_ALL")  # User%,Sys%,Wait%,Idle%,Steal%,Busy,CPUs
+    assert len(rows) == 60
+    times = _zzzz_ms(text)
+    assert times[0] == int(dt.datetime(2026, 11, 21, 7, 29, 38, tzinfo=dt.UTC).timestamp() * 1000)
+    for name, column in (
+        ("cpu.user_pct", 0),
+        ("cpu.sys_pct", 1),
+        ("cpu.wait_pct", 2),
+        ("cpu.idle_pct", 3),
+    ):
+        series = _series(result, name)
+        assert series.unit == "%"
+        assert list(series.values) == [float(r[column]) for r in rows]
+        assert list(series.times_ms) == times
+    assert set(_series(result, "cpu.count").values) == {2.0}
+    # Busy is written empty by Linux nmon: no points rather than zeros.
+    assert not [s for s in result.series if s.name == "cpu.busy_pct"]
+    # The stress-ng CPU worker pinned one of the two cores: user+sys near 100 %.
+    assert max(_series(result, "cpu.user_pct").values) > 60.0
+    assert result.status == "parsed" and result.diagnostics == []
+    assert result.host == "vm"
+
+
+def test_snapshot_times_are_read_in_the_context_zone() -> None:
+    text = _read(FIXTURE)
+    paris = ZoneInfo("Europe/Paris")
+    result = _parse(text, timezone=paris)
+    assert list(_series(result, "cpu.user_pct").times_ms) == _zzzz_ms(text, paris)
+    assert _zzzz_ms(text, paris)[0] == _zzzz_ms(text)[0] - 3600_000  # CET is UTC+1 in November
+
+
+def test_per_core_series_and_busy_is_user_plus_sys() -> None:
+    text = _read(FIXTURE)
+    result = _parse(text)
+    for cpu in ("1", "2"):
+        rows = _rows(text, f"CPU00{cpu}")
+        user = _series(result, "cpu.core.user_pct", cpu=cpu)
+        assert list(user.values) == [float(r[0]) for r in rows]
+        assert list(_series(result, "cpu.core.wait_pct", cpu=cpu).values) == [
+            float(r[2]) for r in rows
+        ]
+        busy = _series(result, "cpu.core.busy_pct", cpu=cpu)
+        assert list(busy.values) == pytest.approx([float(r[0]) + float(r[1]) for r in rows])
+
+
+def test_memory_network_disk_and_proc() -> None:
+    text = _read(FIXTURE)
+    result = _parse(text)
+    mem = _rows(
+        text, "MEM"
+    )  # memtotal,hightotal,lowtotal,swaptotal,memfree,...,cached(9),...,buffers(12)
+    assert list(_series(result, "mem.total_mb").values) == [float(r[0]) for r in mem]
+    assert list(_series(result, "mem.free_mb").values) == [float(r[4]) for r in mem]
+    assert list(_series(result, "mem.cached_mb").values) == [float(r[9]) for r in mem]
+    assert list(_series(result, "mem.buffers_mb").values) == [float(r[12]) for r in mem]
+    assert _series(result, "mem.swap_free_mb").unit == "MB"
+    # NET,Network I/O vm,lo-read-KB/s,ifb0-read-KB/s,ifb1-read-KB/s,eth0-read-KB/s,lo-write-KB/s,...
+    net = _rows(text, "NET")
+    lo_read = _series(result, "net.read_kbs", **{"if": "lo"})
+    assert lo_read.unit == "KB/s" and list(lo_read.values) == [float(r[0]) for r in net]
+    assert list(_series(result, "net.write_kbs", **{"if": "eth0"}).values) == [
+        float(r[7]) for r in net
+    ]
+    # stress-ng --sock pushed traffic over loopback.
+    assert max(lo_read.values) > 1000.0
+    packets = _rows(text, "NETPACKET")
+    assert list(_series(result, "net.packets_out", **{"if": "lo"}).values) == [
+        float(r[4]) for r in packets
+    ]
+    busy = _series(result, "disk.busy_pct", disk="vda")
+    assert list(busy.values) == [float(r[0]) for r in _rows(text, "DISKBUSY")]
+    written = _series(result, "disk.write_kbs", disk="vda")
+    assert written.unit == "KB/s" and max(written.values) > 1000.0  # stress-ng --hdd
+    assert list(_series(result, "disk.xfer_per_s", disk="vda").values) == [
+        float(r[0]) for r in _rows(text, "DISKXFER")
+    ]
+    proc = _rows(text, "PROC")  # Runnable,Blocked,pswitch,syscall,read,write,fork,exec,sem,msg
+    assert list(_series(result, "proc.runqueue").values) == [float(r[0]) for r in proc]
+    assert list(_series(result, "proc.pswitch").values) == [float(r[2]) for r in proc]
+    assert (
+        _series(result, "proc.pswitch").unit == "/s" and _series(result, "proc.runqueue").unit == ""
+    )
+    assert list(_series(result, "proc.fork").values) == [float(r[6]) for r in proc]
+
+
+def test_other_sections_become_generic_series() -> None:
+    text = _read(FIXTURE)
+    result = _parse(text)
+    vm_header = next(line for line in text.splitlines() if line.startswith("VM,Paging")).split(",")[
+        2:
+    ]
+    pgpgin = vm_header.index("pgpgin")
+    assert list(_series(result, "nmon.VM.pgpgin").values) == [
+        float(r[pgpgin]) for r in _rows(text, "VM")
+    ]
+    # JFSFILE,JFS Filespace %Used vm,/dev,/,/mnt/tools
+    root = _series(result, "nmon.JFSFILE.root")
+    assert root.unit == "%" and list(root.values) == [float(r[1]) for r in _rows(text, "JFSFILE")]
+    assert _series(result, "nmon.JFSFILE.mnt_tools")
+    assert _series(result, "nmon.DISKBSIZE.vda")
+
+
+def test_facts_from_the_aaa_block() -> None:
+    result = _parse(_read(FIXTURE))
+    facts = {f.key: f.value for f in result.facts}
+    assert facts["nmon.host"] == "vm"
+    assert facts["nmon.version"] == "16n"
+    assert facts["nmon.interval_s"] == "1"
+    assert facts["nmon.snapshots"] == "60"
+    assert facts["nmon.snapshots_read"] == "60"
+    assert facts["nmon.cpus"] == "2"
+    assert facts["nmon.os"] == "Linux 6.18.44-fc-v595 x86_64"
+    assert facts["nmon.os_release"] == "Debian GNU/Linux 12 (bookworm)"
+    assert facts["nmon.command"] == "nmon -f -t -s 1 -c 60"
+
+
+def test_top_processes_kept_by_peak_cpu() -> None:
+    text = _read(FIXTURE)
+    result = _parse(text)
+    # TOP,+PID,Time,%CPU,%Usr,%Sys,Size,ResSet,ResText,ResData,ShdLib,MinorFault,MajorFault,Command,...
+    peaks: dict[tuple[str, str], float] = {}
+    resident: dict[tuple[str, str], list[float]] = {}
+    for line in text.splitlines():
+        fields = line.split(",")
+        if fields[0] == "TOP" and fields[1].isdigit():
+            key = (str(int(fields[1])), fields[13])
+            peaks[key] = max(peaks.get(key, 0.0), float(fields[3]))
+            resident.setdefault(key, []).append(float(fields[7]))
+    ranked = sorted(peaks, key=peaks.__getitem__, reverse=True)
+    expected = {k for i, k in enumerate(ranked) if i < nmon.TOP_ALWAYS_KEPT or peaks[k] > 1.0}
+    cpu_series = {
+        (s.labels["pid"], s.labels["command"]): s for s in result.series if s.name == "top.cpu_pct"
+    }
+    assert set(cpu_series) == expected
+    assert len(peaks) > len(expected)  # some quiet processes were dropped
+    stress = [s for (pid, command), s in cpu_series.items() if command == "stress-ng-cpu"]
+    assert stress and max(max(s.values) for s in stress) == 85.35  # a shared machine: not 100
+    some = ranked[0]
+    assert (
+        list(_series(result, "top.res_size_kb", pid=some[0], command=some[1]).values)
+        == resident[some]
+    )
+    facts = {f.key: f.value for f in result.facts}
+    assert facts["nmon.top.processes_seen"] == str(len(peaks))
+    assert facts["nmon.top.processes_kept"] == str(len(expected))
+
+
+# --------------------------------------------------------------------------- AIX
+
+
+@needs_corpus
+def test_aix_memory_proc_network_and_top() -> None:
+    text = _read(AIX_TOP_UARG)
+    result = _parse(text)
+    assert result.host == "sampleC"
+    # MEM,Memory sampleC,Real Free %,Virtual free %,Real free(MB),Virtual free(MB),Real total(MB),Virtual total(MB)
+    mem = _rows(text, "MEM")
+    assert list(_series(result, "mem.free_pct").values) == [float(r[0]) for r in mem]
+    assert list(_series(result, "mem.swap_free_pct").values) == [float(r[1]) for r in mem]
+    assert list(_series(result, "mem.free_mb").values) == [float(r[2]) for r in mem]
+    assert list(_series(result, "mem.total_mb").values) == [float(r[4]) for r in mem]
+    assert list(_series(result, "mem.swap_total_mb").values) == [float(r[5]) for r in mem]
+    # PROC,Processes sampleC,Runnable,Swap-in,pswitch,...
+    proc = _rows(text, "PROC")
+    assert list(_series(result, "proc.runqueue").values) == [float(r[0]) for r in proc]
+    assert list(_series(result, "proc.swapin").values) == [float(r[1]) for r in proc]
+    # NETPACKET,...,en8-reads/s,...; NETERROR,...,en8-ierrs,...,en8-oerrs,...,en8-collisions
+    packets = _rows(text, "NETPACKET")
+    assert list(_series(result, "net.packets_in", **{"if": "en8"}).values) == [
+        float(r[0]) for r in packets
+    ]
+    assert _series(result, "net.errors_out", **{"if": "lo0"})
+    assert _series(result, "net.collisions", **{"if": "en10"})
+    # AIX CPU_ALL writes Busy empty and the logical CPU count as PhysicalCPUs.
+    assert set(_series(result, "cpu.count").values) == {28.0}
+    assert _series(result, "cpu.core.busy_pct", cpu="28")
+    assert _series(result, "nmon.PCPU.user", cpu="1")
+    assert _series(result, "nmon.MEMNEW.process_pct").unit == "%"
+    # TOP,31850666,T0002,27.89,27.44,0.46,1,196472,36180,5816,...,oracle,Unclassified: ResText + ResData
+    oracle = _series(result, "top.res_size_kb", pid="31850666", command="oracle")
+    assert oracle.values[0] == 36180 + 5816
+    facts = {f.key: f for f in result.facts}
+    assert facts["nmon.uarg.31850666"].value == "oraclePROD (LOCAL=NO)"
+    assert facts["nmon.uarg.31850666"].time_ms == _zzzz_ms(text)[1]  # first seen at T0002
+    # A command line with commas is kept whole.
+    assert "-ystart_time=00:00:06,Dec01,2014" in facts["nmon.uarg.5505132"].value
+    assert facts["nmon.os"].value == "AIX 6.1.7.17"
+    assert (
+        facts["nmon.cpus"].value == "28" and facts["nmon.cpus_max"].value == "28"
+    )  # AAA,cpus,28,28
+
+
+@needs_corpus
+def test_aix_broken_lines_are_diagnosed_and_the_rest_read() -> None:
+    result = _parse(_read(AIX_TOP_UARG))
+    messages = {d.line: d.message for d in result.diagnostics}
+    assert messages[5855].startswith(
+        "not an nmon line: '25.531,7,28"
+    )  # an LPAR row lost its prefix
+    assert "LPAR row has 20 values, the header names 21" in messages[4206]
+    assert "31 of the 72 snapshots planned" in messages[max(messages)]
+    assert result.status == "partial"
+    assert len(_series(result, "cpu.user_pct")) == 31
+
+
+@needs_corpus
+def test_more_values_than_header_columns_are_kept() -> None:
+    text = _read(AIX_JFS)
+    result = _parse(text)
+    jfs = _rows(text, "JFSFILE")
+    assert len(jfs[0]) == 31
+    assert list(_series(result, "nmon.JFSFILE.col31").values) == [float(r[30]) for r in jfs]
+    assert list(_series(result, "nmon.JFSFILE.root").values) == [float(r[0]) for r in jfs]
+    assert list(_series(result, "nmon.JFSFILE.root_9").values) == [
+        float(r[8]) for r in jfs
+    ]  # "/root"
+    assert any(
+        "JFSFILE rows have 31 values but the header names 9" in d.message
+        for d in result.diagnostics
+    )
+
+
+# --------------------------------------------------------------------------- odd files
+
+
+@needs_corpus
+def test_headerless_fragment_is_read_with_a_diagnostic() -> None:
+    text = _read(FRAGMENT)
+    assert detect_kind(text[:SNIFF_BYTES]) == "nmon"
+    result = _parse(text)
+    assert result.host == "shitbarn"
+    assert list(_series(result, "cpu.user_pct").times_ms) == _zzzz_ms(text)
+    assert len(_series(result, "cpu.core.user_pct", cpu="12")) == 5
+    assert [d.line for d in result.diagnostics] == [0]
+    assert "no AAA header block" in result.diagnostics[0].message
+    assert result.status == "partial"
+
+
+@needs_corpus
+def test_incomplete_run_says_how_many_snapshots_were_planned() -> None:
+    result = _parse(_read(INCOMPLETE))
+    assert [d.message for d in result.diagnostics] == [
+        "capture holds 6 of the 10 snapshots planned (run stopped early or file cut)"
+    ]
+    assert len(_series(result, "cpu.user_pct")) == 6
+
+
+def test_file_cut_mid_line_and_mid_snapshot() -> None:
+    text = _read(FIXTURE)
+    cut_at = text.index("MEM,T0030,") + 15
+    result = _parse(text[:cut_at])
+    cut_line = text[:cut_at].count("\n") + 1
+    messages = [(d.line, d.message) for d in result.diagnostics]
+    assert (
+        cut_line,
+        "file ends mid-line (cut while nmon was writing); last line dropped",
+    ) in messages
+    assert any("snapshot T0030 is incomplete" in m for _, m in messages)
+    assert any("30 of the 60 snapshots planned" in m for _, m in messages)
+    assert len(_series(result, "cpu.user_pct")) == 30  # T0030's CPU_ALL came before the cut
+    assert len(_series(result, "mem.free_mb")) == 29
+    assert result.status == "partial"
+
+
+def test_last_line_without_newline_but_whole_is_kept() -> None:
+    text = _read(FIXTURE)
+    end = text.index("\n", text.index("CPU_ALL,T0010,"))
+    result = _parse(text[:end])
+    assert len(_series(result, "cpu.user_pct")) == 10
+    assert not any("mid-line" in d.message for d in result.diagnostics)
+
+
+def test_two_runs_in_one_file_are_both_read() -> None:
+    text = _read(FIXTURE)
+    result = _parse(text + text)
+    assert len(_series(result, "cpu.user_pct")) == 120
+    assert [d.message for d in result.diagnostics] == [
+        "file holds 2 nmon runs one after the other; all were read"
+    ]
+
+
+def test_sorted_file_with_zzzz_at_the_end_gives_the_same_series() -> None:
+    text = _read(FIXTURE)
+    expected = _parse(text)
+    result = _parse("\n".join(sorted(text.splitlines())) + "\n")
+    for name in ("cpu.user_pct", "mem.free_mb"):
+        pairs = sorted(
+            zip(_series(result, name).times_ms, _series(result, name).values, strict=True)
+        )
+        assert pairs == list(
+            zip(_series(expected, name).times_ms, _series(expected, name).values, strict=True)
+        )
+
+
+def test_snapshots_without_zzzz_are_placed_by_the_interval() -> None:
+    text = _read(FIXTURE)
+    lines = [line for line in text.splitlines() if not line.startswith("ZZZZ,T0005,")]
+    result = _parse("\n".join(lines) + "\n")
+    times = list(_series(result, "cpu.user_pct").times_ms)
+    assert times == _zzzz_ms(text)  # T0004 + 1 s interval = the real T0005 time
+    assert any("without a ZZZZ time line" in d.message for d in result.diagnostics)
+
+
+def test_garbage_lines_cost_a_diagnostic_each() -> None:
+    text = _read(FIXTURE)
+    marker = text.index("CPU_ALL,T0003,")
+    broken = text[:marker] + "hello world\nCPU_ALL,T0003,abc,1,2,3,4,,2\n" + text[marker:]
+    result = _parse(broken)
+    line = broken[:marker].count("\n") + 1
+    messages = {d.line: d.message for d in result.diagnostics}
+    assert messages[line] == "not an nmon line: 'hello world'"
+    assert messages[line + 1] == "CPU_ALL: not a number 'abc'"
+    assert len(_series(result, "cpu.user_pct")) == 60  # the bad value skipped, others kept
+
+
+def test_empty_and_wrong_kind_inputs() -> None:
+    assert _parse("").status == "failed"
+    assert _parse("").diagnostics[0].message == "no nmon sections, snapshots or header lines found"
+    assert _parse("Netid State Recv-Q Send-Q\n").status == "failed"
+
+
+# --------------------------------------------------------------------------- every file, sniffing
+
+
+@pytest.mark.parametrize("path", NMON_FILES, ids=lambda p: p.name)
+def test_every_nmon_file_is_detected_and_parsed(path: Path) -> None:
+    text = _read(path)
+    assert detect_kind(text[:SNIFF_BYTES]) == "nmon"
+    scores = sniff_scores(text[:SNIFF_BYTES])
+    assert [k for k, v in scores.items() if v >= 0.5] == ["nmon"]
+    result = _parse(text)
+    assert result.status != "failed"
+    assert len(_series(result, "cpu.user_pct")) == len(_rows(text, "CPU_ALL"))
+    assert result.host
+
+
+@pytest.mark.parametrize("path", OTHER_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_nmon_sniffer_does_not_claim_other_kinds(path: Path) -> None:
+    assert nmon.sniff(_read(path)[:SNIFF_BYTES]) < 0.5
+
+
+# --------------------------------------------------------------------------- never raises
+
+
+@given(st.text())
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+def test_parse_never_raises_on_any_text(text: str) -> None:
+    assert isinstance(_parse(text), ParseResult)
+    assert 0.0 <= nmon.sniff(text) <= 1.0
+
+
+_FIXTURE_LINES = _read(FIXTURE).splitlines(keepends=True)[:400]
+
+
+@given(
+    cut=st.integers(min_value=0, max_value=sum(map(len, _FIXTURE_LINES))),
+    garbage=st.lists(
+        st.tuples(
+            st.integers(min_value=0, max_value=len(_FIXTURE_LINES)),
+            st.one_of(
+                st.text(max_size=40),
+                st.sampled_from(["ZZZZ,T0009,", "CPU_ALL,T0001,x", "TOP,1,T9", ",,,"]),
+            ),
+        ),
+        max_size=8,
+    ),
+)
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+def test_parse_never_raises_on_a_mangled_capture(cut: int, garbage: list[tuple[int, str]]) -> None:
+    lines = list(_FIXTURE_LINES)
+    for position, junk in garbage:
+        lines.insert(position, junk + "\n")
+    text = "".join(lines)[:cut]
+    result = _parse(text)
+    assert isinstance(result, ParseResult)
+    for series in result.series:
+        assert len(series.times_ms) == len(series.values)
+
+
+def test_bench_generator_writes_one_long_readable_run(tmp_path: Path) -> None:
+    from bench.gen_nmon import generate
+
+    target = tmp_path / "big.nmon"
+    generate(target, 300_000)
+    text = target.read_text()
+    result = _parse(text)
+    snapshots = text.count("\nZZZZ,")
+    assert snapshots > 120 and result.status == "parsed"
+    times = list(_series(result, "cpu.user_pct").times_ms)
+    assert (
+        len(times) == snapshots
+        and times == sorted(times)
+        and times[-1] - times[0] == (snapshots - 1) * 1000
+    )
