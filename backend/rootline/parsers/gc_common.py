@@ -25,12 +25,10 @@ that carry the clock readings the line had (a wall-clock datestamp, a JVM uptime
 from __future__ import annotations
 
 import datetime as dt
-import gc
 import math
 import re
 from array import array
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rootline.parsers.base import EventData, Fact, ParseContext, ParseResult, SeriesData
@@ -41,22 +39,6 @@ KB_PER_UNIT = {"B": 1.0 / 1024.0, "K": 1.0, "M": 1024.0, "G": 1024.0 * 1024.0, "
 DATESTAMP = re.compile(
     r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?(?:([+-])(\d\d):?(\d\d)|Z)?"
 )
-
-
-@contextmanager
-def cyclic_gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a big log is read.
-
-    A 200 MB log makes hundreds of thousands of records and events, none of them in cycles;
-    each full collection would walk all of them again, which halved the parse speed.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def number(text: str) -> float:

@@ -53,7 +53,6 @@ from rootline.parsers.gc_common import (
     GcLog,
     Pause,
     build_result,
-    cyclic_gc_paused,
     datestamp_ms,
     number,
     size_kb,
@@ -497,11 +496,6 @@ def _shenandoah_type(name: str) -> str:
 
 
 def parse(text: str, context: ParseContext) -> ParseResult:
-    with cyclic_gc_paused():
-        return _parse(text, context)
-
-
-def _parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
     reader = _Reader(context, result)
     reader.read(text)

@@ -50,7 +50,6 @@ from rootline.parsers.gc_common import (
     Pause,
     Stall,
     build_result,
-    cyclic_gc_paused,
     datestamp_ms,
     size_kb,
     unified_line_share,
@@ -406,11 +405,6 @@ def _classify_pause(name: str) -> tuple[str | None, str, str | None, str | None]
 
 
 def parse(text: str, context: ParseContext) -> ParseResult:
-    with cyclic_gc_paused():
-        return _parse(text, context)
-
-
-def _parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
     reader = _Reader(context, result)
     reader.read(text)

@@ -29,6 +29,7 @@ from rootline.parsers.base import (
     Diagnostic,
     ParseContext,
     ParseResult,
+    cyclic_gc_paused,
     decode_text,
     looks_binary,
 )
@@ -120,7 +121,8 @@ def parse_text(
             result.diagnose(0, f"unknown kind {kind!r}; known kinds: {known}")
         return result
     try:
-        result = parser.parse(text, context)
+        with cyclic_gc_paused():
+            result = parser.parse(text, context)
     except Exception as exc:  # a parser bug must cost a diagnostic, never the upload
         result = ParseResult(kind=chosen)
         result.diagnose(0, f"parser {chosen} failed: {type(exc).__name__}: {exc}")
