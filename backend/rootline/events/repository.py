@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Row, delete, func, insert, select
 from sqlalchemy.orm import Session
-from sqlalchemy.sql import Select
+from sqlalchemy.sql import ColumnElement
 
 from rootline.events.models import Event
 
@@ -24,62 +25,46 @@ def delete_for_artifact(session: Session, artifact_id: uuid.UUID) -> None:
     session.execute(delete(Event).where(Event.artifact_id == artifact_id))
 
 
-def _filtered(
-    query: Select[Any],
-    *,
-    incident_id: uuid.UUID,
-    kinds: Sequence[str],
-    host: str | None,
-    from_ms: int | None,
-    to_ms: int | None,
-) -> Select[Any]:
-    query = query.where(Event.incident_id == incident_id)
-    if kinds:
-        query = query.where(Event.kind.in_(kinds))
-    if host:
-        query = query.where(Event.host == host)
-    if from_ms is not None:
-        query = query.where(Event.time_ms >= from_ms)
-    if to_ms is not None:
-        query = query.where(Event.time_ms <= to_ms)
-    return query
+@dataclass(frozen=True, slots=True)
+class EventFilter:
+    incident_id: uuid.UUID
+    kinds: Sequence[str]
+    host: str | None
+    from_ms: int | None
+    to_ms: int | None
+
+    def conditions(self) -> list[ColumnElement[bool]]:
+        found = [Event.incident_id == self.incident_id]
+        if self.kinds:
+            found.append(Event.kind.in_(self.kinds))
+        if self.host:
+            found.append(Event.host == self.host)
+        if self.from_ms is not None:
+            found.append(Event.time_ms >= self.from_ms)
+        if self.to_ms is not None:
+            found.append(Event.time_ms <= self.to_ms)
+        return found
 
 
 def list_page(
-    session: Session,
-    *,
-    incident_id: uuid.UUID,
-    kinds: Sequence[str],
-    host: str | None,
-    from_ms: int | None,
-    to_ms: int | None,
-    limit: int,
-    offset: int,
+    session: Session, filters: EventFilter, *, limit: int, offset: int
 ) -> Sequence[Event]:
-    query = _filtered(
-        select(Event), incident_id=incident_id, kinds=kinds, host=host, from_ms=from_ms, to_ms=to_ms
-    )
+    query = select(Event).where(*filters.conditions())
     return session.scalars(
         query.order_by(Event.time_ms, Event.id).limit(limit).offset(offset)
     ).all()
 
 
 def kind_summary(
-    session: Session,
-    *,
-    incident_id: uuid.UUID,
-    kinds: Sequence[str],
-    host: str | None,
-    from_ms: int | None,
-    to_ms: int | None,
-) -> Sequence[Row[tuple[str, int, float | None, float | None]]]:
-    query = select(
-        Event.kind, func.count(), func.sum(Event.duration_ms), func.max(Event.duration_ms)
-    ).group_by(Event.kind)
-    query = _filtered(
-        query, incident_id=incident_id, kinds=kinds, host=host, from_ms=from_ms, to_ms=to_ms
+    session: Session, filters: EventFilter
+) -> Sequence[Row[str, int, float | None, float | None]]:
+    query = (
+        select(Event.kind, func.count(), func.sum(Event.duration_ms), func.max(Event.duration_ms))
+        .where(*filters.conditions())
+        .group_by(Event.kind)
+        .order_by(Event.kind)
     )
-    return session.execute(query.order_by(Event.kind)).all()
+    return session.execute(query).all()
 
 
 def all_of_kind(

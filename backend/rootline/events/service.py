@@ -67,19 +67,13 @@ def list_page(
     offset: int,
 ) -> EventPage:
     """Events in time order with per-kind totals."""
-    filters = {
-        "incident_id": incident_id,
-        "kinds": kinds,
-        "host": host,
-        "from_ms": from_ms,
-        "to_ms": to_ms,
-    }
-    rows = repository.list_page(session, **filters, limit=limit, offset=offset)
+    filters = repository.EventFilter(incident_id, kinds, host, from_ms, to_ms)
+    rows = repository.list_page(session, filters, limit=limit, offset=offset)
     summary = [
         EventKindSummary(
             kind=kind, count=count, total_duration_ms=total or 0.0, max_duration_ms=longest
         )
-        for kind, count, total, longest in repository.kind_summary(session, **filters)
+        for kind, count, total, longest in repository.kind_summary(session, filters)
     ]
     return EventPage(
         items=[to_read(r) for r in rows],

@@ -120,5 +120,5 @@ def downsample(times: Times, values: Values, max_points: int) -> tuple[Times, Va
     if max_points < 3:
         idx = np.unique(np.array([values.argmin(), values.argmax()]))[:max_points]
         return times[idx], values[idx]
-    idx = MinMaxLTTBDownsampler().downsample(times, values, n_out=max_points)
+    idx = MinMaxLTTBDownsampler().downsample(times, values, n_out=max_points)  # type: ignore[no-untyped-call]
     return times[idx], values[idx]

@@ -82,7 +82,7 @@ def find(
 
 def chunk_index(
     session: Session, *, series_ids: Sequence[int], from_ms: int | None, to_ms: int | None
-) -> Sequence[Row[tuple[int, int, int, int]]]:
+) -> Sequence[Row[int, int, int, int]]:
     """(series_id, level, seq, point_count) of every chunk overlapping the range."""
     query = select(
         PointChunk.series_id, PointChunk.level, PointChunk.seq, PointChunk.point_count
@@ -96,7 +96,7 @@ def chunk_index(
 
 def chunk_data(
     session: Session, *, series_id: int, level: int, first_seq: int, last_seq: int
-) -> Sequence[Row[tuple[int, bytes]]]:
+) -> Sequence[Row[int, bytes]]:
     """(point_count, data) of a run of chunks, in time order."""
     return session.execute(
         select(PointChunk.point_count, PointChunk.data)
@@ -118,9 +118,7 @@ def time_bounds(session: Session, *, incident_id: uuid.UUID) -> tuple[int | None
     return row[0], row[1]
 
 
-def level0_chunks(
-    session: Session, *, series_ids: Sequence[int]
-) -> Sequence[Row[tuple[int, int, bytes]]]:
+def level0_chunks(session: Session, *, series_ids: Sequence[int]) -> Sequence[Row[int, int, bytes]]:
     """(series_id, point_count, data) of every raw chunk of the given series, in time order."""
     return session.execute(
         select(PointChunk.series_id, PointChunk.point_count, PointChunk.data)
