@@ -1,0 +1,682 @@
+"""Small pure helpers shared by the detectors: picking series, counters, windows, formats.
+
+Several detectors add here; each function is pure (arrays and views in, numbers out) and
+never raises on empty or one-point input. Times are epoch milliseconds, as everywhere.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from rootline.detectors.base import FactView, IncidentData, SeriesView
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+# --- picking series ---------------------------------------------------------------------
+
+
+def by_host(series: Iterable[SeriesView]) -> dict[str | None, list[SeriesView]]:
+    """Series grouped by host (None for artifacts without one), hosts in sorted order."""
+    grouped: dict[str | None, list[SeriesView]] = defaultdict(list)
+    for s in series:
+        grouped[s.host].append(s)
+    return dict(sorted(grouped.items(), key=lambda item: item[0] or ""))
+
+
+def richest(series: Sequence[SeriesView]) -> SeriesView | None:
+    """The series with the most points (ties: the highest peak, then artifact name).
+
+    One host often has the same signal from several artifacts (``nstat -az`` and
+    ``netstat -s`` both give ``netstat.TcpActiveOpens``): detectors read one of them, not the sum.
+    """
+    candidates = [s for s in series if len(s)]
+    if not candidates:
+        return None
+    return max(
+        candidates,
+        key=lambda s: (len(s), float(np.max(s.values)), s.artifact),
+    )
+
+
+def host_series(
+    data: IncidentData, name: str, *, prefer: str = "points"
+) -> dict[str | None, SeriesView]:
+    """Per host, one series named exactly ``name``: the richest (see :func:`richest`), or
+    with ``prefer="peak"`` the one with the highest value (for counts of sockets, where a
+    filtered listing undercounts and none overcounts)."""
+    found: dict[str | None, SeriesView] = {}
+    for host, items in by_host(s for s in data.series(name) if s.name == name).items():
+        if prefer == "peak":
+            filled = [s for s in items if len(s)]
+            best = (
+                max(filled, key=lambda s: (float(np.max(s.values)), len(s), s.artifact))
+                if filled
+                else None
+            )
+        else:
+            best = richest(items)
+        if best is not None:
+            found[host] = best
+    return found
+
+
+def last_values_at(times_ms: IntArray, series: SeriesView) -> FloatArray:
+    """``series`` read at ``times_ms`` by its last known value (NaN before its first point)."""
+    times = np.asarray(times_ms, dtype=np.int64)
+    if not len(series) or not len(times):
+        return np.full(len(times), np.nan)
+    idx = np.searchsorted(series.times_ms, times, side="right") - 1
+    out = np.where(idx >= 0, series.values[np.clip(idx, 0, None)], np.nan)
+    return out.astype(np.float64)
+
+
+# --- kernel counters ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CounterIncrements:
+    """How much a kernel counter moved in each interval between snapshots.
+
+    ``end_ms[i]`` ends an interval of ``interval_s[i]`` seconds in which the counter rose by
+    ``increments[i]``. ``source`` is the series it was read from (for evidence links).
+    """
+
+    end_ms: IntArray
+    interval_s: FloatArray
+    increments: FloatArray
+    source: SeriesView
+
+    @property
+    def total(self) -> float:
+        return float(np.sum(self.increments))
+
+    @property
+    def seconds(self) -> float:
+        return float(np.sum(self.interval_s))
+
+    def __len__(self) -> int:
+        return len(self.end_ms)
+
+
+def _increments_from_total(s: SeriesView) -> CounterIncrements | None:
+    if len(s) < 2:
+        return None
+    dt = np.diff(s.times_ms).astype(np.float64) / 1000.0
+    inc = np.diff(s.values)
+    keep = dt > 0  # duplicate snapshot times give no interval
+    # A counter that went down was reset (reboot, netns recreated): count nothing there.
+    inc = np.clip(inc, 0.0, None)
+    return CounterIncrements(s.times_ms[1:][keep], dt[keep], inc[keep], s)
+
+
+def _increments_from_delta(s: SeriesView) -> CounterIncrements | None:
+    if len(s) < 2:
+        return None
+    dt = np.diff(s.times_ms).astype(np.float64) / 1000.0
+    keep = dt > 0
+    return CounterIncrements(
+        s.times_ms[1:][keep], dt[keep], np.clip(s.values[1:][keep], 0.0, None), s
+    )
+
+
+def _increments_from_rate(s: SeriesView) -> CounterIncrements | None:
+    if len(s) < 2:
+        return None
+    dt = np.diff(s.times_ms).astype(np.float64) / 1000.0
+    keep = dt > 0
+    rates = np.clip(s.values[1:][keep], 0.0, None)
+    return CounterIncrements(s.times_ms[1:][keep], dt[keep], rates * dt[keep], s)
+
+
+def counter_increments(data: IncidentData, counter: str) -> dict[str | None, CounterIncrements]:
+    """Per host, the increments of kernel counter ``counter`` (e.g. ``TcpRetransSegs``).
+
+    Read from ``netstat.<counter>.total`` (absolute snapshots: exact), else
+    ``netstat.<counter>.delta`` (``nstat`` increments), else the ``per_s`` rate times the
+    interval. Hosts with fewer than two snapshots are left out (a single absolute value says
+    nothing about the incident's window).
+    """
+    out: dict[str | None, CounterIncrements] = {}
+    readers = (
+        (f"netstat.{counter}.total", _increments_from_total),
+        (f"netstat.{counter}.delta", _increments_from_delta),
+        (f"netstat.{counter}", _increments_from_rate),
+    )
+    for name, reader in readers:
+        for host, s in host_series(data, name).items():
+            if host in out:
+                continue
+            if name == f"netstat.{counter}" and s.unit != "per_s":
+                continue
+            inc = reader(s)
+            if inc is not None and len(inc):
+                out[host] = inc
+    return out
+
+
+def increments_on(end_ms: IntArray, other: CounterIncrements) -> FloatArray:
+    """``other``'s increments summed into the intervals that end at ``end_ms`` (same host).
+
+    Two counters of one snapshot file share their times; from different files they do not,
+    so each of ``other``'s increments goes to the first ``end_ms`` at or after its own end.
+    """
+    out = np.zeros(len(end_ms), dtype=np.float64)
+    if not len(end_ms) or not len(other):
+        return out
+    idx = np.searchsorted(end_ms, other.end_ms, side="left")
+    ok = idx < len(end_ms)
+    np.add.at(out, idx[ok], other.increments[ok])
+    return out
+
+
+def single_counter_value(data: IncidentData, counter: str) -> dict[str | None, float]:
+    """Per host, the largest absolute value of ``counter`` from single-snapshot facts or series."""
+    out: dict[str | None, float] = {}
+    for f in data.facts(f"netstat.{counter}"):
+        if f.key != f"netstat.{counter}":
+            continue
+        try:
+            value = float(f.value)
+        except ValueError:
+            continue
+        out[f.host] = max(out.get(f.host, value), value)
+    for host, s in host_series(data, f"netstat.{counter}.total").items():
+        out[host] = max(out.get(host, 0.0), float(np.max(s.values)))
+    return out
+
+
+# --- windows ------------------------------------------------------------------------------
+
+
+def peak_window(
+    times_ms: IntArray, values: FloatArray, window_ms: int
+) -> tuple[int, int, float] | None:
+    """The ``window_ms`` span (from a point's time) whose points have the highest mean.
+
+    Returns ``(from_ms, to_ms, mean)`` with ``to_ms`` the last point inside the window, or
+    None for no points. A capture shorter than the window gives the whole capture.
+    """
+    times = np.asarray(times_ms, dtype=np.int64)
+    vals = np.asarray(values, dtype=np.float64)
+    ok = np.isfinite(vals)
+    times, vals = times[ok], vals[ok]
+    if not len(times):
+        return None
+    order = np.argsort(times, kind="stable")
+    times, vals = times[order], vals[order]
+    csum = np.concatenate(([0.0], np.cumsum(vals)))
+    ends = np.searchsorted(times, times + max(window_ms, 0), side="right")
+    means = (csum[ends] - csum[np.arange(len(times))]) / (ends - np.arange(len(times)))
+    best = int(np.argmax(means))
+    return int(times[best]), int(times[ends[best] - 1]), float(means[best])
+
+
+# --- facts --------------------------------------------------------------------------------
+
+
+def host_fact(data: IncidentData, key: str, host: str | None = None) -> FactView | None:
+    """The last-captured fact ``key`` for ``host`` (any host's when that host has none)."""
+    facts = [f for f in data.facts(key) if f.key == key]
+    own = [f for f in facts if f.host == host]
+    pool = own or facts
+    if not pool:
+        return None
+    return max(pool, key=lambda f: (f.time_ms or 0, f.artifact))
+
+
+def fact_ints(fact: FactView | None) -> list[int]:
+    """The whole numbers of a fact's value (``"32768 60999"`` -> [32768, 60999]); [] if none."""
+    if fact is None:
+        return []
+    out = []
+    for token in fact.value.replace("\t", " ").split():
+        try:
+            out.append(int(token))
+        except ValueError:
+            return []
+    return out
+
+
+# --- periodicity --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Periodicity:
+    """A repeating pattern found by autocorrelation.
+
+    ``period_s`` is the lag of the first clear autocorrelation peak, ``strength`` its
+    autocorrelation (0..1; pure noise of n points stays near 2/sqrt(n)), ``cycles`` how many
+    periods the capture holds, ``sample_s`` the resampling step, ``peak_ms`` the instants of
+    the highest values, one per cycle (where the spikes are), and ``spike_ratio`` the mean of
+    those peaks over the series' median.
+    """
+
+    period_s: float
+    strength: float
+    cycles: float
+    sample_s: float
+    peak_ms: tuple[int, ...]
+    spike_ratio: float
+
+
+def resample_uniform(
+    times_ms: IntArray, values: FloatArray, step_s: float | None = None
+) -> tuple[IntArray, FloatArray]:
+    """``values`` linearly interpolated onto an even grid (step: the median sample spacing)."""
+    times = np.asarray(times_ms, dtype=np.int64)
+    vals = np.asarray(values, dtype=np.float64)
+    ok = np.isfinite(vals)
+    times, vals = times[ok], vals[ok]
+    if len(times) < 2:
+        return times, vals
+    order = np.argsort(times, kind="stable")
+    times, vals = times[order], vals[order]
+    uniq, first = np.unique(times, return_index=True)
+    # duplicate instants: keep the mean of their values
+    sums = np.add.reduceat(vals, first)
+    counts = np.diff(np.append(first, len(vals)))
+    times, vals = uniq, sums / counts
+    if len(times) < 2:
+        return times, vals
+    step_ms = step_s * 1000.0 if step_s else float(np.median(np.diff(times)))
+    step_ms = max(step_ms, 1.0)
+    count = int((times[-1] - times[0]) // step_ms) + 1
+    if count > 200_000:  # a year at 1 s would be silly; keep the work bounded
+        step_ms = (times[-1] - times[0]) / 200_000
+        count = 200_001
+    grid = (times[0] + np.arange(count) * step_ms).astype(np.int64)
+    return grid, np.interp(grid, times, vals)
+
+
+def dominant_period(
+    times_ms: IntArray,
+    values: FloatArray,
+    *,
+    min_period_s: float,
+    max_period_s: float,
+    min_cycles: float = 2.0,
+) -> Periodicity | None:
+    """The main period of a series between ``min_period_s`` and ``max_period_s``, or None.
+
+    The series is resampled evenly, a linear trend removed, and its autocorrelation taken
+    (via FFT). The period is the first local maximum of the autocorrelation within range
+    that stands above the dip before it (so a slow ramp, whose autocorrelation only decays,
+    has no period), and whose lag fits ``min_cycles`` times into the capture. The strongest
+    such peak within 10 % of the highest one is taken, so harmonics (2P, 3P) do not win.
+    """
+    grid, vals = resample_uniform(times_ms, values)
+    n = len(vals)
+    if n < 6:
+        return None
+    step_s = float(grid[1] - grid[0]) / 1000.0 if n > 1 else 0.0
+    if step_s <= 0:
+        return None
+    x = vals - np.polyval(np.polyfit(np.arange(n), vals, 1), np.arange(n))
+    var = float(np.dot(x, x))
+    if var <= 1e-12 * max(1.0, float(np.max(np.abs(vals))) ** 2) or var == 0.0:
+        return None
+    size = 1 << int(np.ceil(np.log2(2 * n)))
+    spectrum = np.fft.rfft(x, size)
+    acf = np.fft.irfft(spectrum * np.conj(spectrum), size)[:n]
+    acf = acf / acf[0]
+    lo = max(2, int(np.ceil(min_period_s / step_s)))
+    hi = min(int(np.floor(max_period_s / step_s)), int(np.floor((n - 1) / min_cycles)))
+    if hi <= lo:
+        return None
+    candidates = []
+    for lag in range(lo, hi + 1):
+        if acf[lag] <= 0 or acf[lag] < acf[lag - 1] or (lag + 1 < n and acf[lag] < acf[lag + 1]):
+            continue
+        dip = float(np.min(acf[1:lag])) if lag > 1 else 1.0
+        if acf[lag] - dip < 0.2:  # a real period swings: the dip before the peak is lower
+            continue
+        candidates.append((lag, float(acf[lag])))
+    if not candidates:
+        return None
+    top = max(c[1] for c in candidates)
+    lag, strength = next(c for c in candidates if c[1] >= top * 0.9)
+    # the biased estimate above shrinks long lags; scale back up for an honest 0..1 figure
+    strength = min(1.0, strength * n / (n - lag))
+    period_s = lag * step_s
+    peaks = []
+    for start in range(0, n, lag):
+        seg = vals[start : start + lag]
+        if len(seg) >= max(1, lag // 2):
+            peaks.append(start + int(np.argmax(seg)))
+    median = float(np.median(vals))
+    peak_mean = float(np.mean(vals[peaks])) if peaks else median
+    spike_ratio = peak_mean / median if median > 0 else float("inf") if peak_mean > 0 else 1.0
+    return Periodicity(
+        period_s=period_s,
+        strength=strength,
+        cycles=(n * step_s) / period_s,
+        sample_s=step_s,
+        peak_ms=tuple(int(grid[p]) for p in peaks),
+        spike_ratio=spike_ratio,
+    )
+
+
+# --- formatting ---------------------------------------------------------------------------
+
+
+def fmt_count(value: float) -> str:
+    """A count with thousands separators: 32600 -> ``32,600``; 0.5 -> ``0.5``."""
+    if not np.isfinite(value):
+        return str(value)
+    if abs(value - round(value)) < 1e-9 or abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:,.2g}" if abs(value) < 1 else f"{value:,.1f}"
+
+
+def fmt_pct(value: float) -> str:
+    """A percentage with sensible precision: 0.0312 % -> ``0.031 %``, 12.34 -> ``12.3 %``."""
+    if not np.isfinite(value):
+        return f"{value} %"
+    if abs(value) >= 10:
+        return f"{value:.0f} %"
+    if abs(value) >= 1:
+        return f"{value:.1f} %"
+    return f"{value:.2g} %"
+
+
+def fmt_seconds(seconds: float) -> str:
+    """A duration for people: 0.0123 -> ``12 ms``, 75 -> ``75 s``, 7200 -> ``2.0 h``."""
+    if not np.isfinite(seconds):
+        return "unbounded"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms" if seconds >= 0.001 else f"{seconds * 1000:.2g} ms"
+    if seconds < 120:
+        return f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def fmt_bytes(value: float) -> str:
+    """Bytes in binary units: 16384 -> ``16 KiB``, 4194304 -> ``4.0 MiB``."""
+    if not np.isfinite(value):
+        return str(value)
+    units = ("B", "KiB", "MiB", "GiB", "TiB")
+    size = float(value)
+    for unit in units:
+        if abs(size) < 1024 or unit == units[-1]:
+            if unit == "B":
+                return f"{size:.0f} B"
+            return f"{size:.0f} {unit}" if abs(size) >= 10 else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{value} B"  # pragma: no cover
+
+
+# --- connection-level helpers (ss -tinm), kernel counters, sysctl values, formatting
+# (added with small_send_buffer / receiver_not_reading / slow_start_after_idle /
+# single_connection_bottleneck) -------------------------
+
+
+def format_bits_per_s(bits_per_s: float) -> str:
+    """A link or delivery rate in decimal bit multiples: ``100 Mbit/s``.
+
+    >>> format_bits_per_s(100e6), format_bits_per_s(6_553_600), format_bits_per_s(900)
+    ('100 Mbit/s', '6.6 Mbit/s', '900 bit/s')
+    """
+    value = float(bits_per_s)
+    for unit in ("bit/s", "kbit/s", "Mbit/s", "Gbit/s"):
+        if abs(value) < 1000 or unit == "Gbit/s":
+            if unit == "bit/s":
+                return f"{value:.0f} bit/s"
+            return f"{value:.1f} {unit}" if abs(value) < 10 else f"{value:.0f} {unit}"
+        value /= 1000
+    return f"{value:.0f} Gbit/s"  # pragma: no cover
+
+
+def split_endpoint(endpoint: str) -> tuple[str, int | None]:
+    """``address:port`` as ss prints it to (address, port); scopes (``%lo``) and brackets go.
+
+    >>> split_endpoint("[::ffff:127.0.0.1]:5005"), split_endpoint("127.0.0.1%lo:5006")
+    (('::ffff:127.0.0.1', 5005), ('127.0.0.1', 5006))
+    >>> split_endpoint("*:*"), split_endpoint("garbage")
+    (('*', None), ('garbage', None))
+    """
+    address, sep, port_text = endpoint.rpartition(":")
+    if not sep:
+        return endpoint, None
+    address = address.split("%", 1)[0].strip("[]")
+    port = int(port_text) if port_text.isdigit() else None
+    return address, port
+
+
+def connection_of(labels: dict[str, str]) -> tuple[str, str] | None:
+    """(local, peer) of a ``tcp.conn.*`` series, None when the labels lack them."""
+    local, peer = labels.get("local"), labels.get("peer")
+    if local is None or peer is None:
+        return None
+    return local, peer
+
+
+def facts_by_host(data: IncidentData, key: str) -> dict[str | None, FactView]:
+    """The latest fact ``key`` per host (``None`` for artifacts without a host)."""
+    grouped: dict[str | None, list[FactView]] = defaultdict(list)
+    for fact in data.facts(key):
+        grouped[fact.host].append(fact)
+    return {
+        host: max(items, key=lambda f: (f.time_ms or -1, f.artifact))
+        for host, items in grouped.items()
+    }
+
+
+def congestion_controls(data: IncidentData) -> dict[tuple[str | None, str, str], str]:
+    """Congestion control per (host, local, peer), from the ss facts ``tcp.conn.cc[<local> <peer>]``."""
+    found: dict[tuple[str | None, str, str], tuple[int, str]] = {}
+    for fact in data.facts("tcp.conn.cc[*"):
+        inside = fact.key[len("tcp.conn.cc[") :].rstrip("]")
+        local, _, peer = inside.partition(" ")
+        key = (fact.host, local, peer)
+        stamp = fact.time_ms or -1
+        if key not in found or stamp >= found[key][0]:
+            found[key] = (stamp, fact.value.strip())
+    return {key: value for key, (_, value) in found.items()}
+
+
+def counter_increase(data: IncidentData, name: str, host: str | None) -> float | None:
+    """How much the kernel counter ``name`` (nstat name, e.g. ``TcpExtTCPToZeroWindowAdv``) rose.
+
+    Reads ``netstat.<name>.total`` (absolute snapshots: the sum of the non-negative steps, so
+    a reboot does not count as a fall), else ``netstat.<name>.delta`` (increments), else
+    integrates ``netstat.<name>`` (per second). None when no capture carries the counter.
+    """
+    total = 0.0
+    found = False
+    for series in data.series(f"netstat.{name}.total", host=host):
+        found = True
+        if len(series) > 1:
+            steps = np.diff(series.values)
+            total += float(steps[steps > 0].sum())
+    if found:
+        return total
+    for series in data.series(f"netstat.{name}.delta", host=host):
+        found = True
+        total += float(np.clip(series.values, 0, None).sum())
+    if found:
+        return total
+    for series in data.series(f"netstat.{name}", host=host):
+        found = True
+        if len(series) > 1:
+            gaps_s = np.diff(series.times_ms) / 1000.0
+            total += float((np.clip(series.values[1:], 0, None) * gaps_s).sum())
+    return total if found else None
+
+
+def exact_values_at(
+    series: SeriesView, times_ms: npt.NDArray[np.int64], default: float
+) -> npt.NDArray[np.float64]:
+    """``series`` read at ``times_ms``: the exact point when there is one, else ``default``.
+
+    For per-connection ss series that skip snapshots (a field printed only when non-zero).
+    """
+    out = np.full(len(times_ms), default, dtype=np.float64)
+    if not len(series) or not len(times_ms):
+        return out
+    index = np.searchsorted(series.times_ms, times_ms)
+    inside = index < len(series.times_ms)
+    hit = np.zeros(len(times_ms), dtype=bool)
+    hit[inside] = series.times_ms[index[inside]] == times_ms[inside]
+    out[hit] = series.values[index[hit]]
+    return out
+
+
+def coefficient_of_variation(values: npt.NDArray[np.float64]) -> float | None:
+    """Standard deviation over mean (0 for a flat series); None when the mean is 0 or empty.
+
+    >>> coefficient_of_variation(np.array([0.0, 10.0, 0.0, 10.0]))
+    1.0
+    """
+    if not len(values):
+        return None
+    mean = float(np.mean(values))
+    if mean <= 0:
+        return None
+    return float(np.std(values) / mean)
+
+
+ConnectionKey = tuple[str | None, str, str]
+
+
+def connection_series(
+    data: IncidentData, fields: Sequence[str]
+) -> dict[ConnectionKey, dict[str, SeriesView]]:
+    """Per-connection ss series, ``{(host, local, peer): {field: series}}``.
+
+    ``fields`` are the names after ``tcp.conn.`` (``"skmem_tb"``, ``"sendq.bytes"`` ...). When
+    two artifacts hold the same connection and field, the one with more points is kept.
+    """
+    table: dict[ConnectionKey, dict[str, SeriesView]] = defaultdict(dict)
+    for field_name in fields:
+        for series in data.series(f"tcp.conn.{field_name}"):
+            ends = connection_of(series.labels)
+            if ends is None or not len(series):
+                continue
+            row = table[(series.host, ends[0], ends[1])]
+            if field_name not in row or len(series) > len(row[field_name]):
+                row[field_name] = series
+    return dict(table)
+
+
+def connection_label(key: ConnectionKey) -> str:
+    """``local -> peer on host`` for summaries (``host`` left out when unknown)."""
+    host, local, peer = key
+    return f"{local} -> {peer}" + (f" on {host}" if host else "")
+
+
+def longest_true_span(times_ms: IntArray, mask: npt.NDArray[np.bool_]) -> tuple[int, int] | None:
+    """(first, last) time of the longest run of consecutive True samples; None if there is none.
+
+    >>> longest_true_span(np.array([1, 2, 3, 4, 5]), np.array([True, False, True, True, False]))
+    (3, 4)
+    """
+    flags = np.asarray(mask, dtype=bool)
+    if not len(flags) or len(flags) != len(times_ms):
+        return None
+    padded = np.concatenate(([False], flags, [False])).astype(np.int8)
+    edges = np.diff(padded)
+    starts = np.flatnonzero(edges == 1)
+    ends = np.flatnonzero(edges == -1) - 1
+    if not len(starts):
+        return None
+    best = int(np.argmax(ends - starts))
+    return int(times_ms[starts[best]]), int(times_ms[ends[best]])
+
+
+# --- spans and windows (added with time_wait_storm / accept_queue_overflow /
+# tcp_retransmissions / short_lived_connections / heartbeat_storm) -----------------------
+
+
+def chrono_share_pct(
+    row: dict[str, SeriesView], times_ms: IntArray, limit: str, min_busy_ms: float
+) -> tuple[float | None, float]:
+    """Share of a connection's busy time an ss chrono limit took: ``(percent, busy ms)``.
+
+    ``row`` maps ``tcp.conn.*`` field names to series (see :func:`connection_series`) and
+    ``limit`` is ``"rwnd_limited"`` or ``"sndbuf_limited"``. ss prints a limit only when it
+    is non-zero, so a missing sample counts as 0. During the capture when two snapshots at
+    least ``min_busy_ms`` of busy time apart allow it (the incident window), else the
+    cumulative share ss printed last (since the connection opened). (None, 0) without
+    ``busy_ms``.
+    """
+    busy_series = row.get("busy_ms")
+    if busy_series is None or not len(times_ms):
+        return None, 0.0
+    busy = exact_values_at(busy_series, times_ms, np.nan)
+    valid = ~np.isnan(busy)
+    if not valid.any():
+        return None, 0.0
+    spent_ms = row.get(f"{limit}_ms")
+    part = (
+        exact_values_at(spent_ms, times_ms, 0.0)
+        if spent_ms is not None
+        else np.zeros(len(times_ms))
+    )
+    busy_valid, part_valid = busy[valid], part[valid]
+    spent = float(busy_valid[-1] - busy_valid[0])
+    if len(busy_valid) >= 2 and spent >= min_busy_ms:
+        return max(0.0, float(part_valid[-1] - part_valid[0])) * 100.0 / spent, spent
+    pct_series = row.get(f"{limit}_pct")
+    pct = (
+        exact_values_at(pct_series, times_ms, 0.0)
+        if pct_series is not None
+        else np.zeros(len(times_ms))
+    )
+    last = int(np.flatnonzero(valid)[-1])
+    return float(pct[last]), float(busy[last])
+
+
+def span_near_peak(times_ms: IntArray, values: FloatArray, fraction: float) -> tuple[int, int]:
+    """The contiguous run of points around the highest one that stay >= ``fraction`` x peak.
+
+    For evidence ranges ("where TIME-WAIT was within 90 % of its peak"); ``(0, 0)`` for no
+    points. NaN values end a run.
+    """
+    times = np.asarray(times_ms, dtype=np.int64)
+    vals = np.asarray(values, dtype=np.float64)
+    if not len(times):
+        return 0, 0
+    finite = np.where(np.isfinite(vals), vals, -np.inf)
+    peak_index = int(np.argmax(finite))
+    level = finite[peak_index] * fraction if finite[peak_index] > 0 else finite[peak_index]
+    lo = peak_index
+    while lo > 0 and finite[lo - 1] >= level:
+        lo -= 1
+    hi = peak_index
+    while hi + 1 < len(times) and finite[hi + 1] >= level:
+        hi += 1
+    return int(times[lo]), int(times[hi])
+
+
+def full_windows(
+    end_ms: IntArray, interval_s: FloatArray, window_s: float
+) -> tuple[IntArray, IntArray]:
+    """Windows of consecutive counter intervals spanning ``window_s`` seconds.
+
+    Returns ``(first, stop)`` index arrays: window ``k`` covers intervals
+    ``first[k]:stop[k]``. Only windows that fit whole inside the capture are given (a late
+    start would measure one short interval and inflate a peak); a capture shorter than the
+    window gives one window, the whole capture. Sum any per-interval amount over them with
+    a cumulative sum.
+    """
+    ends = np.asarray(end_ms, dtype=np.int64)
+    gaps = np.asarray(interval_s, dtype=np.float64)
+    n = len(ends)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    starts_ms = ends - (gaps * 1000.0).astype(np.int64)
+    stop = np.searchsorted(ends, starts_ms + int(window_s * 1000), side="right")
+    first = np.arange(n, dtype=np.int64)
+    fits = starts_ms + int(window_s * 1000) <= ends[-1]
+    if not np.any(fits):
+        return np.array([0], dtype=np.int64), np.array([n], dtype=np.int64)
+    return first[fits], stop[fits].astype(np.int64)

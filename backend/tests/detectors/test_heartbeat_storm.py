@@ -1,0 +1,141 @@
+"""heartbeat_storm: many connections plus a period shared by CPU, packets or queues."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+
+from rootline.detectors import heartbeat_storm as detector
+from tests.detectors.net_incident import (
+    Capture,
+    assert_well_formed,
+    fixture_incident,
+    incident,
+    odd_incidents,
+)
+
+
+def check(data):  # type: ignore[no-untyped-def]
+    finding = detector.detect(data)
+    assert_well_formed(finding, detector.ID, detector.PARAMETERS)
+    return finding
+
+
+def spikes(seconds: int, period: int, base: float, height: float, seed: int) -> list[float]:
+    rng = np.random.default_rng(seed)
+    return [
+        base + rng.normal(0, base * 0.05) + (height if i % period < 3 else 0.0)
+        for i in range(seconds)
+    ]
+
+
+def nmon(seconds=300, *, cpu_period=60, packet_period=60, seed=1):  # type: ignore[no-untyped-def]
+    capture = Capture(kind="nmon")
+    if cpu_period:
+        capture.series("cpu.user_pct", spikes(seconds, cpu_period, 10, 40, seed), unit="%")
+        capture.series("cpu.sys_pct", spikes(seconds, cpu_period, 5, 20, seed + 1), unit="%")
+    else:
+        rng = np.random.default_rng(seed)
+        capture.series("cpu.user_pct", list(10 + rng.normal(0, 1, seconds)), unit="%")
+    if packet_period:
+        capture.series(
+            "net.packets_in",
+            spikes(seconds, packet_period, 200, 7000, seed + 2),
+            unit="/s",
+            labels={"if": "eth0"},
+        )
+    return capture
+
+
+def connections(count: float, seconds: int = 300) -> Capture:
+    return Capture(kind="ss").series(
+        "tcp.state.estab", [count] * (seconds // 5), step_s=5, unit="sockets"
+    )
+
+
+def test_confirmed_when_cpu_and_packets_spike_together_with_7000_connections() -> None:
+    finding = check(incident(nmon(), connections(7000)))
+    assert finding.verdict == "confirmed"
+    assert finding.summary == (
+        "7,000 ESTABLISHED connections on host h1 and cpu and packets spiking every ~60 s."
+    )
+    periodic = [e for e in finding.evidence if e.unit == "s"]
+    assert {e.series for e in periodic} == {"cpu.user_pct", "net.packets_in"}
+    assert all(e.observed == 60 for e in periodic)
+    # the range sits on a spike: spikes are at multiples of 60 s from the start
+    first = periodic[0]
+    assert first.from_ms is not None and first.to_ms is not None
+    centre_s = ((first.from_ms + first.to_ms) / 2 - 1_795_000_000_000) / 1000
+    assert centre_s % 60 < 3
+
+
+def test_any_period_between_5_and_300_s() -> None:
+    finding = check(incident(nmon(120, cpu_period=8, packet_period=8), connections(3000, 120)))
+    assert finding.verdict == "confirmed" and "~8 s" in finding.summary
+
+
+def test_likely_with_one_periodic_family() -> None:
+    finding = check(incident(nmon(cpu_period=0), connections(5000)))
+    assert finding.verdict == "likely"
+    assert "packets spiking every ~60 s" in finding.summary
+
+
+def test_likely_with_two_families_and_no_connection_count() -> None:
+    finding = check(incident(nmon()))
+    assert finding.verdict == "likely"
+    assert "unknown number of connections" in finding.summary
+
+
+def test_periods_that_disagree_do_not_confirm() -> None:
+    finding = check(incident(nmon(cpu_period=25, packet_period=60), connections(7000)))
+    assert finding.verdict == "likely"
+
+
+def test_ruled_out_with_few_connections_even_if_periodic() -> None:
+    finding = check(incident(nmon(), connections(300)))
+    assert finding.verdict == "ruled_out"
+    assert "Only 300 ESTABLISHED" in finding.summary and "1,000" in finding.summary
+
+
+def test_ruled_out_on_real_ss_listing() -> None:
+    finding = check(fixture_incident("ss/ss-tan.txt"))
+    assert finding.verdict == "ruled_out"
+    assert "Only 28 ESTABLISHED" in finding.summary
+
+
+def test_ruled_out_when_many_connections_but_no_period_over_a_long_capture() -> None:
+    finding = check(incident(nmon(cpu_period=0, packet_period=0), connections(7000)))
+    assert finding.verdict == "ruled_out"
+    assert "no CPU, packet or queue signal repeats" in finding.summary
+
+
+def test_insufficient_when_capture_too_short_for_a_60_s_period() -> None:
+    finding = check(incident(nmon(60, cpu_period=0, packet_period=0), connections(7000, 60)))
+    assert finding.verdict == "insufficient_data"
+    assert "too short" in finding.summary
+    assert any("--duration 300" in m.command for m in finding.missing)
+
+
+def test_insufficient_on_real_nmon_without_connection_count() -> None:
+    finding = check(fixture_incident("nmon/linux-debian12-nmon16n-stress-60x1s.nmon"))
+    assert finding.verdict == "insufficient_data"
+
+
+def test_boundary_at_1000_connections() -> None:
+    assert check(incident(nmon(), connections(1000))).verdict == "confirmed"
+    assert check(incident(nmon(), connections(999))).verdict == "ruled_out"
+
+
+def test_noise_has_no_period() -> None:
+    rng = np.random.default_rng(7)
+    capture = Capture(kind="nmon")
+    capture.series("cpu.user_pct", list(rng.exponential(10, 600)), unit="%")
+    capture.series("net.packets_in", list(rng.exponential(500, 600)), unit="/s")
+    finding = check(incident(capture, connections(5000, 600)))
+    assert finding.verdict == "ruled_out"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(odd_incidents())
+def test_never_raises_on_odd_input(data) -> None:  # type: ignore[no-untyped-def]
+    check(data)

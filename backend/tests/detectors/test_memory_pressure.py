@@ -1,0 +1,156 @@
+"""memory_pressure: low available memory, swapping, major faults; ruled out with numbers."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rootline.detectors import memory_pressure as detector
+from rootline.detectors.base import Finding
+from tests.detectors.runtime_incident import (
+    T0,
+    Capture,
+    assert_well_formed,
+    corpus_incident,
+    fixture_incident,
+    incident,
+)
+
+
+def check(finding: Finding) -> Finding:
+    assert_well_formed(finding, detector.ID, detector.PARAMETERS)
+    return finding
+
+
+def linux(
+    free: list[float],
+    *,
+    total: float = 16_000,
+    cached: float = 0.0,
+    swap_free: list[float] | None = None,
+    pswpin: list[float] | None = None,
+    pswpout: list[float] | None = None,
+    majfault: list[float] | None = None,
+    step_s: float = 1.0,
+    host: str = "app-1",
+) -> Capture:
+    """nmon MEM + VM series as the nmon parser emits them (VM counts per interval)."""
+    n = len(free)
+    capture = Capture("nmon", host)
+    capture.series("mem.total_mb", [total] * n, step_s=step_s, unit="MB")
+    capture.series("mem.free_mb", free, step_s=step_s, unit="MB")
+    capture.series("mem.cached_mb", [cached] * n, step_s=step_s, unit="MB")
+    capture.series("mem.buffers_mb", [0.0] * n, step_s=step_s, unit="MB")
+    capture.series("mem.swap_total_mb", [2048.0] * n, step_s=step_s, unit="MB")
+    capture.series("mem.swap_free_mb", swap_free or [2048.0] * n, step_s=step_s, unit="MB")
+    capture.series("nmon.VM.pswpin", pswpin or [0.0] * n, step_s=step_s)
+    capture.series("nmon.VM.pswpout", pswpout or [0.0] * n, step_s=step_s)
+    capture.series("nmon.VM.pgmajfault", majfault or [0.0] * n, step_s=step_s)
+    return capture
+
+
+def test_ruled_out_on_the_real_capture_names_the_numbers() -> None:
+    finding = check(
+        detector.detect(fixture_incident("nmon/linux-debian12-nmon16n-stress-60x1s.nmon"))
+    )
+    assert finding.verdict == "ruled_out"
+    assert "available memory never below 23305 MB (97 % of 24106 MB)" in finding.summary
+    assert "swap-in peak 0/s" in finding.summary and "major faults peak 27/s" in finding.summary
+    assert "no swap" in finding.summary
+
+
+def test_confirmed_by_sustained_swap_in() -> None:
+    # 1 s capture, 400 pages swapped in per second for 15 s.
+    pswpin = [0.0] * 5 + [400.0] * 15 + [0.0] * 5
+    finding = check(detector.detect(incident(linux([300.0] * 25, pswpin=pswpin))))
+    assert finding.verdict == "confirmed"
+    assert "swap-in >= 100/s for 15.0 s (peak 400/s)" in finding.summary
+    lead = next(e for e in finding.evidence if e.series == "nmon.VM.pswpin")
+    assert lead.from_ms == T0 + 5_000 and lead.to_ms == T0 + 20_000
+
+
+def test_vm_counts_per_interval_become_rates() -> None:
+    # nmon -s 5: 400 pages per 5 s interval = 80 pages/s, below 100/s.
+    pswpin = [400.0] * 6
+    finding = check(detector.detect(incident(linux([8000.0] * 6, pswpin=pswpin, step_s=5))))
+    assert finding.verdict == "ruled_out"
+    assert "swap-in peak 80/s" in finding.summary
+
+
+def test_confirmed_by_low_memory_while_swapping_out() -> None:
+    free = [700.0] * 12  # 700 of 16000 MB = 4.4 %
+    swap_free = [2048.0 - 20 * i for i in range(12)]  # 220 MB pushed out
+    finding = check(
+        detector.detect(incident(linux(free, swap_free=swap_free, pswpout=[300.0] * 12)))
+    )
+    assert finding.verdict == "confirmed"
+    assert "available memory <= 5 % for 12.0 s" in finding.summary
+    assert "swap use grew 220 MB" in finding.summary
+
+
+def test_likely_on_low_memory_alone() -> None:
+    finding = check(detector.detect(incident(linux([1200.0] * 10, cached=200.0))))
+    assert finding.verdict == "likely"
+    assert "available memory down to 8.8 % (1400 MB)" in finding.summary
+
+
+def test_boundary_low_available() -> None:
+    # Exactly 5 % for exactly 10 s with swap-out: confirmed; 5.1 %: only likely.
+    at_limit = linux([800.0] * 10, pswpout=[150.0] * 10)
+    above = linux([816.0] * 10, pswpout=[150.0] * 10)
+    assert detector.detect(incident(at_limit)).verdict == "confirmed"
+    assert detector.detect(incident(above)).verdict == "likely"
+
+
+def test_page_cache_counts_as_available() -> None:
+    finding = check(detector.detect(incident(linux([200.0] * 10, cached=9000.0))))
+    assert finding.verdict == "ruled_out"
+
+
+def test_real_aix_paging_space_storm() -> None:
+    finding = check(
+        detector.detect(
+            corpus_incident("nmon/aix61-tl07-power7-topas-nmon-top-uarg-nfs-nmonchart-sampleC.nmon")
+        )
+    )
+    assert finding.verdict == "confirmed"
+    assert "swap-in" in finding.summary and "swap use grew 6608 MB" in finding.summary
+
+
+def test_aix_low_free_with_file_cache_is_not_pressure() -> None:
+    finding = check(
+        detector.detect(
+            corpus_incident("nmon/aix71-tl03-power7-topas-nmon-300s-nmon2influxdb.nmon")
+        )
+    )
+    assert finding.verdict == "ruled_out"
+    assert "71 % of 43008 MB" in finding.summary
+
+
+def test_insufficient_without_memory_samples() -> None:
+    finding = check(detector.detect(incident(Capture("nmon").series("cpu.user_pct", [3]))))
+    assert finding.verdict == "insufficient_data"
+    assert any("nmon -f" in m.command for m in finding.missing)
+
+
+mb = st.floats(min_value=-1, max_value=1e5, allow_nan=False)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(mb, max_size=20), st.lists(mb, max_size=20), st.lists(st.integers(0, 2), max_size=20)
+)
+def test_never_raises(free, paging, times) -> None:  # type: ignore[no-untyped-def]
+    capture = Capture("nmon", None)
+    for i, value in enumerate(free):
+        at = T0 + (times[i] if i < len(times) else i) * 1000
+        capture.points.add("mem.free_mb", {}, "MB", at, value)
+        capture.points.add("mem.total_mb", {}, "MB", at, value * 2 - 1)
+        capture.points.add("mem.cached_mb", {}, "MB", at, value / 3)
+        capture.points.add("mem.swap_free_mb", {}, "MB", at, value)
+        capture.points.add("mem.swap_total_mb", {}, "MB", at, 0.0)
+    for i, value in enumerate(paging):
+        capture.points.add("nmon.VM.pswpin", {}, "", T0 + i * 1000, value)
+        capture.points.add("nmon.PAGE.pgsout", {}, "", T0, value)
+    finding = detector.detect(incident(capture))
+    assert finding.verdict in {"confirmed", "likely", "ruled_out", "insufficient_data"}
