@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from rootline import bundles
+from rootline import offline
 from rootline.detectors.base import Finding
 from rootline.detectors.data import ParsedArtifact
-from rootline.parsers import registry
 from rootline.parsers.base import ParseContext, ParseResult
 from rootline.timeutil import ms_to_iso, now_ms
 
@@ -90,14 +88,6 @@ def _redact(url: str) -> str:
     return url
 
 
-def _expand(paths: list[Path]) -> Iterator[Path]:
-    for path in paths:
-        if path.is_dir():
-            yield from sorted(p for p in path.rglob("*") if p.is_file())
-        else:
-            yield path
-
-
 def parse_summary(path: str, result: ParseResult) -> dict[str, Any]:
     """The ``parse --json`` object for one file (a contract: tools read it)."""
     time_range = result.time_range()
@@ -141,37 +131,6 @@ def parse_summary(path: str, result: ParseResult) -> dict[str, Any]:
     }
 
 
-def parse_path(path: Path, context: ParseContext, kind: str | None) -> list[ParsedArtifact]:
-    """Parse one file; a bundle gives one result per member (``bundle!member``)."""
-    data = path.read_bytes()
-    if kind is None and bundles.bundle_format(data) is not None:
-        bundle = bundles.unpack(data)
-        results: list[ParsedArtifact] = []
-        for member in bundle.members:
-            member_context = ParseContext(
-                timezone=context.timezone,
-                default_time_ms=context.default_time_ms,
-                host=member.host or context.host,
-                jvm_start_ms=context.jvm_start_ms,
-            )
-            result = registry.parse_bytes(member.data, member_context)
-            results.append(
-                ParsedArtifact(f"{path}!{member.path}", member.host or result.host, result)
-            )
-        if bundle.refused or bundle.diagnostics or not bundle.members:
-            report = ParseResult(kind="bundle")
-            for message in bundle.diagnostics:
-                report.diagnose(0, message)
-            for refusal in bundle.refused:
-                report.diagnose(0, f"{refusal.path}: refused: {refusal.reason}")
-            if not bundle.members:
-                report.diagnose(0, "bundle holds no readable member")
-            results.insert(0, ParsedArtifact(str(path), None, report))
-        return results
-    result = registry.parse_bytes(data, context, kind=kind)
-    return [ParsedArtifact(str(path), context.host or result.host, result)]
-
-
 @app.command()
 def parse(
     paths: Annotated[list[Path], typer.Argument(exists=True, help="Files, folders or bundles.")],
@@ -192,8 +151,8 @@ def parse(
     )
     summaries = [
         parse_summary(parsed.name, parsed.result)
-        for path in _expand(paths)
-        for parsed in parse_path(path, context, kind)
+        for path in offline.expand_paths(paths)
+        for parsed in offline.parse_path(path, context, kind)
     ]
     if as_json:
         payload: Any = summaries[0] if len(summaries) == 1 else summaries
@@ -244,19 +203,14 @@ def analyze(
     timezone: Annotated[str, typer.Option(help="IANA zone for zone-less timestamps.")] = "UTC",
 ) -> None:
     """Run the root-cause checklist offline on files, folders and bundles (no server needed)."""
-    from rootline.detectors import registry as detectors
-    from rootline.detectors.data import MemoryIncidentData
-
     context = ParseContext.for_zone(timezone, default_time_ms=now_ms())
-    parsed = [item for path in _expand(paths) for item in parse_path(path, context, None)]
-    readable = [p for p in parsed if p.result.status != "failed"]
-    findings = detectors.run_all(MemoryIncidentData(readable))
+    findings, parsed = offline.analyze(paths, context)
     if as_json:
         json.dump({"findings": [f.to_dict() for f in findings]}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         _print_checklist(findings, parsed)
-    if not readable:
+    if all(p.result.status == "failed" for p in parsed):
         typer.echo("nothing could be read from the given paths", err=True)
         raise typer.Exit(code=2)
 
@@ -305,7 +259,7 @@ def ingest(
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     failures = 0
     with httpx.Client(base_url=server.rstrip("/"), headers=headers, timeout=600) as client:
-        for path in _expand(paths):
+        for path in offline.expand_paths(paths):
             params = {
                 k: v
                 for k, v in {

@@ -41,8 +41,8 @@ def lab_incident(scenario: str) -> IncidentData:
     folder = LAB_FIXTURES / scenario
     if not folder.is_dir():
         pytest.skip(f"lab fixture {scenario} not committed yet")
-    from rootline.cli import _expand, parse_path
+    from rootline.offline import expand_paths, parse_path
 
     context = ParseContext.for_zone("UTC", default_time_ms=T0)
-    parsed = [item for path in _expand([folder]) for item in parse_path(path, context, None)]
+    parsed = [item for path in expand_paths([folder]) for item in parse_path(path, context, None)]
     return MemoryIncidentData([p for p in parsed if p.result.status != "failed"])
