@@ -28,6 +28,7 @@ demo: setup
 
 lint: setup
 	$(BIN)/ruff check backend/rootline backend/tests backend/bench migrations
+	cd backend && .venv/bin/mypy rootline
 
 test: lint test-backend
 

@@ -1,0 +1,67 @@
+"""The `rootline` command's offline verbs: the JSON shapes tools rely on, and exit statuses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from rootline.detectors.registry import DETECTORS
+from tests.conftest import FIXTURES_DIR
+
+ROOTLINE = str(Path(sys.executable).with_name("rootline"))
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ROOTLINE, *args], capture_output=True, text=True, timeout=300)
+
+
+def test_parse_json_shape_for_one_file() -> None:
+    path = FIXTURES_DIR / "gc_unified" / "g1-time-uptime-level-tags.log"
+    done = run("parse", "--json", str(path))
+    assert done.returncode == 0, done.stderr
+    body = json.loads(done.stdout)
+    assert set(body) == {"path", "kind", "status", "diagnostics", "from", "to", "series", "events"}
+    assert (body["kind"], body["status"]) == ("gc_unified", "parsed")
+    assert body["from"] < body["to"]
+    series = body["series"][0]
+    assert set(series) == {"name", "labels", "unit", "points", "min", "max"}
+    pauses = next(e for e in body["events"] if e["kind"] == "gc_pause")
+    assert set(pauses) == {"kind", "count", "total_duration_ms", "max_duration_ms"}
+    assert pauses["count"] > 0
+
+
+def test_parse_json_gives_a_list_for_several_files() -> None:
+    files = [FIXTURES_DIR / "ss" / "ss-s.txt", FIXTURES_DIR / "nstat" / "nstat-az.txt"]
+    body = json.loads(run("parse", "--json", *map(str, files)).stdout)
+    assert [item["kind"] for item in body] == ["ss", "nstat"]
+
+
+def test_parse_prints_a_readable_summary() -> None:
+    done = run("parse", str(FIXTURES_DIR / "ss" / "ss-s.txt"))
+    assert "ss (parsed)" in done.stdout
+
+
+def test_analyze_json_lists_every_check_once(tmp_path: Path) -> None:
+    for name in ("ss/ss-tinm-loop.txt", "nstat/nstat-az-series.txt", "nmon/linux-debian12-nmon16n-stress-60x1s.nmon"):
+        source = FIXTURES_DIR / name
+        (tmp_path / source.name).write_bytes(source.read_bytes())
+    done = run("analyze", "--json", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    body = json.loads(done.stdout)
+    assert list(body) == ["findings"]
+    assert sorted(f["id"] for f in body["findings"]) == sorted(DETECTORS)
+    for finding in body["findings"]:
+        assert finding["verdict"] in {"confirmed", "likely", "ruled_out", "insufficient_data"}
+        assert finding["summary"]
+
+
+def test_analyze_exits_non_zero_only_when_nothing_was_read(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.txt"
+    junk.write_text("not a capture\n")
+    done = run("analyze", str(junk))
+    assert done.returncode == 2
+    assert "nothing could be read" in done.stderr
+    readable = run("analyze", str(junk), str(FIXTURES_DIR / "ss" / "ss-s.txt"))
+    assert readable.returncode == 0
