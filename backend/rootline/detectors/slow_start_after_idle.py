@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from rootline.detectors.base import (
     Evidence,
@@ -201,7 +202,36 @@ def _episodes(row: dict[str, SeriesView]) -> tuple[list[_Episode], int]:
                 restart=restart,
             )
         )
+    _mark_restarts_caught_mid_burst(episodes, times, cwnd, retrans)
     return episodes, n
+
+
+def _mark_restarts_caught_mid_burst(
+    episodes: list[_Episode],
+    times: npt.NDArray[np.int64],
+    cwnd: npt.NDArray[np.float64],
+    retrans: npt.NDArray[np.float64],
+) -> None:
+    """Flag an idle episode as restarted when a later snapshot, taken inside a burst, shows cwnd
+    collapsed without any retransmission.
+
+    The kernel applies the restart lazily, when the next burst starts, so a snapshot right
+    after the idle gap often still shows the old window; one caught mid-burst shows it fell.
+    Without loss, only an idle restart (or cwnd validation after an application-limited
+    idle) shrinks the window, so the collapse is attributed to the latest episode before it.
+    """
+    if not episodes:
+        return
+    for j in range(1, len(times)):
+        before = float(np.max(cwnd[:j]))
+        collapsed = cwnd[j] <= CWND_DROP_RATIO * before or cwnd[j] <= INITIAL_CWND_SEGMENTS
+        if before < CWND_GROWN_MIN_SEGMENTS or not collapsed or retrans[j] > retrans[j - 1]:
+            continue
+        earlier = [e for e in episodes if e.idle_at < times[j]]
+        if earlier and not earlier[-1].restart:
+            earlier[-1].restart = True
+            earlier[-1].cwnd_before = before
+            earlier[-1].cwnd_after = float(cwnd[j])
 
 
 def _setting_by_host(data: IncidentData) -> dict[str | None, tuple[str, str]]:

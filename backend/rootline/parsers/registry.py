@@ -128,6 +128,10 @@ def parse_text(
         result.diagnose(0, f"parser {chosen} failed: {type(exc).__name__}: {exc}")
     if extra_diagnostics:
         result.diagnostics[:0] = extra_diagnostics
+    if result.status == "failed" and not result.diagnostics:
+        # A valid capture of nothing (ss filtered to no socket) must still say why it is empty.
+        lines = text.count("\n") + (not text.endswith("\n"))
+        result.diagnose(0, f"recognised as {result.kind} but its {lines} lines hold no data rows")
     return result
 
 
