@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell cat backend/requirements.lock backend/pyproj
 export ROOTLINE_DATA_DIR ?= $(CURDIR)/data
 PG_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/postgres
 
-.PHONY: setup run test test-backend test-sqlite test-postgres lint bench demo clean
+.PHONY: setup run test test-backend test-sqlite test-postgres lint bench lab demo clean
 
 setup: $(STAMP)
 
@@ -44,6 +44,12 @@ test-postgres: setup
 	else \
 		echo "PostgreSQL is not reachable at $(PG_URL): the PostgreSQL suite is SKIPPED."; \
 	fi
+
+# Re-runs every lab scenario live (root; about 8 minutes) and checks the detectors on the fresh captures.
+lab: setup
+	rm -rf lab/out
+	lab/run.sh
+	cd backend && ROOTLINE_LAB_DIR=$(CURDIR)/lab/out .venv/bin/pytest -q -p no:cacheprovider tests/detectors/test_lab_scenarios.py
 
 bench: setup
 	cd backend && .venv/bin/python -m bench.run

@@ -3,60 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
-import sys
-import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
-import pytest
 
-from tests.conftest import BACKEND_DIR, FIXTURES_DIR
-
-ROOTLINE = str(Path(sys.executable).with_name("rootline"))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture()
-def server(database_url: str, tmp_path: Path) -> Iterator[str]:
-    port = free_port()
-    env = {
-        **os.environ,
-        "ROOTLINE_DATABASE_URL": database_url,
-        "ROOTLINE_DATA_DIR": str(tmp_path / "data"),
-        "ROOTLINE_LOAD_DEMO": "false",
-        "ROOTLINE_MAX_UPLOAD_BYTES": str(10 * 1024 * 1024),
-    }
-    process = subprocess.Popen(
-        [ROOTLINE, "serve", "--port", str(port)],
-        env=env,
-        cwd=BACKEND_DIR,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{url}/api/health", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    else:
-        process.kill()
-        pytest.fail(f"server did not start: {process.communicate()[0]}")
-    yield url
-    process.terminate()
-    process.wait(timeout=10)
+from tests.conftest import FIXTURES_DIR, ROOTLINE
 
 
 def test_cli_ingest_then_read_back(server: str) -> None:

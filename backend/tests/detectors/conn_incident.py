@@ -4,6 +4,7 @@ single_connection_bottleneck."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,7 +16,10 @@ from rootline.parsers.base import ParseContext
 from rootline.parsers.ss import unit_of
 from tests.detectors.net_incident import T0, Capture
 
-LAB_FIXTURES = Path(__file__).resolve().parents[3] / "lab" / "fixtures"
+# `make lab` points this at fresh captures (lab/out); by default the committed ones.
+LAB_FIXTURES = Path(
+    os.environ.get("ROOTLINE_LAB_DIR", Path(__file__).resolve().parents[3] / "lab" / "fixtures")
+)
 
 
 def connection(
