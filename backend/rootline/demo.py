@@ -1,7 +1,8 @@
 """The demo incident loaded on the first start of an empty database, so a new user sees data.
 
-Its artifacts are real captures from this project's lab (``demo_data/<host>/<file>``); they
-go through the same ingest path as any upload.
+Its artifacts are the committed lab captures of a reproduced TIME_WAIT storm (two hosts'
+collector bundles, ``lab/fixtures/time_wait_storm``); they go through the same ingest path
+as any upload.
 """
 
 from __future__ import annotations
@@ -14,26 +15,25 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from rootline import app_meta
 from rootline.artifacts import service as artifacts_service
+from rootline.checklist import service as checklist_service
 from rootline.incidents import service as incidents_service
 from rootline.incidents.schemas import IncidentCreate
 from rootline.storage import ArtifactStore
 
 log = logging.getLogger("rootline.demo")
 
-DEMO_DIR = Path(__file__).resolve().parent / "demo_data"
+DEMO_DIR = Path(__file__).resolve().parents[2] / "lab" / "fixtures" / "time_wait_storm"
 DEMO_FLAG = "demo_loaded"
-DEMO_TITLE = "Demo: RPC latency while CPU sits at 30 %"
+DEMO_TITLE = "Demo: web service stalls at low CPU (reproduced in the lab)"
 DEMO_SUMMARY = (
-    "Captures from two hosts of a reproduced incident: socket snapshots, kernel counters, "
-    "sysctl settings and runtime metrics. Explore the timeline and the checklist."
+    "A server closing every connection after one request, as a keep-alive limit does, with "
+    "16 client threads: collector bundles from both hosts. Explore the timeline and the checklist."
 )
 
 
-def demo_files() -> list[tuple[str, Path]]:
-    """(host, path) of every demo artifact."""
-    if not DEMO_DIR.is_dir():
-        return []
-    return sorted((path.parent.name, path) for path in DEMO_DIR.glob("*/*") if path.is_file())
+def demo_files() -> list[Path]:
+    """Every demo artifact (collector bundles: each names its host)."""
+    return sorted(DEMO_DIR.glob("*.tar.gz")) if DEMO_DIR.is_dir() else []
 
 
 def load(session: Session, store: ArtifactStore) -> str:
@@ -41,7 +41,7 @@ def load(session: Session, store: ArtifactStore) -> str:
     incident = incidents_service.create(
         session, data=IncidentCreate(title=DEMO_TITLE, summary=DEMO_SUMMARY, timezone="UTC")
     )
-    for host, path in demo_files():
+    for path in demo_files():
         with path.open("rb") as handle:
             blob = store.put_file(handle, limit=1024**3)
         artifacts_service.ingest(
@@ -49,8 +49,9 @@ def load(session: Session, store: ArtifactStore) -> str:
             store,
             incident=incident,
             blob=blob,
-            options=artifacts_service.UploadOptions(filename=path.name, host=host),
+            options=artifacts_service.UploadOptions(filename=path.name),
         )
+    checklist_service.recompute(session, incident=incident)
     return str(incident.id)
 
 

@@ -1,0 +1,27 @@
+"""The demo incident loads once, through the normal ingest path, with a checklist that finds its cause."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from rootline import demo
+from rootline.app import create_app
+from rootline.settings import Settings
+
+
+def test_demo_loads_once_on_first_start(settings: Settings) -> None:
+    assert demo.demo_files(), "the lab capture behind the demo is missing"
+    with_demo = settings.model_copy(update={"load_demo": True})
+    with TestClient(create_app(with_demo)) as client:
+        incidents = client.get("/api/incidents").json()["items"]
+        assert [i["title"] for i in incidents] == [demo.DEMO_TITLE]
+        demo_id = incidents[0]["id"]
+        artifacts = client.get(f"/api/incidents/{demo_id}/artifacts").json()
+        assert {a["host"] for a in artifacts if a["parent_id"]} == {"server", "client"}
+        checklist = client.get(f"/api/incidents/{demo_id}/checklist").json()["findings"]
+        assert checklist[0]["verdict"] == "confirmed"
+        assert "time_wait_storm" in {f["id"] for f in checklist if f["verdict"] == "confirmed"}
+        client.delete(f"/api/incidents/{demo_id}")
+    # A second start (another worker, a restart) never loads it again, even after deletion.
+    with TestClient(create_app(with_demo)) as client:
+        assert client.get("/api/incidents").json()["total"] == 0
