@@ -256,11 +256,44 @@ def report(database: str, label: str, latencies: list[float]) -> None:
     print(f"  {database:<10} {label:<26} p50 {p50:6.1f} ms  p95 {p95:6.1f} ms  [{verdict}]")
 
 
+def bench_analyze(workdir: Path) -> None:
+    """`rootline analyze --json` over 100 MB of captures from three hosts (target < 5 s)."""
+    print("\n== Offline checklist: rootline analyze --json on 100 MB from 3 hosts ==")
+    folder = workdir / "analyze"
+    plan = [
+        ("bench.gen_ss", "generate", 20),
+        ("bench.gen_nstat", "generate", 5),
+        ("bench.gen_gc", "generate_unified", 8),
+    ]
+    for host in ("provider-1", "provider-2", "consumer-1"):
+        for module, function, size_mb in plan:
+            source = bench_file(module, function, size_mb)
+            if source is None:
+                print(f"  generator {module}.{function} missing: SKIPPED")
+                return
+            target = folder / host / source.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(source.read_bytes())
+    size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / MB
+    rootline = Path(sys.executable).with_name("rootline")
+    import subprocess
+
+    started = time.perf_counter()
+    done = subprocess.run(
+        [str(rootline), "analyze", "--json", str(folder)], capture_output=True, text=True
+    )
+    elapsed = time.perf_counter() - started
+    assert done.returncode == 0, done.stderr
+    verdict = "ok" if elapsed < 5 else "OVER target 5 s"
+    print(f"  {size:.0f} MB in {elapsed:.2f} s = {size / elapsed:.1f} MB/s  [{verdict}]")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", help="run only ingest cases whose label contains this")
     parser.add_argument("--skip-timeline", action="store_true")
     parser.add_argument("--skip-ingest", action="store_true")
+    parser.add_argument("--skip-analyze", action="store_true")
     args = parser.parse_args()
     print(f"Rootline benchmarks (python {sys.version.split()[0]}, bench data in {BENCH_DATA})")
     with tempfile.TemporaryDirectory(prefix="rootline-bench-") as tmp:
@@ -269,6 +302,8 @@ def main() -> None:
             bench_ingest(workdir, args.only)
         if not args.skip_timeline:
             bench_timeline(workdir)
+        if not args.skip_analyze:
+            bench_analyze(workdir)
 
 
 if __name__ == "__main__":
