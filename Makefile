@@ -27,7 +27,7 @@ demo: setup
 	$(BIN)/rootline demo
 
 lint: setup
-	$(BIN)/ruff check backend/rootline backend/tests backend/bench migrations
+	$(BIN)/ruff check --config backend/pyproject.toml backend/rootline backend/tests backend/bench migrations
 	cd backend && .venv/bin/mypy rootline
 
 test: lint test-backend
