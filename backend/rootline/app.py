@@ -18,7 +18,7 @@ from rootline import demo
 from rootline.annotations.endpoints import router as annotations_router
 from rootline.artifacts.endpoints import router as artifacts_router
 from rootline.checklist.endpoints import router as checklist_router
-from rootline.db import make_engine, make_sessionmaker
+from rootline.db import make_engine, make_sessionmaker, writer_engine
 from rootline.errors import ApiError
 from rootline.events.endpoints import router as events_router
 from rootline.facts.endpoints import router as facts_router
@@ -53,6 +53,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessionmaker = sessionmaker
+    app.state.writer_sessionmaker = make_sessionmaker(writer_engine(engine))
     app.state.store = LocalArtifactStore(settings.resolved_artifacts_dir)
 
     for router in (

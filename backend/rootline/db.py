@@ -39,6 +39,26 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+# Execution option asking SQLite to take the write lock at BEGIN (see `write_session`).
+SQLITE_BEGIN_MODE = "sqlite_begin_mode"
+
+
+def _sqlite_begin(connection: Any) -> None:
+    mode = connection.get_execution_options().get(SQLITE_BEGIN_MODE, "")
+    connection.exec_driver_sql(f"BEGIN {mode}".strip())
+
+
+def writer_engine(engine: Engine) -> Engine:
+    """The same engine (and pool), for transactions that will write.
+
+    A deferred SQLite transaction that reads first and writes later fails at once with
+    "database is locked" when another writer committed in between (its snapshot is stale,
+    so waiting cannot help). Taking the write lock at BEGIN makes a second writer wait its
+    turn instead (busy_timeout). Other databases ignore the option.
+    """
+    return engine.execution_options(**{SQLITE_BEGIN_MODE: "IMMEDIATE"})
+
+
 def make_engine(url: str) -> Engine:
     """An engine with the per-dialect settings Rootline relies on."""
     if url.startswith("sqlite"):
@@ -47,7 +67,7 @@ def make_engine(url: str) -> Engine:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"check_same_thread": False})
         event.listen(engine, "connect", _sqlite_pragmas)
-        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN"))
+        event.listen(engine, "begin", _sqlite_begin)
         return engine
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
 

@@ -17,7 +17,11 @@ from rootline.storage import ArtifactStore
 
 def get_session(request: Request) -> Iterator[Session]:
     """One transaction per request, committed when the route returns without error."""
-    session: Session = request.app.state.sessionmaker()
+    reads_only = request.method in {"GET", "HEAD", "OPTIONS"}
+    factory = (
+        request.app.state.sessionmaker if reads_only else request.app.state.writer_sessionmaker
+    )
+    session: Session = factory()
     try:
         yield session
         session.commit()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
+from pathlib import Path
 
 import httpx
 
@@ -107,3 +108,27 @@ def test_openapi_documents_every_route(server: str) -> None:
     assert set(upload) == {"multipart/form-data", "application/octet-stream"}
     timeline = paths["/api/incidents/{incident_id}/timeline"]["get"]["responses"]["200"]
     assert json.dumps(timeline).count("Timeline") >= 1
+
+
+def test_concurrent_uploads_all_land(server: str) -> None:
+    """Writers queue for the database instead of failing with "database is locked"."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    incident = httpx.post(f"{server}/api/incidents", json={"title": "concurrent"}).json()["id"]
+    files = sorted(p for p in (FIXTURES_DIR / "ss").glob("*.txt"))[:8]
+
+    def upload(path: Path) -> int:
+        response = httpx.post(
+            f"{server}/api/incidents/{incident}/artifacts",
+            params={"filename": path.name},
+            content=path.read_bytes(),
+            headers={"Content-Type": "application/octet-stream"},
+            timeout=120,
+        )
+        return response.status_code
+
+    with ThreadPoolExecutor(max_workers=len(files)) as pool:
+        statuses = list(pool.map(upload, files))
+    assert statuses == [201] * len(files)
+    stored = httpx.get(f"{server}/api/incidents/{incident}/artifacts").json()
+    assert len(stored) == len(files)

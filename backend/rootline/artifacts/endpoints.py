@@ -145,6 +145,9 @@ async def upload_artifacts(
     }
     content_type = request.headers.get("content-type", "")
     items: list[tuple[StoredBlob, service.UploadOptions]] = []
+    # The body may take minutes to arrive: hold no database transaction (nor SQLite's write
+    # lock) while it streams into the store; the ingest below opens a new one.
+    session.commit()
     if content_type.startswith("multipart/form-data"):
         if declared and declared.isdigit() and int(declared) > settings.max_request_bytes:
             raise PayloadTooLarge(

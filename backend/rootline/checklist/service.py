@@ -11,12 +11,15 @@ from rootline.checklist.schemas import Checklist, FindingRead, ReviewRead, Revie
 from rootline.detectors import registry
 from rootline.detectors.base import VERDICT_ORDER
 from rootline.errors import NotFound
+from rootline.incidents import repository as incidents_repository
 from rootline.incidents.models import Incident
 from rootline.timeutil import now_ms
 
 
 def recompute(session: Session, *, incident: Incident) -> None:
     """Run every detector over the incident's data and store the findings (reviews untouched)."""
+    # Two uploads finishing together would both replace the findings; let them take turns.
+    incidents_repository.lock(session, incident.id)
     findings = registry.run_all(DatabaseIncidentData(session, incident.id))
     computed_at = now_ms()
     repository.replace_findings(

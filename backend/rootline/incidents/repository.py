@@ -56,3 +56,15 @@ def derived_window(session: Session, incident_id: uuid.UUID) -> tuple[int | None
 
 def count(session: Session) -> int:
     return session.scalar(select(func.count()).select_from(Incident)) or 0
+
+
+def lock(session: Session, incident_id: uuid.UUID) -> None:
+    """Hold the incident row until the transaction ends, so its writers take turns.
+
+    FOR NO KEY UPDATE (not FOR UPDATE) because inserting an artifact already holds a key-share
+    lock on the row through its foreign key; FOR UPDATE would deadlock two uploaders.
+    SQLite ignores it: its writers are already serialised.
+    """
+    session.execute(
+        select(Incident.id).where(Incident.id == incident_id).with_for_update(key_share=True)
+    )
