@@ -44,7 +44,11 @@ def test_parse_prints_a_readable_summary() -> None:
 
 
 def test_analyze_json_lists_every_check_once(tmp_path: Path) -> None:
-    for name in ("ss/ss-tinm-loop.txt", "nstat/nstat-az-series.txt", "nmon/linux-debian12-nmon16n-stress-60x1s.nmon"):
+    for name in (
+        "ss/ss-tinm-loop.txt",
+        "nstat/nstat-az-series.txt",
+        "nmon/linux-debian12-nmon16n-stress-60x1s.nmon",
+    ):
         source = FIXTURES_DIR / name
         (tmp_path / source.name).write_bytes(source.read_bytes())
     done = run("analyze", "--json", str(tmp_path))

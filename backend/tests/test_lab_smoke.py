@@ -55,7 +55,9 @@ def test_time_wait_storm_from_capture_to_checklist(server: str, tmp_path: Path) 
     for capture in ("ss-tinm.txt", "ss-s.txt", "nstat.txt", "sysctl.txt"):
         assert by_name[("server", capture)]["status"] == "parsed", capture
 
-    findings = httpx.get(f"{server}/api/incidents/{incident}/checklist", timeout=60).json()["findings"]
+    findings = httpx.get(f"{server}/api/incidents/{incident}/checklist", timeout=60).json()[
+        "findings"
+    ]
     verdicts = {f["id"]: f for f in findings}
     storm = verdicts["time_wait_storm"]
     assert storm["verdict"] == "confirmed", storm["summary"]

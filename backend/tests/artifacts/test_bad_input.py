@@ -19,7 +19,9 @@ def raw_of(client: TestClient, incident_id: str, artifact_id: str) -> bytes:
     return client.get(f"/api/incidents/{incident_id}/artifacts/{artifact_id}/raw").content
 
 
-def test_zip_declaring_2_gb_is_refused_and_the_rest_ingested(client: TestClient, incident_id: str) -> None:
+def test_zip_declaring_2_gb_is_refused_and_the_rest_ingested(
+    client: TestClient, incident_id: str
+) -> None:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("rootline-db-1-20261121T072100/nmon.nmon", NMON.read_bytes())
@@ -33,7 +35,9 @@ def test_zip_declaring_2_gb_is_refused_and_the_rest_ingested(client: TestClient,
         while at != -1:
             name_at = at + (46 if signature == b"PK\x01\x02" else 30)
             if forged[name_at : name_at + len(name)] == name:
-                forged[at + size_offset : at + size_offset + 4] = (2 * 1024**3).to_bytes(4, "little")
+                forged[at + size_offset : at + size_offset + 4] = (2 * 1024**3).to_bytes(
+                    4, "little"
+                )
             at = forged.find(signature, at + 4)
     body = upload_raw(client, incident_id, bytes(forged), filename="bomb.zip")
     bundle, *members = body["artifacts"]
@@ -60,10 +64,14 @@ def test_mixed_formats_in_one_file_keep_the_main_one_and_report_the_rest(
 
 def test_gc_log_with_garbage_between_records(client: TestClient, incident_id: str) -> None:
     lines = GC_LOG.read_text().splitlines(keepends=True)
-    clean = upload_raw(client, incident_id, GC_LOG.read_bytes(), filename="clean.log")["artifacts"][0]
+    clean = upload_raw(client, incident_id, GC_LOG.read_bytes(), filename="clean.log")["artifacts"][
+        0
+    ]
     lines.insert(len(lines) // 2, "\x1b[31m#### garbage from a terminal ####\x1b[0m\n")
     lines.insert(len(lines) // 4, "Killed\n")
-    dirty = upload_raw(client, incident_id, "".join(lines).encode(), filename="dirty.log")["artifacts"][0]
+    dirty = upload_raw(client, incident_id, "".join(lines).encode(), filename="dirty.log")[
+        "artifacts"
+    ][0]
     assert dirty["kind"] == clean["kind"] == "gc_unified"
     assert dirty["status"] == "partial"
     assert len(dirty["diagnostics"]) == 2
@@ -77,7 +85,9 @@ def test_truncated_nmon_mid_line(client: TestClient, incident_id: str) -> None:
     artifact = upload_raw(client, incident_id, cut, filename="cut.nmon")["artifacts"][0]
     assert (artifact["kind"], artifact["status"]) == ("nmon", "partial")
     last_line = cut.count(b"\n") + 1
-    assert any(d["line"] == last_line and "mid-line" in d["message"] for d in artifact["diagnostics"])
+    assert any(
+        d["line"] == last_line and "mid-line" in d["message"] for d in artifact["diagnostics"]
+    )
     assert artifact["series_count"] > 10
 
 
@@ -86,4 +96,6 @@ def test_a_failed_artifact_leaves_the_others_intact(client: TestClient, incident
     upload_raw(client, incident_id, b"\x00\x01\x02garbage" * 100, filename="junk.bin")
     again = client.get(f"/api/incidents/{incident_id}/artifacts/{good['id']}").json()
     assert (again["status"], again["series_count"]) == ("parsed", good["series_count"])
-    assert client.get(f"/api/incidents/{incident_id}/series").json()["total"] == good["series_count"]
+    assert (
+        client.get(f"/api/incidents/{incident_id}/series").json()["total"] == good["series_count"]
+    )

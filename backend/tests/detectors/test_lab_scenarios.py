@@ -50,7 +50,9 @@ def test_every_committed_scenario_has_expectations() -> None:
     folders = LAB_FIXTURES.iterdir() if LAB_FIXTURES.is_dir() else iter(())
     # Hidden folders are the lab's own (the compiled delay program in lab/out/.bin).
     committed = {p.name for p in folders if p.is_dir() and not p.name.startswith(".")}
-    assert committed <= set(EXPECTED), f"scenarios without expectations: {committed - set(EXPECTED)}"
+    assert committed <= set(EXPECTED), (
+        f"scenarios without expectations: {committed - set(EXPECTED)}"
+    )
 
 
 @pytest.mark.parametrize("scenario", sorted(EXPECTED))
@@ -62,7 +64,9 @@ def test_scenario_verdicts(scenario: str) -> None:
     unexpected = confirmed - must - may
     assert not unexpected, {i: findings[i].summary for i in unexpected}
     if scenario == HEALTHY:
-        flagged = {i: f.summary for i, f in findings.items() if f.verdict in {"confirmed", "likely"}}
+        flagged = {
+            i: f.summary for i, f in findings.items() if f.verdict in {"confirmed", "likely"}
+        }
         assert not flagged
     for finding in findings.values():
         if finding.verdict == "ruled_out":

@@ -24,7 +24,9 @@ CASES = [(folder, path) for folder in EXPECTED_KINDS for path in corpus_files(fo
 @pytest.mark.parametrize(("folder", "path"), CASES, ids=[f"{f}/{p.name}" for f, p in CASES])
 def test_corpus_file_is_recognised_and_read(folder: str, path: Path) -> None:
     data = path.read_bytes()
-    result = registry.parse_bytes(data, ParseContext.for_zone("UTC", default_time_ms=1_700_000_000_000))
+    result = registry.parse_bytes(
+        data, ParseContext.for_zone("UTC", default_time_ms=1_700_000_000_000)
+    )
     assert result.kind in EXPECTED_KINDS[folder]
     assert result.status != "failed", result.diagnostics[:3]
     assert result.series or result.events or result.facts
