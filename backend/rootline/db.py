@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import BigInteger, Integer, MetaData, create_engine, event
+from sqlalchemy import JSON, BigInteger, Integer, MetaData, Table, create_engine, event, insert
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
@@ -92,6 +93,28 @@ def session_scope(factory: sessionmaker[Session]) -> Iterator[Session]:
 def on_commit(session: Session, action: Callable[[], None]) -> None:
     """Run ``action`` once the session's transaction has committed (e.g. deleting files)."""
     event.listen(session, "after_commit", lambda _session: action(), once=True)
+
+
+def bulk_insert(session: Session, model: type[Base], rows: list[dict[str, Any]]) -> None:
+    """Insert many rows of one shape: COPY on PostgreSQL (several times faster than batched
+    INSERTs for hundreds of thousands of events), executemany elsewhere.
+
+    Runs on the session's connection, so it belongs to the session's transaction.
+    """
+    if not rows:
+        return
+    table = cast(Table, model.__table__)
+    connection = session.connection()
+    if connection.dialect.name != "postgresql":
+        session.execute(insert(table), rows)
+        return
+    columns = list(rows[0])
+    json_columns = {c.name for c in table.columns if isinstance(c.type, JSON)}
+    statement = f'COPY "{table.name}" ({", ".join(columns)}) FROM STDIN'
+    driver = connection.connection.driver_connection
+    with driver.cursor() as cursor, cursor.copy(statement) as copy:  # type: ignore[union-attr]
+        for row in rows:
+            copy.write_row([json.dumps(row[c]) if c in json_columns else row[c] for c in columns])
 
 
 def alembic_config(url: str) -> Any:

@@ -7,10 +7,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Row, delete, func, insert, select
+from sqlalchemy import Row, delete, func, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import ColumnElement
 
+from rootline.db import bulk_insert
 from rootline.events.models import Event
 
 INSERT_BATCH = 5000
@@ -18,7 +19,7 @@ INSERT_BATCH = 5000
 
 def insert_many(session: Session, rows: list[dict[str, Any]]) -> None:
     for start in range(0, len(rows), INSERT_BATCH):
-        session.execute(insert(Event), rows[start : start + INSERT_BATCH])
+        bulk_insert(session, Event, rows[start : start + INSERT_BATCH])
 
 
 def delete_for_artifact(session: Session, artifact_id: uuid.UUID) -> None:

@@ -6,9 +6,10 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
+from rootline.db import bulk_insert
 from rootline.facts.models import Fact
 
 INSERT_BATCH = 5000
@@ -16,7 +17,7 @@ INSERT_BATCH = 5000
 
 def insert_many(session: Session, rows: list[dict[str, Any]]) -> None:
     for start in range(0, len(rows), INSERT_BATCH):
-        session.execute(insert(Fact), rows[start : start + INSERT_BATCH])
+        bulk_insert(session, Fact, rows[start : start + INSERT_BATCH])
 
 
 def delete_for_artifact(session: Session, artifact_id: uuid.UUID) -> None:

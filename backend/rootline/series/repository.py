@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Row, delete, func, insert, or_, select
 from sqlalchemy.orm import Session
 
+from rootline.db import bulk_insert
 from rootline.series.models import PointChunk, Series
 
 
@@ -23,8 +24,7 @@ def insert_series(session: Session, rows: list[dict[str, Any]]) -> list[int]:
 
 
 def insert_chunks(session: Session, rows: list[dict[str, Any]]) -> None:
-    if rows:
-        session.execute(insert(PointChunk), rows)
+    bulk_insert(session, PointChunk, rows)
 
 
 def delete_for_artifact(session: Session, artifact_id: uuid.UUID) -> None:
