@@ -10,31 +10,22 @@ import re
 import sys
 from pathlib import Path
 
-FIXTURE = (
-    Path(__file__).resolve().parents[1]
-    / "tests"
-    / "fixtures"
-    / "app_log"
-    / "pool-saturation-jdk17-rejections.log"
-)
+from bench.repeat import FIXTURES, write_repeated
+
+FIXTURE = FIXTURES / "app_log" / "pool-saturation-jdk17-rejections.log"
 STAMP_RE = re.compile(r"^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})", re.MULTILINE)
 
 
 def generate(path: Path, target_bytes: int) -> None:
     text = FIXTURE.read_text()
-    written = 0
-    with path.open("w") as out:
-        repeat = 0
-        while written < target_bytes:
-            shift = dt.timedelta(hours=repeat)
 
-            def advance(match: re.Match[str], shift: dt.timedelta = shift) -> str:
-                return (dt.datetime.fromisoformat(match[1]) + shift).strftime("%Y-%m-%d %H:%M:%S")
+    def copy(number: int) -> str:
+        shift = dt.timedelta(hours=number)
+        return STAMP_RE.sub(
+            lambda m: (dt.datetime.fromisoformat(m[1]) + shift).strftime("%Y-%m-%d %H:%M:%S"), text
+        )
 
-            chunk = STAMP_RE.sub(advance, text)
-            out.write(chunk)
-            written += len(chunk)
-            repeat += 1
+    write_repeated(path, target_bytes, copy)
 
 
 if __name__ == "__main__":

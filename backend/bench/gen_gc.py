@@ -19,6 +19,8 @@ import re
 import sys
 from pathlib import Path
 
+from bench.repeat import write_repeated
+
 BACKEND = Path(__file__).resolve().parents[1]
 UNIFIED_TEMPLATE = BACKEND / "tests" / "fixtures" / "gc_unified" / "g1-time-uptime-level-tags.log"
 CORPUS = BACKEND.parent.parent / "shared" / "corpus" / "gc"
@@ -30,7 +32,9 @@ LEGACY_STAMPS = re.compile(r"(" + DATESTAMP + r"): (\d+\.\d+): ")
 GC_ID = re.compile(r"(GC\(|#)(\d+)(\)|: )")
 
 
-def _repeat(template: str, stamps: re.Pattern[str], unified: bool, path: Path, target: int) -> None:
+def _repeat(
+    template: str, stamps: re.Pattern[str], unified: bool, path: Path, target: int, header: str = ""
+) -> None:
     pieces = stamps.split(template)  # text, datestamp, uptime, text, datestamp, uptime, ...
     texts = pieces[0::3]
     walls = [dt.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%f%z") for s in pieces[1::3]]
@@ -38,27 +42,22 @@ def _repeat(template: str, stamps: re.Pattern[str], unified: bool, path: Path, t
     span_s = (max(uptimes) - min(uptimes)) + 1.0 if uptimes else 1.0
     ids = [int(m.group(2)) for m in GC_ID.finditer(template)]
     id_step = (max(ids) + 1) if ids else 0
-    written = 0
-    copy = 0
-    with path.open("w", encoding="utf-8") as out:
-        while written < target:
-            shift = dt.timedelta(seconds=span_s * copy)
-            parts = [texts[0]]
-            for i, (wall, uptime) in enumerate(zip(walls, uptimes, strict=True)):
-                moved = (wall + shift).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + (wall.strftime("%z"))
-                up = f"{uptime + span_s * copy:.3f}"
-                parts.append(f"[{moved}][{up}s]" if unified else f"{moved}: {up}: ")
-                parts.append(texts[i + 1])
-            block = "".join(parts)
-            if id_step:
-                offset = id_step * copy
-                block = GC_ID.sub(
-                    lambda m, offset=offset: f"{m.group(1)}{int(m.group(2)) + offset}{m.group(3)}",
-                    block,
-                )
-            out.write(block)
-            written += len(block)
-            copy += 1
+
+    def copy(number: int) -> str:
+        shift = dt.timedelta(seconds=span_s * number)
+        parts = [texts[0]]
+        for i, (wall, uptime) in enumerate(zip(walls, uptimes, strict=True)):
+            moved = (wall + shift).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + (wall.strftime("%z"))
+            up = f"{uptime + span_s * number:.3f}"
+            parts.append(f"[{moved}][{up}s]" if unified else f"{moved}: {up}: ")
+            parts.append(texts[i + 1])
+        block = "".join(parts)
+        if not id_step:
+            return block
+        offset = id_step * number
+        return GC_ID.sub(lambda m: f"{m.group(1)}{int(m.group(2)) + offset}{m.group(3)}", block)
+
+    write_repeated(path, target, copy, header=header)
 
 
 def generate_unified(path: Path, target_bytes: int) -> None:
@@ -70,14 +69,7 @@ def generate_legacy_g1(path: Path, target_bytes: int) -> None:
     """A JDK 8 G1 ``PrintGCDetails`` log of about ``target_bytes`` (header kept once)."""
     text = LEGACY_TEMPLATE.read_text()
     body_start = text.index("\n", text.index("CommandLine flags:")) + 1
-    header, body = text[:body_start], text[body_start:]
-    path.write_text(header)
-    tail = path.with_suffix(".body")
-    _repeat(body, LEGACY_STAMPS, False, tail, target_bytes - len(header))
-    with path.open("a") as out, tail.open() as src:
-        while chunk := src.read(1 << 24):
-            out.write(chunk)
-    tail.unlink()
+    _repeat(text[body_start:], LEGACY_STAMPS, False, path, target_bytes, header=text[:body_start])
 
 
 def generate(path: Path, target_bytes: int) -> None:

@@ -17,6 +17,8 @@ import os
 import sys
 from pathlib import Path
 
+from bench.repeat import write_repeated
+
 BACKEND = Path(__file__).resolve().parents[1]
 FIXTURE = BACKEND / "tests" / "fixtures" / "nmon" / "linux-debian12-nmon16n-stress-60x1s.nmon"
 CORPUS = Path(os.environ.get("ROOTLINE_CORPUS_DIR", BACKEND.parents[1] / "shared" / "corpus"))
@@ -63,13 +65,11 @@ def generate(path: Path, target_bytes: int, source: Path = FIXTURE) -> None:
     """Write at least ``target_bytes`` of one long nmon run, repeating ``source``'s snapshots."""
     header, snapshots, interval, first = _header_and_snapshots(source.read_text(errors="replace"))
     step = dt.timedelta(seconds=interval)
-    with path.open("w", encoding="utf-8") as out:
-        written = out.write("\n".join(header) + "\n")
-        number = 0
-        while written < target_bytes:
-            for snapshot in snapshots:
-                written += out.write(_renumbered(snapshot, number + 1, first + number * step))
-                number += 1
+
+    def snapshot(number: int) -> str:
+        return _renumbered(snapshots[number % len(snapshots)], number + 1, first + number * step)
+
+    write_repeated(path, target_bytes, snapshot, header="\n".join(header) + "\n")
 
 
 def generate_aix(path: Path, target_bytes: int) -> None:

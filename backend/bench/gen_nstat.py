@@ -16,7 +16,10 @@ import re
 import sys
 from pathlib import Path
 
-FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "nstat"
+from bench.repeat import FIXTURES as REPEAT_FIXTURES
+from bench.repeat import write_repeated
+
+NSTAT_FIXTURES = REPEAT_FIXTURES / "nstat"
 _ROW = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9_]*)\s+(?P<value>\d+)\s+\S+\s*$", re.M)
 _SEPARATOR = re.compile(r"^=== (?P<time>\S+) ===$", re.M)
 START = dt.datetime(2026, 11, 21, 7, 0, 0, tzinfo=dt.UTC)
@@ -35,23 +38,21 @@ def _increments_per_s(series_text: str) -> dict[str, int]:
 def generate(path: Path, target_bytes: int) -> None:
     """Write at least ``target_bytes`` of ``nstat -az`` snapshots to ``path``."""
     base = [
-        (m["name"], int(m["value"])) for m in _ROW.finditer((FIXTURES / "nstat-az.txt").read_text())
+        (m["name"], int(m["value"]))
+        for m in _ROW.finditer((NSTAT_FIXTURES / "nstat-az.txt").read_text())
     ]
-    increments = _increments_per_s((FIXTURES / "nstat-az-series.txt").read_text())
+    increments = _increments_per_s((NSTAT_FIXTURES / "nstat-az-series.txt").read_text())
     step = [max(increments.get(name, 0), 0) for name, _value in base]
-    written = 0
-    second = 0
-    with path.open("w", encoding="ascii") as out:
-        while written < target_bytes:
-            stamp = (START + dt.timedelta(seconds=second)).strftime("%Y-%m-%dT%H:%M:%SZ")
-            rows = "".join(
-                f"{name:<32}{value + inc * second:<19}0.0\n"
-                for (name, value), inc in zip(base, step, strict=True)
-            )
-            block = f"=== {stamp} ===\n#kernel\n{rows}"
-            out.write(block)
-            written += len(block)
-            second += 1
+
+    def snapshot(second: int) -> str:
+        stamp = (START + dt.timedelta(seconds=second)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        rows = "".join(
+            f"{name:<32}{value + inc * second:<19}0.0\n"
+            for (name, value), inc in zip(base, step, strict=True)
+        )
+        return f"=== {stamp} ===\n#kernel\n{rows}"
+
+    write_repeated(path, target_bytes, snapshot)
 
 
 if __name__ == "__main__":

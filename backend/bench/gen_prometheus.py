@@ -5,13 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-FIXTURE = (
-    Path(__file__).resolve().parents[1]
-    / "tests"
-    / "fixtures"
-    / "prometheus"
-    / "pool-saturation-jdk17-micrometer.prom"
-)
+from bench.repeat import FIXTURES, write_repeated
+
+FIXTURE = FIXTURES / "prometheus" / "pool-saturation-jdk17-micrometer.prom"
 
 
 def generate(path: Path, target_bytes: int) -> None:
@@ -19,17 +15,12 @@ def generate(path: Path, target_bytes: int) -> None:
     samples = [line.rsplit(" ", 1) if not line.startswith("#") else [line, ""] for line in lines]
     stamps = [int(t) for _, t in samples if t]
     span_ms = max(stamps) - min(stamps) + 1000
-    written = 0
-    with path.open("w") as out:
-        repeat = 0
-        while written < target_bytes:
-            shift = repeat * span_ms
-            chunk = "".join(
-                f"{body} {int(t) + shift}\n" if t else f"{body}\n" for body, t in samples
-            )
-            out.write(chunk)
-            written += len(chunk)
-            repeat += 1
+
+    def copy(number: int) -> str:
+        shift = number * span_ms
+        return "".join(f"{body} {int(t) + shift}\n" if t else f"{body}\n" for body, t in samples)
+
+    write_repeated(path, target_bytes, copy)
 
 
 if __name__ == "__main__":

@@ -14,9 +14,10 @@ import datetime as dt
 import sys
 from pathlib import Path
 
+from bench.repeat import FIXTURES, write_repeated
 from rootline.parsers.timestamps import iter_snapshots
 
-FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "ss" / "ss-tinm-loop.txt"
+FIXTURE = FIXTURES / "ss" / "ss-tinm-loop.txt"
 START = dt.datetime(2026, 11, 21, 0, 0, 0, tzinfo=dt.UTC)
 INTERVAL = dt.timedelta(seconds=5)
 
@@ -38,18 +39,12 @@ def timestamp_line(moment: dt.datetime, index: int) -> str:
 
 def generate(path: Path, target_bytes: int) -> None:
     """Write at least ``target_bytes`` of snapshots to ``path``."""
-    bodies = [body.encode() for body in snapshot_bodies(FIXTURE.read_text())]
-    written = 0
-    index = 0
-    with path.open("wb") as out:
-        while written < target_bytes:
-            moment = START + index * INTERVAL
-            stamp = timestamp_line(moment, index).encode()
-            body = bodies[index % len(bodies)]
-            out.write(stamp)
-            out.write(body)
-            written += len(stamp) + len(body)
-            index += 1
+    bodies = snapshot_bodies(FIXTURE.read_text())
+
+    def snapshot(index: int) -> str:
+        return timestamp_line(START + index * INTERVAL, index) + bodies[index % len(bodies)]
+
+    write_repeated(path, target_bytes, snapshot)
 
 
 if __name__ == "__main__":

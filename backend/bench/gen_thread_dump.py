@@ -7,32 +7,22 @@ import re
 import sys
 from pathlib import Path
 
-FIXTURE = (
-    Path(__file__).resolve().parents[1]
-    / "tests"
-    / "fixtures"
-    / "thread_dump"
-    / "pool-saturation-jdk17-jstack-3-dumps.txt"
-)
+from bench.repeat import FIXTURES, write_repeated
+
+FIXTURE = FIXTURES / "thread_dump" / "pool-saturation-jdk17-jstack-3-dumps.txt"
 STAMP_RE = re.compile(r"^(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2})", re.MULTILINE)
 
 
 def generate(path: Path, target_bytes: int) -> None:
     text = FIXTURE.read_text()
-    written = 0
-    with path.open("w") as out:
-        repeat = 0
-        while written < target_bytes:
-            shift = dt.timedelta(minutes=repeat)
 
-            def advance(match: re.Match[str], shift: dt.timedelta = shift) -> str:
-                moment = dt.datetime.fromisoformat(match[1]) + shift
-                return moment.isoformat(sep=match[1][10])
+    def copy(number: int) -> str:
+        shift = dt.timedelta(minutes=number)
+        return STAMP_RE.sub(
+            lambda m: (dt.datetime.fromisoformat(m[1]) + shift).isoformat(sep=m[1][10]), text
+        )
 
-            chunk = STAMP_RE.sub(advance, text)
-            out.write(chunk)
-            written += len(chunk)
-            repeat += 1
+    write_repeated(path, target_bytes, copy)
 
 
 if __name__ == "__main__":

@@ -5,29 +5,20 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-FIXTURE = (
-    Path(__file__).resolve().parents[1]
-    / "tests"
-    / "fixtures"
-    / "threadpool_metrics"
-    / "pool-saturation-jdk17.csv"
-)
+from bench.repeat import FIXTURES, write_repeated
+
+FIXTURE = FIXTURES / "threadpool_metrics" / "pool-saturation-jdk17.csv"
 
 
 def generate(path: Path, target_bytes: int) -> None:
     header, *rows = FIXTURE.read_text().splitlines()
     parsed = [row.split(",", 1) for row in rows]
     span_ms = int(parsed[-1][0]) - int(parsed[0][0]) + 200
-    written = 0
-    with path.open("w") as out:
-        out.write(header + "\n")
-        repeat = 0
-        while written < target_bytes:
-            shift = repeat * span_ms
-            chunk = "".join(f"{int(t) + shift},{rest}\n" for t, rest in parsed)
-            out.write(chunk)
-            written += len(chunk)
-            repeat += 1
+
+    def copy(number: int) -> str:
+        return "".join(f"{int(t) + number * span_ms},{rest}\n" for t, rest in parsed)
+
+    write_repeated(path, target_bytes, copy, header=header + "\n")
 
 
 if __name__ == "__main__":
