@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from rootline.db import create_scratch_database
+
 REPO = Path(__file__).resolve().parents[2]
 BENCH_DATA = Path(os.environ.get("ROOTLINE_BENCH_DATA", REPO / "bench-data"))
 PG_ADMIN = os.environ.get(
@@ -59,38 +61,13 @@ def bench_file(module: str, function: str, size_mb: int) -> Path | None:
     return path
 
 
-def postgres_url() -> tuple[str, Callable[[], None]] | None:
-    from sqlalchemy import create_engine, text
-
-    admin = create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as connection:
-            connection.execute(text("SELECT 1"))
-    except Exception:  # an absent server
-        return None
-    name = f"rootline_bench_{uuid.uuid4().hex[:8]}"
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-
-    def drop() -> None:
-        with admin.connect() as connection:
-            connection.execute(
-                text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n"),
-                {"n": name},
-            )
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
-        admin.dispose()
-
-    return PG_ADMIN.rsplit("/", 1)[0] + f"/{name}", drop
-
-
 def databases(workdir: Path) -> list[tuple[str, str, Callable[[], None]]]:
     found = [("SQLite", f"sqlite:///{workdir / 'bench.db'}", lambda: None)]
-    pg = postgres_url()
-    if pg is None:
+    scratch = create_scratch_database(PG_ADMIN, "rootline_bench")
+    if scratch is None:
         print("PostgreSQL not reachable: PostgreSQL numbers SKIPPED")
     else:
-        found.append(("PostgreSQL", pg[0], pg[1]))
+        found.append(("PostgreSQL", scratch.url, scratch.drop))
     return found
 
 

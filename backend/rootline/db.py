@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from sqlalchemy import JSON, BigInteger, Integer, MetaData, Table, create_engine, event, insert
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Integer,
+    MetaData,
+    Table,
+    create_engine,
+    event,
+    insert,
+    text,
+)
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
@@ -93,6 +105,39 @@ def session_scope(factory: sessionmaker[Session]) -> Iterator[Session]:
 def on_commit(session: Session, action: Callable[[], None]) -> None:
     """Run ``action`` once the session's transaction has committed (e.g. deleting files)."""
     event.listen(session, "after_commit", lambda _session: action(), once=True)
+
+
+@dataclass(frozen=True, slots=True)
+class ScratchDatabase:
+    """A PostgreSQL database made for one test run or benchmark; ``drop()`` removes it."""
+
+    url: str
+    drop: Callable[[], None]
+
+
+def create_scratch_database(admin_url: str, prefix: str) -> ScratchDatabase | None:
+    """A new, empty database on the server of ``admin_url``; None when that server is unreachable."""
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except Exception:  # any failure to connect means the server is absent
+        admin.dispose()
+        return None
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+
+    def drop() -> None:
+        with admin.connect() as connection:
+            connection.execute(
+                text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n"),
+                {"n": name},
+            )
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+        admin.dispose()
+
+    return ScratchDatabase(admin_url.rsplit("/", 1)[0] + f"/{name}", drop)
 
 
 def bulk_insert(session: Session, model: type[Base], rows: list[dict[str, Any]]) -> None:

@@ -9,6 +9,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
+from rootline.db import session_scope
 from rootline.incidents import service as incidents_service
 from rootline.incidents.models import Incident
 from rootline.settings import Settings
@@ -21,15 +22,7 @@ def get_session(request: Request) -> Iterator[Session]:
     factory = (
         request.app.state.sessionmaker if reads_only else request.app.state.writer_sessionmaker
     )
-    session: Session = factory()
-    try:
-        yield session
-        session.commit()
-    except BaseException:
-        session.rollback()
-        raise
-    finally:
-        session.close()
+    yield from session_scope(factory)
 
 
 def get_store(request: Request) -> ArtifactStore:

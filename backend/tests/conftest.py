@@ -58,31 +58,13 @@ POSTGRES_ADMIN_URL = os.environ.get(
 
 
 def _postgres_database(request: pytest.FixtureRequest) -> str:
-    import uuid
+    from rootline.db import create_scratch_database
 
-    from sqlalchemy import create_engine, text
-
-    admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as connection:
-            connection.execute(text("SELECT 1"))
-    except Exception as exc:  # any failure to connect means "absent"
-        pytest.skip(f"PostgreSQL not reachable at {POSTGRES_ADMIN_URL}: {exc.__class__.__name__}")
-    name = f"rootline_test_{uuid.uuid4().hex[:10]}"
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-
-    def drop() -> None:
-        with admin.connect() as connection:
-            connection.execute(
-                text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n"),
-                {"n": name},
-            )
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
-        admin.dispose()
-
-    request.addfinalizer(drop)
-    return POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+    scratch = create_scratch_database(POSTGRES_ADMIN_URL, "rootline_test")
+    if scratch is None:
+        pytest.skip(f"PostgreSQL not reachable at {POSTGRES_ADMIN_URL}")
+    request.addfinalizer(scratch.drop)
+    return scratch.url
 
 
 @pytest.fixture(scope="session")

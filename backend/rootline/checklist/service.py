@@ -39,37 +39,41 @@ def recompute(session: Session, *, incident: Incident) -> None:
     session.flush()
 
 
+_FINDING_FIELDS = (
+    "id",
+    "title",
+    "verdict",
+    "summary",
+    "evidence",
+    "explanation",
+    "remedies",
+    "missing",
+    "parameters",
+)
+
+
 def get(session: Session, *, incident: Incident) -> Checklist:
-    """Stored findings with the team's reviews, computing them first if never computed."""
-    stored = repository.findings(session, incident.id)
+    """The stored findings with the team's reviews. Never writes: a GET stays a read."""
+    stored = [
+        (row.payload, row.computed_at_ms) for row in repository.findings(session, incident.id)
+    ]
     if not stored:
-        recompute(session, incident=incident)
-        stored = repository.findings(session, incident.id)
+        # Findings are stored from the incident's creation on; should a row set be missing,
+        # answer with a fresh computation rather than turn this read into a write.
+        computed_at = now_ms()
+        fresh = registry.run_all(DatabaseIncidentData(session, incident.id))
+        stored = [(finding.to_dict(), computed_at) for finding in fresh]
     reviews = repository.reviews(session, incident.id)
     items = []
-    for row in stored:
-        review = reviews.get(row.finding_id)
-        payload = row.payload
+    for payload, computed_at_ms in stored:
+        review = reviews.get(payload["id"])
         override = review.verdict_override if review else None
         items.append(
             FindingRead(
-                **{
-                    k: payload[k]
-                    for k in (
-                        "id",
-                        "title",
-                        "summary",
-                        "evidence",
-                        "explanation",
-                        "remedies",
-                        "missing",
-                        "parameters",
-                    )
-                },
-                verdict=row.verdict,
-                effective_verdict=override or row.verdict,
+                **{key: payload[key] for key in _FINDING_FIELDS},
+                effective_verdict=override or payload["verdict"],
                 review=ReviewRead.model_validate(review, from_attributes=True) if review else None,
-                computed_at_ms=row.computed_at_ms,
+                computed_at_ms=computed_at_ms,
             )
         )
     items.sort(

@@ -8,6 +8,7 @@ from sqlalchemy.orm import Session
 
 from rootline.artifacts import repository as artifacts_repository
 from rootline.artifacts import service as artifacts_service
+from rootline.checklist import service as checklist_service
 from rootline.errors import NotFound
 from rootline.incidents import repository
 from rootline.incidents.models import Incident
@@ -27,6 +28,8 @@ def create(session: Session, *, data: IncidentCreate) -> Incident:
     )
     session.add(incident)
     session.flush()
+    # An empty incident already has a checklist: every item asks for the data it needs.
+    checklist_service.recompute(session, incident=incident)
     return incident
 
 

@@ -59,3 +59,18 @@ def test_unknown_finding_and_bad_verdict(client: TestClient, incident_id: str) -
     missing = client.patch(f"{url}/no_such_check", json={"note": "x"})
     assert (missing.status_code, missing.json()["code"]) == (404, "finding_not_found")
     assert client.patch(f"{url}/gc_pauses", json={"verdict_override": "maybe"}).status_code == 422
+
+
+def test_a_new_incident_has_its_checklist_stored(app, client: TestClient) -> None:
+    """Findings exist from creation on, so reading the checklist never has to write."""
+    from sqlalchemy import func, select
+
+    from rootline.checklist.models import ComputedFinding
+
+    incident_id = client.post("/api/incidents", json={"title": "empty"}).json()["id"]
+    with app.state.sessionmaker() as session:
+        stored = session.scalar(select(func.count()).select_from(ComputedFinding))
+    assert stored == len(DETECTORS)
+    findings = client.get(f"/api/incidents/{incident_id}/checklist").json()["findings"]
+    assert {f["verdict"] for f in findings} == {"insufficient_data"}
+    assert all(f["missing"] for f in findings)
