@@ -46,14 +46,14 @@ from rootline.detectors.base import (
     Verdict,
     parameters_of,
 )
-from rootline.detectors.signals_timeseries import (
+from rootline.detectors.signals import (
+    by_host,
     first_fact_number,
     fmt_duration_ms,
     fmt_number,
     iso_ms,
     longest_true_run,
     merged_series,
-    series_by_host,
     step_values_at,
 )
 
@@ -328,7 +328,7 @@ def detect(data: IncidentData) -> Finding:
     for name in wanted:
         series.extend(data.series(name))
     hosts = [
-        c for host, items in series_by_host(series).items() if (c := _host_cpu(data, host, items))
+        c for host, items in by_host(series).items() if (c := _host_cpu(data, host or "", items))
     ]
     if not hosts:
         return Finding(

@@ -50,13 +50,13 @@ from rootline.detectors.base import (
     Verdict,
     parameters_of,
 )
-from rootline.detectors.signals_timeseries import (
+from rootline.detectors.signals import (
+    by_host,
     fmt_duration_ms,
     fmt_number,
     iso_ms,
     longest_true_run,
     merged_series,
-    series_by_host,
     step_values_at,
     typical_interval_ms,
 )
@@ -414,9 +414,7 @@ def detect(data: IncidentData) -> Finding:
     series: list[SeriesView] = []
     for name in _WANTED:
         series.extend(data.series(name))
-    hosts = [
-        m for host, items in series_by_host(series).items() if (m := _host_memory(host, items))
-    ]
+    hosts = [m for host, items in by_host(series).items() if (m := _host_memory(host or "", items))]
     if not hosts:
         return Finding(
             id=ID,

@@ -61,13 +61,13 @@ from rootline.detectors.base import (
     Verdict,
     parameters_of,
 )
-from rootline.detectors.signals_timeseries import (
+from rootline.detectors.signals import (
+    by_host,
     fmt_duration_ms,
     fmt_number,
     iso_ms,
     longest_true_run,
     merged_series,
-    series_by_host,
     step_values_at,
     true_runs,
     typical_interval_ms,
@@ -360,7 +360,7 @@ def _load_signal(
     """
     host = stats.host or None
     segs = [s for s in data.series("netstat.TcpInSegs", host=host) if s.unit == "per_s"]
-    for _, items in series_by_host(segs).items():
+    for items in by_host(segs).values():
         t, v = merged_series(items)
         if _covers(t, from_ms, to_ms) and float(v.max()) >= LOAD_SIGNAL_MIN_PER_S:
             return LoadSignal("incoming TCP segments", "/s", "netstat.TcpInSegs", {}, t, v)
