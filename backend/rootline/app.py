@@ -9,7 +9,7 @@ from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy import text
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -113,6 +113,11 @@ def _mount_frontend(app: FastAPI) -> None:
     """Serve the built single-page app, falling back to index.html for client-side routes."""
     index = FRONTEND_DIST / "index.html"
     if not index.is_file():
+        # No dashboard built yet: the API console is the page there is to open.
+        @app.get("/", include_in_schema=False)
+        def console() -> RedirectResponse:
+            return RedirectResponse("/docs")
+
         return
     assets = FRONTEND_DIST / "assets"
     if assets.is_dir():

@@ -63,3 +63,9 @@ def test_invalid_input_is_a_clear_json_error(client: TestClient) -> None:
 
 def test_health(client: TestClient) -> None:
     assert client.get("/api/health").json() == {"status": "ok"}
+
+
+def test_without_a_built_dashboard_the_root_page_is_the_api_console(client: TestClient) -> None:
+    response = client.get("/", follow_redirects=False)
+    assert (response.status_code, response.headers["location"]) == (307, "/docs")
+    assert "swagger" in client.get("/docs").text.lower()
