@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rootline.parsers import registry
-from rootline.parsers.base import ParseContext
+from rootline.parsers.base import ParseContext, ParseResult
 from tests.conftest import corpus_files
 
 EXPECTED_KINDS = {
@@ -17,6 +19,7 @@ EXPECTED_KINDS = {
     "nmon": {"nmon"},
     "threads": {"thread_dump", "app_log"},
 }
+CONTEXT = ParseContext.for_zone("UTC", default_time_ms=1_700_000_000_000)
 CASES = [(folder, path) for folder in EXPECTED_KINDS for path in corpus_files(folder)]
 
 
@@ -36,3 +39,41 @@ def test_the_corpus_is_there() -> None:
     if not CASES:
         pytest.skip("corpus not found (../shared/corpus or ROOTLINE_CORPUS_DIR)")
     assert len(CASES) >= 80
+
+
+def assert_well_formed(result: ParseResult, text: str) -> None:
+    """What every parser promises, whatever the input."""
+    lines = text.count("\n") + 1
+    assert result.status in {"parsed", "partial", "failed"}
+    assert (result.status == "failed") == (not (result.series or result.events or result.facts))
+    assert result.status != "failed" or result.diagnostics, "a failure must say why"
+    for diagnostic in result.diagnostics:
+        assert 0 <= diagnostic.line <= lines, (diagnostic, lines)
+        assert diagnostic.message
+    for series in result.series:
+        assert len(series.times_ms) == len(series.values) > 0
+        assert series.name and series.unit is not None
+
+
+SAMPLES = [path for _, path in CASES if path.stat().st_size < 200_000]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_damage_to_a_real_capture_gives_a_well_formed_result(data: st.DataObject) -> None:
+    if not SAMPLES:
+        pytest.skip("corpus not found")
+    text = data.draw(st.sampled_from(SAMPLES)).read_text(errors="replace")
+    lines = text.splitlines(keepends=True)
+    cut = data.draw(st.integers(0, len(text)))
+    garbage = data.draw(st.text(max_size=80))
+    at = data.draw(st.integers(0, len(lines)))
+    damaged = "".join(lines[:at]) + garbage + "\n" + "".join(lines[at:])
+    for candidate in (text[:cut], damaged):
+        assert_well_formed(registry.parse_text(candidate, CONTEXT), candidate)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(max_size=2000))
+def test_arbitrary_text_gives_a_well_formed_result(text: str) -> None:
+    assert_well_formed(registry.parse_text(text, CONTEXT), text)
