@@ -15,7 +15,6 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from rootline import app_meta
 from rootline.artifacts import service as artifacts_service
-from rootline.checklist import service as checklist_service
 from rootline.incidents import service as incidents_service
 from rootline.incidents.schemas import IncidentCreate
 from rootline.storage import ArtifactStore
@@ -41,17 +40,12 @@ def load(session: Session, store: ArtifactStore) -> str:
     incident = incidents_service.create(
         session, data=IncidentCreate(title=DEMO_TITLE, summary=DEMO_SUMMARY, timezone="UTC")
     )
+    items = []
     for path in demo_files():
         with path.open("rb") as handle:
             blob = store.put_file(handle, limit=1024**3)
-        artifacts_service.ingest(
-            session,
-            store,
-            incident=incident,
-            blob=blob,
-            options=artifacts_service.UploadOptions(filename=path.name),
-        )
-    checklist_service.recompute(session, incident=incident)
+        items.append((blob, artifacts_service.UploadOptions(filename=path.name)))
+    artifacts_service.ingest_all(session, store, incident=incident, items=items)
     return str(incident.id)
 
 

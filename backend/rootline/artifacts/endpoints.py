@@ -12,7 +12,6 @@ from starlette.datastructures import UploadFile
 
 from rootline.artifacts import service
 from rootline.artifacts.schemas import ArtifactRead, UploadResult
-from rootline.checklist import service as checklist_service
 from rootline.deps import IncidentDep, SessionDep, SettingsDep, StoreDep
 from rootline.errors import BadRequest, PayloadTooLarge
 from rootline.incidents.models import Incident
@@ -89,21 +88,17 @@ def _safe_name(filename: str) -> str:
     return name[:255] or "upload"
 
 
-def _ingest_all(
+def _upload_result(
     session: Session,
     store: ArtifactStore,
     incident: Incident,
     items: list[tuple[StoredBlob, service.UploadOptions]],
 ) -> UploadResult:
-    artifacts: list[ArtifactRead] = []
-    created: list[bool] = []
-    for blob, options in items:
-        for item in service.ingest(session, store, incident=incident, blob=blob, options=options):
-            artifacts.append(ArtifactRead.model_validate(item.artifact))
-            created.append(item.created)
-    if any(created):
-        checklist_service.recompute(session, incident=incident)
-    return UploadResult(artifacts=artifacts, created=created)
+    ingested = service.ingest_all(session, store, incident=incident, items=items)
+    return UploadResult(
+        artifacts=[ArtifactRead.model_validate(i.artifact) for i in ingested],
+        created=[i.created for i in ingested],
+    )
 
 
 @router.post("", openapi_extra=_UPLOAD_OPENAPI, status_code=201)
@@ -190,7 +185,7 @@ async def upload_artifacts(
                 "file_too_large", f"body is over the limit of {exc.limit} bytes"
             ) from exc
         items.append((blob, _options(query_fields, filename or "upload")))
-    return await run_in_threadpool(_ingest_all, session, store, incident, items)
+    return await run_in_threadpool(_upload_result, session, store, incident, items)
 
 
 @router.get("")
@@ -249,5 +244,4 @@ def reparse_artifact(
     """Parse the stored bytes again, replacing what was extracted before."""
     artifact = service.get_or_404(session, incident=incident, artifact_id=artifact_id)
     service.reparse(session, store, incident=incident, artifact=artifact)
-    checklist_service.recompute(session, incident=incident)
     return ArtifactRead.model_validate(artifact)

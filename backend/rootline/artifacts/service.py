@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from rootline import bundles
 from rootline.artifacts import repository
 from rootline.artifacts.models import Artifact
+from rootline.checklist import service as checklist_service
 from rootline.db import on_commit
 from rootline.errors import NotFound
 from rootline.events import repository as events_repository
@@ -97,17 +98,43 @@ def ingest(
     ]
 
 
+def ingest_all(
+    session: Session,
+    store: ArtifactStore,
+    *,
+    incident: Incident,
+    items: Sequence[tuple[StoredBlob, UploadOptions]],
+) -> list[Ingested]:
+    """Ingest several stored blobs, then recompute the checklist once if anything is new."""
+    ingested = [
+        item
+        for blob, options in items
+        for item in ingest(session, store, incident=incident, blob=blob, options=options)
+    ]
+    if any(item.created for item in ingested):
+        checklist_service.recompute(session, incident=incident)
+    return ingested
+
+
 def reparse(
     session: Session, store: ArtifactStore, *, incident: Incident, artifact: Artifact
 ) -> Artifact:
-    """Parse the stored bytes again (a newer parser, a corrected host, zone or offset)."""
+    """Parse the stored bytes again (a newer parser, a corrected host, zone or offset) and
+    recompute the checklist."""
+    _reparse_tree(session, store, incident, artifact)
+    checklist_service.recompute(session, incident=incident)
+    return artifact
+
+
+def _reparse_tree(
+    session: Session, store: ArtifactStore, incident: Incident, artifact: Artifact
+) -> None:
     if artifact.kind == BUNDLE_KIND:
         for member in repository.members(session, artifact.id):
-            reparse(session, store, incident=incident, artifact=member)
-        return artifact
+            _reparse_tree(session, store, incident, member)
+        return
     _clear_parsed(session, artifact)
     _parse_into(session, store, incident, artifact, depth=0)
-    return artifact
 
 
 def get_or_404(session: Session, *, incident: Incident, artifact_id: uuid.UUID) -> Artifact:
