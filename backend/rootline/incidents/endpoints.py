@@ -17,7 +17,7 @@ MAX_PAGE = 200
 def create_incident(data: IncidentCreate, session: SessionDep) -> IncidentRead:
     """Open a new incident (a draft) to upload artifacts into."""
     incident = service.create(session, data=data)
-    return service.to_read(session, incident=incident, artifact_count=0)
+    return service.to_read(session, incident=incident)
 
 
 @router.get("")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
@@ -34,28 +35,30 @@ def list_page(
     return rows, total
 
 
-def artifact_counts(session: Session, incident_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, int]:
+@dataclass(frozen=True, slots=True)
+class ArtifactSummary:
+    count: int = 0
+    first_ms: int | None = None
+    last_ms: int | None = None
+
+
+def artifact_summaries(
+    session: Session, incident_ids: Sequence[uuid.UUID]
+) -> dict[uuid.UUID, ArtifactSummary]:
+    """Artifact count and covered time range per incident, in one query for a whole page."""
     if not incident_ids:
         return {}
     rows = session.execute(
-        select(Artifact.incident_id, func.count())
+        select(
+            Artifact.incident_id,
+            func.count(),
+            func.min(Artifact.time_start_ms),
+            func.max(Artifact.time_end_ms),
+        )
         .where(Artifact.incident_id.in_(incident_ids))
         .group_by(Artifact.incident_id)
     ).all()
-    return {incident_id: count for incident_id, count in rows}
-
-
-def derived_window(session: Session, incident_id: uuid.UUID) -> tuple[int | None, int | None]:
-    row = session.execute(
-        select(func.min(Artifact.time_start_ms), func.max(Artifact.time_end_ms)).where(
-            Artifact.incident_id == incident_id
-        )
-    ).one()
-    return row[0], row[1]
-
-
-def count(session: Session) -> int:
-    return session.scalar(select(func.count()).select_from(Incident)) or 0
+    return {row[0]: ArtifactSummary(row[1], row[2], row[3]) for row in rows}
 
 
 def lock(session: Session, incident_id: uuid.UUID) -> None:

@@ -42,27 +42,28 @@ def get_or_404(session: Session, *, incident_id: uuid.UUID) -> Incident:
 
 
 def to_read(
-    session: Session, *, incident: Incident, artifact_count: int | None = None
+    session: Session, *, incident: Incident, summary: repository.ArtifactSummary | None = None
 ) -> IncidentRead:
     """The API view, with the window derived from the artifacts where the team set none."""
-    read = IncidentRead.model_validate(incident)
-    if incident.window_start_ms is None or incident.window_end_ms is None:
-        start, end = repository.derived_window(session, incident.id)
-        read.window_start_ms = (
-            incident.window_start_ms if incident.window_start_ms is not None else start
+    if summary is None:
+        summary = repository.artifact_summaries(session, [incident.id]).get(
+            incident.id, repository.ArtifactSummary()
         )
-        read.window_end_ms = incident.window_end_ms if incident.window_end_ms is not None else end
-    if artifact_count is None:
-        artifact_count = repository.artifact_counts(session, [incident.id]).get(incident.id, 0)
-    read.artifact_count = artifact_count
+    read = IncidentRead.model_validate(incident)
+    if read.window_start_ms is None:
+        read.window_start_ms = summary.first_ms
+    if read.window_end_ms is None:
+        read.window_end_ms = summary.last_ms
+    read.artifact_count = summary.count
     return read
 
 
 def list_page(session: Session, *, search: str | None, limit: int, offset: int) -> IncidentPage:
     """One page of incidents, newest first."""
     rows, total = repository.list_page(session, search=search, limit=limit, offset=offset)
-    counts = repository.artifact_counts(session, [r.id for r in rows])
-    items = [to_read(session, incident=r, artifact_count=counts.get(r.id, 0)) for r in rows]
+    summaries = repository.artifact_summaries(session, [r.id for r in rows])
+    empty = repository.ArtifactSummary()
+    items = [to_read(session, incident=r, summary=summaries.get(r.id, empty)) for r in rows]
     return IncidentPage(items=items, total=total, limit=limit, offset=offset)
 
 
