@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any
 
+import numpy as np
 import typer
 
 from rootline import offline
@@ -122,8 +123,8 @@ def parse_summary(path: str, result: ParseResult) -> dict[str, Any]:
                 "labels": s.labels,
                 "unit": s.unit,
                 "points": len(s),
-                "min": min(s.values) if len(s) else None,
-                "max": max(s.values) if len(s) else None,
+                "min": float(np.min(s.values)) if len(s) else None,
+                "max": float(np.max(s.values)) if len(s) else None,
             }
             for s in result.series
         ],

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
+import numpy as np
+
 ParseStatus = Literal["parsed", "partial", "failed"]
 
 # A file where more than this many lines could not be read gets its first diagnostics listed
@@ -156,8 +158,10 @@ class ParseResult:
         ends: list[int] = []
         for s in self.series:
             if len(s):
-                starts.append(min(s.times_ms))
-                ends.append(max(s.times_ms))
+                # numpy over the raw buffer: Python's min() costs 0.2 s per 3 M points.
+                times = np.frombuffer(s.times_ms, dtype=np.int64)
+                starts.append(int(times.min()))
+                ends.append(int(times.max()))
         for e in self.events:
             starts.append(e.time_ms)
             ends.append(e.time_ms + int(e.duration_ms or 0))
