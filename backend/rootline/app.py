@@ -29,8 +29,6 @@ from rootline.storage import LocalArtifactStore
 
 log = logging.getLogger("rootline")
 
-FRONTEND_DIST = Path(__file__).resolve().parents[2] / "frontend" / "dist"
-
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
@@ -105,13 +103,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             status_code=500,
         )
 
-    _mount_frontend(app)
+    _mount_frontend(app, settings.resolved_frontend_dir)
     return app
 
 
-def _mount_frontend(app: FastAPI) -> None:
+def _mount_frontend(app: FastAPI, dist: Path) -> None:
     """Serve the built single-page app, falling back to index.html for client-side routes."""
-    index = FRONTEND_DIST / "index.html"
+    index = dist / "index.html"
     if not index.is_file():
         # No dashboard built yet: the API console is the page there is to open.
         @app.get("/", include_in_schema=False)
@@ -119,7 +117,7 @@ def _mount_frontend(app: FastAPI) -> None:
             return RedirectResponse("/docs")
 
         return
-    assets = FRONTEND_DIST / "assets"
+    assets = dist / "assets"
     if assets.is_dir():
         app.mount("/assets", StaticFiles(directory=assets), name="assets")
 
@@ -127,7 +125,7 @@ def _mount_frontend(app: FastAPI) -> None:
     def spa(path: str) -> FileResponse:
         if path.startswith("api/"):
             raise StarletteHTTPException(status_code=404, detail=f"no route /{path}")
-        candidate = (FRONTEND_DIST / path).resolve()
-        if path and candidate.is_file() and FRONTEND_DIST in candidate.parents:
+        candidate = (dist / path).resolve()
+        if path and candidate.is_file() and dist in candidate.parents:
             return FileResponse(candidate)
         return FileResponse(index)

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# Where `npm run build` writes in a source checkout.
+DEFAULT_FRONTEND_DIR = Path(__file__).resolve().parents[2] / "frontend" / "dist"
 
 
 class Settings(BaseSettings):
@@ -23,6 +27,34 @@ class Settings(BaseSettings):
     artifacts_dir: Path | None = Field(
         default=None, description="Raw artifact store; default <data_dir>/artifacts."
     )
+    storage: Literal["local", "s3"] = Field(
+        default="local",
+        description="Where raw artifacts are kept: local (artifacts_dir) or s3 (the s3_* settings).",
+    )
+    s3_endpoint_url: str | None = Field(
+        default=None,
+        description="S3-compatible endpoint, e.g. http://minio:9000; default AWS S3.",
+    )
+    s3_bucket: str | None = Field(
+        default=None, description="Bucket for raw artifacts (required when storage is s3)."
+    )
+    s3_region: str | None = Field(
+        default=None, description="Region of the bucket; default boto3's (AWS_DEFAULT_REGION)."
+    )
+    s3_access_key_id: str | None = Field(
+        default=None,
+        description="S3 access key; default boto3's chain (AWS_ACCESS_KEY_ID, instance role).",
+    )
+    s3_secret_access_key: SecretStr | None = Field(
+        default=None, description="S3 secret key; default boto3's chain (AWS_SECRET_ACCESS_KEY)."
+    )
+    s3_prefix: str = Field(
+        default="artifacts/",
+        description="Key prefix of the blobs in the bucket: <prefix><sha[:2]>/<sha256>.",
+    )
+    s3_create_bucket: bool = Field(
+        default=False, description="Create the bucket at start when it does not exist."
+    )
     max_upload_bytes: int = Field(
         default=1024**3, description="Largest accepted file, in bytes (default 1 GiB)."
     )
@@ -30,8 +62,42 @@ class Settings(BaseSettings):
         default=4 * 1024**3,
         description="Largest accepted multipart request (all its files together), in bytes.",
     )
+    frontend_dir: Path | None = Field(
+        default=None,
+        description="The built web app (index.html + assets); default <repo>/frontend/dist.",
+    )
     load_demo: bool = Field(
         default=True, description="Load the demo incident on the first start of an empty database."
+    )
+    session_days: float = Field(
+        default=14, gt=0, description="How long a sign-in session lasts, in days."
+    )
+    cookie_secure: Literal["auto", "true", "false"] = Field(
+        default="auto",
+        description=(
+            "Mark the session cookies Secure: auto = when the request came over https"
+            " (X-Forwarded-Proto counts only with trust_proxy_headers)."
+        ),
+    )
+    trust_proxy_headers: bool = Field(
+        default=False,
+        description=(
+            "Believe X-Forwarded-Proto/-Host/-For (set it only behind a reverse proxy that"
+            " overwrites them)."
+        ),
+    )
+    login_rate_limit: int = Field(
+        default=10,
+        ge=1,
+        description="Failed sign-ins allowed per client IP and per user name in one window.",
+    )
+    share_rate_limit: int = Field(
+        default=30,
+        ge=1,
+        description="Failed share-link (and one-time link) lookups allowed per client IP in one window.",
+    )
+    rate_limit_window_s: int = Field(
+        default=300, ge=1, description="Length of the rate-limit window, in seconds."
     )
 
     @property
@@ -39,6 +105,10 @@ class Settings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{(self.data_dir / 'rootline.db').resolve()}"
+
+    @property
+    def resolved_frontend_dir(self) -> Path:
+        return (self.frontend_dir or DEFAULT_FRONTEND_DIR).resolve()
 
     @property
     def resolved_artifacts_dir(self) -> Path:

@@ -10,6 +10,7 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from rootline.artifacts.models import Artifact
+from rootline.checklist.models import ComputedFinding, FindingReview
 from rootline.incidents.models import Incident
 
 
@@ -59,6 +60,28 @@ def artifact_summaries(
         .group_by(Artifact.incident_id)
     ).all()
     return {row[0]: ArtifactSummary(row[1], row[2], row[3]) for row in rows}
+
+
+def confirmed_finding_ids(
+    session: Session, incident_ids: Sequence[uuid.UUID]
+) -> dict[uuid.UUID, list[str]]:
+    """Checklist ids confirmed by effective verdict (the team's override, else computed)."""
+    if not incident_ids:
+        return {}
+    effective = func.coalesce(FindingReview.verdict_override, ComputedFinding.verdict)
+    rows = session.execute(
+        select(ComputedFinding.incident_id, ComputedFinding.finding_id)
+        .outerjoin(
+            FindingReview,
+            (FindingReview.incident_id == ComputedFinding.incident_id)
+            & (FindingReview.finding_id == ComputedFinding.finding_id),
+        )
+        .where(ComputedFinding.incident_id.in_(incident_ids), effective == "confirmed")
+    ).all()
+    confirmed: dict[uuid.UUID, list[str]] = {}
+    for incident_id, finding_id in rows:
+        confirmed.setdefault(incident_id, []).append(finding_id)
+    return confirmed
 
 
 def lock(session: Session, incident_id: uuid.UUID) -> None:

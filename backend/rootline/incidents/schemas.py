@@ -29,6 +29,11 @@ class IncidentUpdate(BaseModel):
     _zone = field_validator("timezone")(check_zone)
 
 
+class CauseRead(BaseModel):
+    id: str = Field(description="Checklist id.")
+    title: str
+
+
 class IncidentRead(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
@@ -42,6 +47,10 @@ class IncidentRead(BaseModel):
     created_at_ms: int
     updated_at_ms: int
     artifact_count: int = 0
+    top_causes: list[CauseRead] = Field(
+        default_factory=list,
+        description="Causes confirmed by effective verdict (override, else computed), checklist order.",
+    )
 
 
 class IncidentPage(BaseModel):

@@ -9,10 +9,12 @@ from sqlalchemy.orm import Session
 from rootline.artifacts import repository as artifacts_repository
 from rootline.artifacts import service as artifacts_service
 from rootline.checklist import service as checklist_service
+from rootline.detectors import registry as detectors_registry
 from rootline.errors import NotFound
 from rootline.incidents import repository
 from rootline.incidents.models import Incident
 from rootline.incidents.schemas import (
+    CauseRead,
     IncidentCreate,
     IncidentPage,
     IncidentRead,
@@ -42,28 +44,51 @@ def get_or_404(session: Session, *, incident_id: uuid.UUID) -> Incident:
 
 
 def to_read(
-    session: Session, *, incident: Incident, summary: repository.ArtifactSummary | None = None
+    session: Session,
+    *,
+    incident: Incident,
+    summary: repository.ArtifactSummary | None = None,
+    confirmed: list[str] | None = None,
 ) -> IncidentRead:
     """The API view, with the window derived from the artifacts where the team set none."""
     if summary is None:
         summary = repository.artifact_summaries(session, [incident.id]).get(
             incident.id, repository.ArtifactSummary()
         )
+    if confirmed is None:
+        confirmed = repository.confirmed_finding_ids(session, [incident.id]).get(incident.id, [])
     read = IncidentRead.model_validate(incident)
     if read.window_start_ms is None:
         read.window_start_ms = summary.first_ms
     if read.window_end_ms is None:
         read.window_end_ms = summary.last_ms
     read.artifact_count = summary.count
+    read.top_causes = _causes(confirmed)
     return read
+
+
+def _causes(finding_ids: list[str]) -> list[CauseRead]:
+    order = detectors_registry.CHECKLIST_ORDER
+    known = sorted((f for f in finding_ids if f in order), key=order.__getitem__)
+    return [CauseRead(id=f, title=detectors_registry.DETECTORS[f].TITLE) for f in known]
 
 
 def list_page(session: Session, *, search: str | None, limit: int, offset: int) -> IncidentPage:
     """One page of incidents, newest first."""
     rows, total = repository.list_page(session, search=search, limit=limit, offset=offset)
-    summaries = repository.artifact_summaries(session, [r.id for r in rows])
+    ids = [r.id for r in rows]
+    summaries = repository.artifact_summaries(session, ids)
+    confirmed = repository.confirmed_finding_ids(session, ids)
     empty = repository.ArtifactSummary()
-    items = [to_read(session, incident=r, summary=summaries.get(r.id, empty)) for r in rows]
+    items = [
+        to_read(
+            session,
+            incident=r,
+            summary=summaries.get(r.id, empty),
+            confirmed=confirmed.get(r.id, []),
+        )
+        for r in rows
+    ]
     return IncidentPage(items=items, total=total, limit=limit, offset=offset)
 
 

@@ -1,6 +1,12 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 from fastapi.testclient import TestClient
+
+from rootline.app import create_app
+from rootline.settings import Settings
+from tests.conftest import REPO_DIR
 
 
 def test_create_read_update_delete(client: TestClient) -> None:
@@ -65,7 +71,52 @@ def test_health(client: TestClient) -> None:
     assert client.get("/api/health").json() == {"status": "ok"}
 
 
-def test_without_a_built_dashboard_the_root_page_is_the_api_console(client: TestClient) -> None:
-    response = client.get("/", follow_redirects=False)
-    assert (response.status_code, response.headers["location"]) == (307, "/docs")
-    assert "swagger" in client.get("/docs").text.lower()
+def test_without_a_built_dashboard_the_root_page_is_the_api_console(
+    settings: Settings, tmp_path: Path
+) -> None:
+    app = create_app(settings.model_copy(update={"frontend_dir": tmp_path / "not-built"}))
+    with TestClient(app) as client:
+        response = client.get("/", follow_redirects=False)
+        assert (response.status_code, response.headers["location"]) == (307, "/docs")
+        assert "swagger" in client.get("/docs").text.lower()
+
+
+def test_the_built_dashboard_is_served_with_client_side_routes(
+    settings: Settings, tmp_path: Path
+) -> None:
+    dist = tmp_path / "dist"
+    (dist / "assets").mkdir(parents=True)
+    (dist / "index.html").write_text("<div id=root></div>")
+    (dist / "assets" / "app.js").write_text("console.log(1)")
+    (tmp_path / "secret.txt").write_text("outside")
+    app = create_app(settings.model_copy(update={"frontend_dir": dist}))
+    with TestClient(app) as client:
+        for page in ("/", "/incidents/123?from=1", "/share/abc"):
+            assert client.get(page).text == "<div id=root></div>"
+        assert client.get("/assets/app.js").text == "console.log(1)"
+        assert client.get("/api/no-such-route").json()["code"] == "not_found"
+        assert "outside" not in client.get("/..%2Fsecret.txt").text
+
+
+def test_list_shows_confirmed_causes_by_effective_verdict(client: TestClient) -> None:
+    incident_id = client.post("/api/incidents", json={"title": "tw storm"}).json()["id"]
+    bundle = REPO_DIR / "lab" / "fixtures" / "time_wait_storm"
+    files = [("files", (p.name, p.read_bytes())) for p in sorted(bundle.glob("*.tar.gz"))]
+    assert client.post(f"/api/incidents/{incident_id}/artifacts", files=files).status_code == 201
+
+    def causes() -> list[str]:
+        page = client.get("/api/incidents", params={"q": "tw storm"}).json()
+        one = client.get(f"/api/incidents/{incident_id}").json()
+        assert page["items"][0]["top_causes"] == one["top_causes"]
+        return [c["id"] for c in one["top_causes"]]
+
+    assert causes() == ["short_lived_connections", "time_wait_storm"]
+    client.patch(
+        f"/api/incidents/{incident_id}/checklist/short_lived_connections",
+        json={"verdict_override": "likely", "note": "the storm is the cause"},
+    )
+    client.patch(
+        f"/api/incidents/{incident_id}/checklist/accept_queue_overflow",
+        json={"verdict_override": "confirmed"},
+    )
+    assert causes() == ["time_wait_storm", "accept_queue_overflow"]
