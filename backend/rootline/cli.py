@@ -71,15 +71,30 @@ def demo() -> None:
     from rootline import demo as demo_module
     from rootline.db import make_engine, make_sessionmaker, upgrade
     from rootline.settings import get_settings
-    from rootline.storage import LocalArtifactStore
+    from rootline.storage import make_store
 
     settings = get_settings()
     upgrade(settings.resolved_database_url)
     factory = make_sessionmaker(make_engine(settings.resolved_database_url))
     with factory() as session:
-        incident_id = demo_module.load(session, LocalArtifactStore(settings.resolved_artifacts_dir))
+        incident_id = demo_module.load(session, make_store(settings))
         session.commit()
     typer.echo(incident_id)
+
+
+@app.command()
+def openapi() -> None:
+    """Print the OpenAPI document (the frontend's types are generated from it)."""
+    import tempfile
+
+    from rootline.app import create_app
+    from rootline.settings import Settings
+
+    with tempfile.TemporaryDirectory() as scratch:
+        application = create_app(Settings(data_dir=Path(scratch), load_demo=False))
+        document = application.openapi()
+        application.state.engine.dispose()
+    typer.echo(json.dumps(document, indent=1, sort_keys=True))
 
 
 def _redact(url: str) -> str:

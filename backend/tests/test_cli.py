@@ -69,3 +69,13 @@ def test_analyze_exits_non_zero_only_when_nothing_was_read(tmp_path: Path) -> No
     assert "nothing could be read" in done.stderr
     readable = run("analyze", str(junk), str(FIXTURES_DIR / "ss" / "ss-s.txt"))
     assert readable.returncode == 0
+
+
+def test_openapi_prints_the_document_the_frontend_types_come_from() -> None:
+    result = run("openapi")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert "/api/incidents/{incident_id}/timeline" in document["paths"]
+    generated = (Path(__file__).parents[2] / "frontend" / "src" / "api" / "schema.d.ts").read_text()
+    stale = [path for path in document["paths"] if f'"{path}"' not in generated]
+    assert not stale, f"frontend/src/api/schema.d.ts is stale, regenerate it (README): {stale}"
