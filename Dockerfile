@@ -1,12 +1,46 @@
-# One image with the backend (and, once it exists, the built frontend).
-FROM python:3.11-slim
+# syntax=docker/dockerfile:1
+# The production image: the built web app and the backend, served by `rootline serve`.
+# Build from the repository root: `docker build -t rootline .` (docker-compose.yml does).
+
+# --- 1. The web app -------------------------------------------------------------------
+FROM node:20-bookworm-slim AS frontend
+WORKDIR /src/frontend
+COPY frontend/package.json frontend/package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY frontend/ ./
+RUN npm run build
+
+# --- 2. The backend, serving the web app ---------------------------------------------
+FROM python:3.11-slim AS app
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /app
-COPY backend/requirements.lock backend/pyproject.toml backend/
-RUN pip install --no-cache-dir -r backend/requirements.lock
-COPY backend backend
+
+# Dependencies first (their layer survives code changes), every one pinned by hash.
+COPY backend/requirements.lock backend/requirements.lock
+RUN pip install --require-hashes -r backend/requirements.lock
+
+# The package, installed in place: migrations/, lab/fixtures/ (the demo) and frontend/dist sit
+# beside it at the paths the code expects (/app/...), as in a source checkout.
+COPY alembic.ini ./
 COPY migrations migrations
-COPY alembic.ini .
 COPY lab/fixtures/time_wait_storm lab/fixtures/time_wait_storm
-RUN pip install --no-cache-dir --no-deps -e backend
+COPY backend/pyproject.toml backend/pyproject.toml
+COPY backend/rootline backend/rootline
+RUN pip install --no-deps -e backend
+COPY --from=frontend /src/frontend/dist frontend/dist
+
+RUN useradd --system --uid 10001 --user-group --home-dir /var/lib/rootline --no-create-home rootline \
+    && mkdir -p /var/lib/rootline \
+    && chown rootline:rootline /var/lib/rootline
+ENV ROOTLINE_DATA_DIR=/var/lib/rootline \
+    ROOTLINE_FRONTEND_DIR=/app/frontend/dist
+VOLUME ["/var/lib/rootline"]
+USER rootline
+
 EXPOSE 8000
-CMD ["rootline", "serve", "--host", "0.0.0.0", "--port", "8000"]
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=10 \
+    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/api/health', timeout=4)"]
+CMD ["rootline", "serve", "--host", "0.0.0.0", "--port", "8000", "--workers", "4"]

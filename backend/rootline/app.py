@@ -15,8 +15,10 @@ from sqlalchemy import text
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rootline import demo
+from rootline.accounts.endpoints import auth_router, tokens_router, users_router
 from rootline.annotations.endpoints import router as annotations_router
 from rootline.artifacts.endpoints import router as artifacts_router
+from rootline.auth import annotate_routes
 from rootline.checklist.endpoints import router as checklist_router
 from rootline.db import make_engine, make_sessionmaker, writer_engine
 from rootline.errors import ApiError
@@ -25,7 +27,9 @@ from rootline.facts.endpoints import router as facts_router
 from rootline.incidents.endpoints import router as incidents_router
 from rootline.series.endpoints import router as series_router
 from rootline.settings import Settings, get_settings
-from rootline.storage import LocalArtifactStore
+from rootline.shares.endpoints import router as shares_router
+from rootline.shares.endpoints import shared_router
+from rootline.storage import make_store
 
 log = logging.getLogger("rootline")
 
@@ -52,7 +56,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.engine = engine
     app.state.sessionmaker = sessionmaker
     app.state.writer_sessionmaker = make_sessionmaker(writer_engine(engine))
-    app.state.store = LocalArtifactStore(settings.resolved_artifacts_dir)
+    app.state.store = make_store(settings)
 
     for router in (
         incidents_router,
@@ -62,6 +66,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         facts_router,
         checklist_router,
         annotations_router,
+        auth_router,
+        users_router,
+        tokens_router,
+        shares_router,
+        shared_router,
     ):
         app.include_router(router)
 
@@ -75,7 +84,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
         return JSONResponse(
-            {"code": exc.code, "message": exc.message, **exc.details}, status_code=exc.status_code
+            {"code": exc.code, "message": exc.message, **exc.details},
+            status_code=exc.status_code,
+            headers=exc.headers or None,
         )
 
     @app.exception_handler(RequestValidationError)
@@ -104,6 +115,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
 
     _mount_frontend(app, settings.resolved_frontend_dir)
+    annotate_routes(app)
     return app
 
 

@@ -1,11 +1,14 @@
-"""The ``rootline`` command: serve, parse, ingest, demo, db."""
+"""The ``rootline`` command: serve, parse, ingest, demo, db, users, tokens."""
 
 from __future__ import annotations
 
 import json
 import sys
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
 import typer
@@ -16,6 +19,9 @@ from rootline.detectors.data import ParsedArtifact
 from rootline.parsers.base import ParseContext, ParseResult
 from rootline.timeutil import ms_to_iso, now_ms
 
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
 app = typer.Typer(
     help="Rootline: network and JVM incident postmortems.",
     no_args_is_help=True,
@@ -23,6 +29,10 @@ app = typer.Typer(
 )
 db_app = typer.Typer(help="Database maintenance.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
+users_app = typer.Typer(help="Users who sign in to the web app.", no_args_is_help=True)
+app.add_typer(users_app, name="users")
+tokens_app = typer.Typer(help="API tokens (for ingest and scripts).", no_args_is_help=True)
+app.add_typer(tokens_app, name="tokens")
 
 
 @app.command()
@@ -41,9 +51,17 @@ def serve(
     settings = get_settings()
     if migrate:
         upgrade(settings.resolved_database_url)
+    base = f"http://{_link_host(host)}:{port}"
     typer.echo(
         f"Rootline on http://{host}:{port}/  (database: {_redact(settings.resolved_database_url)})"
     )
+    from rootline.accounts import service as accounts_service
+
+    with _database() as session:
+        link = accounts_service.ensure_admin(session)
+    if link is not None:
+        typer.echo("Sign in as admin (then set a password) with this one-time link:")
+        typer.echo(f"{base}/api/auth/one-time/{link}")
     uvicorn.run(
         "rootline.app:create_app",
         factory=True,
@@ -51,7 +69,34 @@ def serve(
         port=port,
         workers=workers,
         log_level="info",
+        # X-Forwarded-* are believed only when the settings say a proxy sets them.
+        proxy_headers=settings.trust_proxy_headers,
+        forwarded_allow_ips="*" if settings.trust_proxy_headers else None,
     )
+
+
+def _link_host(host: str) -> str:
+    if host in {"0.0.0.0", ""}:
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
+
+
+@contextmanager
+def _database() -> Iterator[Session]:
+    """A migrated database's session; committed when the block ends without error."""
+    from rootline.db import make_engine, make_sessionmaker, upgrade
+    from rootline.settings import get_settings
+
+    url = get_settings().resolved_database_url
+    upgrade(url)
+    engine = make_engine(url)
+    try:
+        with make_sessionmaker(engine).begin() as session:
+            yield session
+    finally:
+        engine.dispose()
 
 
 @db_app.command("upgrade")
@@ -63,6 +108,187 @@ def db_upgrade() -> None:
     url = get_settings().resolved_database_url
     upgrade(url)
     typer.echo(f"database at head: {_redact(url)}")
+
+
+_PUBLIC_URL = typer.Option(
+    envvar="ROOTLINE_PUBLIC_URL", help="Server address the printed sign-in link starts with."
+)
+
+
+def _print_link(session: Session, user: Any, public_url: str) -> None:
+    from rootline.accounts import service as accounts_service
+
+    token = accounts_service.create_link(session, user)
+    typer.echo(f"{public_url.rstrip('/')}/api/auth/one-time/{token}")
+
+
+@users_app.command("add")
+def users_add(
+    name: Annotated[str, typer.Argument(help="User name.")],
+    admin: Annotated[bool, typer.Option("--admin", help="May manage users.")] = False,
+    password_stdin: Annotated[
+        bool, typer.Option("--password-stdin", help="Read the password from standard input.")
+    ] = False,
+    public_url: Annotated[str, _PUBLIC_URL] = "http://127.0.0.1:8000",
+) -> None:
+    """Add a user; without a password, print a one-time sign-in link for it."""
+    from rootline.accounts import service as accounts_service
+    from rootline.accounts.schemas import MIN_PASSWORD
+    from rootline.errors import ApiError
+
+    password = sys.stdin.readline().rstrip("\r\n") if password_stdin else None
+    if password is not None and len(password) < MIN_PASSWORD:
+        typer.echo(f"a password has at least {MIN_PASSWORD} characters", err=True)
+        raise typer.Exit(code=2)
+    try:
+        with _database() as session:
+            user = accounts_service.create_user(session, name, password=password, is_admin=admin)
+            if password is None:
+                _print_link(session, user, public_url)
+    except ApiError as exc:
+        typer.echo(exc.message, err=True)
+        raise typer.Exit(code=1) from exc
+    typer.echo(f"added user {name}" + (" (admin)" if admin else ""), err=True)
+
+
+@users_app.command("list")
+def users_list() -> None:
+    """Every user, one a line."""
+    from rootline.accounts import repository
+
+    with _database() as session:
+        for user in repository.list_users(session):
+            flags = [
+                flag
+                for flag, on in (
+                    ("admin", user.is_admin),
+                    ("disabled", user.disabled),
+                    ("no-password", user.password_hash is None),
+                )
+                if on
+            ]
+            last = ms_to_iso(user.last_login_at_ms) if user.last_login_at_ms else "never"
+            typer.echo(f"{user.username}\t{','.join(flags) or '-'}\tlast sign-in {last}")
+
+
+def _set_disabled(name: str, disabled: bool) -> None:
+    from rootline.accounts import service as accounts_service
+    from rootline.errors import ApiError
+
+    try:
+        with _database() as session:
+            accounts_service.set_disabled(
+                session, accounts_service.get_user_or_404(session, name), disabled
+            )
+    except ApiError as exc:
+        typer.echo(exc.message, err=True)
+        raise typer.Exit(code=1) from exc
+    typer.echo(f"{name} {'disabled' if disabled else 'enabled'}", err=True)
+
+
+@users_app.command("disable")
+def users_disable(name: Annotated[str, typer.Argument(help="User name.")]) -> None:
+    """Disable a user: its sessions end and its API tokens stop working."""
+    _set_disabled(name, True)
+
+
+@users_app.command("enable")
+def users_enable(name: Annotated[str, typer.Argument(help="User name.")]) -> None:
+    """Enable a disabled user again."""
+    _set_disabled(name, False)
+
+
+@users_app.command("link")
+def users_link(
+    name: Annotated[str, typer.Argument(help="User name.")],
+    public_url: Annotated[str, _PUBLIC_URL] = "http://127.0.0.1:8000",
+) -> None:
+    """Print a one-time sign-in link for a user (valid 24 hours, single use)."""
+    from rootline.accounts import service as accounts_service
+    from rootline.errors import ApiError
+
+    try:
+        with _database() as session:
+            _print_link(session, accounts_service.get_user_or_404(session, name), public_url)
+    except ApiError as exc:
+        typer.echo(exc.message, err=True)
+        raise typer.Exit(code=1) from exc
+
+
+@tokens_app.command("create")
+def tokens_create(
+    user: Annotated[str, typer.Option("--user", help="The user the token acts for.")],
+    scope: Annotated[
+        str, typer.Option(help="ingest (upload artifacts only) or read-write.")
+    ] = "read-write",
+    incident: Annotated[
+        str | None, typer.Option(help="Limit the token to this incident id.")
+    ] = None,
+    name: Annotated[str, typer.Option(help="A name to recognise the token by.")] = "cli",
+) -> None:
+    """Create an API token and print it (and nothing else) on standard output."""
+    from rootline.accounts import service as accounts_service
+    from rootline.errors import ApiError
+
+    try:
+        incident_id = uuid.UUID(incident) if incident else None
+    except ValueError as exc:
+        typer.echo(f"not an incident id: {incident}", err=True)
+        raise typer.Exit(code=2) from exc
+    try:
+        with _database() as session:
+            created = accounts_service.create_token(
+                session,
+                accounts_service.get_user_or_404(session, user),
+                name=name,
+                scope=scope,
+                incident_id=incident_id,
+            )
+    except ApiError as exc:
+        typer.echo(exc.message, err=True)
+        raise typer.Exit(code=1) from exc
+    typer.echo(created.token)
+
+
+@tokens_app.command("list")
+def tokens_list(
+    user: Annotated[str | None, typer.Option("--user", help="Only this user's tokens.")] = None,
+) -> None:
+    """API tokens, newest first (never their secrets)."""
+    from rootline.accounts import repository
+    from rootline.accounts import service as accounts_service
+    from rootline.errors import ApiError
+
+    try:
+        with _database() as session:
+            owner = accounts_service.get_user_or_404(session, user) if user else None
+            names = {u.id: u.username for u in repository.list_users(session)}
+            for token in accounts_service.list_tokens(session, user_id=owner.id if owner else None):
+                state = "revoked" if token.revoked_at_ms else "active"
+                used = ms_to_iso(token.last_used_at_ms) if token.last_used_at_ms else "never"
+                typer.echo(
+                    f"{token.id}\t{token.prefix}...\t{names.get(token.user_id, '?')}\t"
+                    f"{token.scope}\t{token.incident_id or '*'}\t{token.name}\t{state}\t"
+                    f"last used {used}"
+                )
+    except ApiError as exc:
+        typer.echo(exc.message, err=True)
+        raise typer.Exit(code=1) from exc
+
+
+@tokens_app.command("revoke")
+def tokens_revoke(token_id: Annotated[int, typer.Argument(help="Token id (see list).")]) -> None:
+    """Revoke an API token."""
+    from rootline.accounts import service as accounts_service
+    from rootline.errors import ApiError
+
+    try:
+        with _database() as session:
+            accounts_service.revoke_token(session, token_id, owner_id=None)
+    except ApiError as exc:
+        typer.echo(exc.message, err=True)
+        raise typer.Exit(code=1) from exc
+    typer.echo(f"token {token_id} revoked", err=True)
 
 
 @app.command()

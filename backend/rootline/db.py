@@ -22,6 +22,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+from sqlalchemy.pool import NullPool
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -171,8 +172,29 @@ def alembic_config(url: str) -> Any:
     return config
 
 
+# Held while migrating on PostgreSQL, so that replicas starting together migrate one at a time.
+MIGRATION_LOCK_KEY = 0x726F6F746C696E65  # "rootline"
+
+
 def upgrade(url: str) -> None:
-    """Bring the database at ``url`` to the newest migration."""
+    """Bring the database at ``url`` to the newest migration.
+
+    On PostgreSQL an advisory lock makes processes that start at the same moment take turns:
+    the first migrates, the others then find the database at head. (``rootline serve``
+    migrates once, before it starts its workers.)
+    """
     from alembic import command
 
-    command.upgrade(alembic_config(url), "head")
+    if not url.startswith("postgresql"):
+        command.upgrade(alembic_config(url), "head")
+        return
+    engine = create_engine(url, poolclass=NullPool, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as lock:
+            lock.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
+            try:
+                command.upgrade(alembic_config(url), "head")
+            finally:
+                lock.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK_KEY})
+    finally:
+        engine.dispose()

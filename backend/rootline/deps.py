@@ -1,8 +1,10 @@
-"""FastAPI dependencies shared by the routers: the request's session and the artifact store."""
+"""FastAPI dependencies shared by the routers: the request's session and the artifact store.
+
+Who may call a route is decided in `rootline.auth`.
+"""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from typing import Annotated
 
@@ -10,8 +12,6 @@ from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
 from rootline.db import session_scope
-from rootline.incidents import service as incidents_service
-from rootline.incidents.models import Incident
 from rootline.settings import Settings
 from rootline.storage import ArtifactStore
 
@@ -25,6 +25,11 @@ def get_session(request: Request) -> Iterator[Session]:
     yield from session_scope(factory)
 
 
+def get_writer_session(request: Request) -> Iterator[Session]:
+    """A writing transaction even for a GET (e.g. following a one-time sign-in link)."""
+    yield from session_scope(request.app.state.writer_sessionmaker)
+
+
 def get_store(request: Request) -> ArtifactStore:
     store: ArtifactStore = request.app.state.store
     return store
@@ -36,12 +41,6 @@ def get_settings(request: Request) -> Settings:
 
 
 SessionDep = Annotated[Session, Depends(get_session)]
+WriterSessionDep = Annotated[Session, Depends(get_writer_session)]
 StoreDep = Annotated[ArtifactStore, Depends(get_store)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
-
-
-def get_incident(incident_id: uuid.UUID, session: SessionDep) -> Incident:
-    return incidents_service.get_or_404(session, incident_id=incident_id)
-
-
-IncidentDep = Annotated[Incident, Depends(get_incident)]

@@ -13,6 +13,7 @@ class ApiError(Exception):
         self.code = code
         self.message = message
         self.details = details
+        self.headers: dict[str, str] = {}
 
 
 class NotFound(ApiError):
@@ -29,3 +30,19 @@ class PayloadTooLarge(ApiError):
 
 class Conflict(ApiError):
     status_code = 409
+
+
+class Unauthorized(ApiError):
+    status_code = 401
+
+
+class Forbidden(ApiError):
+    status_code = 403
+
+
+class TooManyRequests(ApiError):
+    status_code = 429
+
+    def __init__(self, code: str, message: str, *, retry_after_s: int) -> None:
+        super().__init__(code, message)
+        self.headers = {"Retry-After": str(max(1, retry_after_s))}

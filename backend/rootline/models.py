@@ -1,5 +1,6 @@
 """Every ORM model, imported in one place so the metadata is complete (Alembic, tests)."""
 
+from rootline.accounts.models import ApiToken, LoginSession, OneTimeLink, User
 from rootline.annotations.models import Annotation
 from rootline.app_meta import AppMeta
 from rootline.artifacts.models import Artifact
@@ -8,10 +9,13 @@ from rootline.db import Base
 from rootline.events.models import Event
 from rootline.facts.models import Fact
 from rootline.incidents.models import Incident
+from rootline.ratelimit import RateLimit
 from rootline.series.models import PointChunk, Series
+from rootline.shares.models import Share
 
 __all__ = [
     "Annotation",
+    "ApiToken",
     "AppMeta",
     "Artifact",
     "Base",
@@ -20,6 +24,11 @@ __all__ = [
     "Fact",
     "FindingReview",
     "Incident",
+    "LoginSession",
+    "OneTimeLink",
     "PointChunk",
+    "RateLimit",
     "Series",
+    "Share",
+    "User",
 ]

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
@@ -129,8 +132,101 @@ def app(settings: Settings) -> Iterator[FastAPI]:
     application.state.engine.dispose()
 
 
+# --- Signing in ----------------------------------------------------------------------
+# `client` is signed in as an administrator through the real login route and sends the
+# CSRF header on every request; `anon_client` is nobody.
+
+TEST_PASSWORD = "correct horse battery staple"
+
+
+@functools.cache
+def cheap_hash(password: str) -> str:
+    """An argon2 hash with the smallest cost, so that the suite's many sign-ins stay fast
+    (a hash records its own parameters: verifying it costs what it cost to make)."""
+    from argon2 import PasswordHasher
+
+    return PasswordHasher(time_cost=1, memory_cost=8, parallelism=1).hash(password)
+
+
+def add_user(
+    database_url: str,
+    username: str,
+    *,
+    password: str | None = TEST_PASSWORD,
+    is_admin: bool = False,
+    disabled: bool = False,
+) -> int:
+    """A user straight in the database; its id."""
+    from rootline.accounts.models import User
+    from rootline.db import make_engine, make_sessionmaker
+
+    engine = make_engine(database_url)
+    try:
+        with make_sessionmaker(engine).begin() as session:
+            user = User(
+                username=username,
+                password_hash=None if password is None else cheap_hash(password),
+                is_admin=is_admin,
+                disabled=disabled,
+            )
+            session.add(user)
+            session.flush()
+            return user.id
+    finally:
+        engine.dispose()
+
+
+def add_token(
+    database_url: str, user_id: int, *, scope: str = "read-write", incident_id: str | None = None
+) -> str:
+    """An API token for the user; its secret."""
+    import uuid
+
+    from rootline.accounts import service
+    from rootline.accounts.models import User
+    from rootline.db import make_engine, make_sessionmaker
+
+    engine = make_engine(database_url)
+    try:
+        with make_sessionmaker(engine).begin() as session:
+            user = session.get(User, user_id)
+            assert user is not None
+            created = service.create_token(
+                session,
+                user,
+                name="test",
+                scope=scope,
+                incident_id=uuid.UUID(incident_id) if incident_id else None,
+            )
+            return created.token
+    finally:
+        engine.dispose()
+
+
+def sign_in(client: TestClient, username: str, password: str = TEST_PASSWORD) -> dict[str, Any]:
+    """Sign ``client`` in through the login route; it then sends the CSRF header too."""
+    response = client.post("/api/auth/login", json={"username": username, "password": password})
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    client.headers["X-CSRF-Token"] = body["csrf_token"]
+    return body
+
+
+ADMIN = "admin"
+
+
 @pytest.fixture()
-def client(app: FastAPI) -> Iterator[TestClient]:
+def client(app: FastAPI, database_url: str) -> Iterator[TestClient]:
+    from fastapi.testclient import TestClient
+
+    add_user(database_url, ADMIN, is_admin=True)
+    with TestClient(app) as test_client:
+        sign_in(test_client, ADMIN)
+        yield test_client
+
+
+@pytest.fixture()
+def anon_client(app: FastAPI) -> Iterator[TestClient]:
     from fastapi.testclient import TestClient
 
     with TestClient(app) as test_client:
@@ -162,8 +258,37 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@dataclass
+class LiveServer:
+    """A running `rootline serve`: ``str(server)`` is its URL; ``http`` carries ``token``
+    (a read-write API token of user ``tester``, made before the server started)."""
+
+    url: str
+    token: str | None
+    process: subprocess.Popen[str]
+    http: httpx.Client = field(init=False)
+
+    def __post_init__(self) -> None:
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        self.http = httpx.Client(base_url=self.url, headers=headers, timeout=60)
+
+    def __str__(self) -> str:
+        return self.url
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return dict(self.http.headers)
+
+
 @pytest.fixture()
-def server(database_url: str, tmp_path: Path) -> Iterator[str]:
+def server(database_url: str, tmp_path: Path) -> Iterator[LiveServer]:
+    token = add_token(database_url, add_user(database_url, "tester"))
+    with run_server(database_url, tmp_path, token) as live:
+        yield live
+
+
+@contextmanager
+def run_server(database_url: str, tmp_path: Path, token: str | None = None) -> Iterator[LiveServer]:
     port = free_port()
     env = {
         **os.environ,
@@ -191,6 +316,10 @@ def server(database_url: str, tmp_path: Path) -> Iterator[str]:
     else:
         process.kill()
         pytest.fail(f"server did not start: {process.communicate()[0]}")
-    yield url
-    process.terminate()
-    process.wait(timeout=10)
+    live = LiveServer(url, token, process)
+    try:
+        yield live
+    finally:
+        live.http.close()
+        process.terminate()
+        process.wait(timeout=10)

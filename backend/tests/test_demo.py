@@ -7,12 +7,15 @@ from fastapi.testclient import TestClient
 from rootline import demo
 from rootline.app import create_app
 from rootline.settings import Settings
+from tests.conftest import add_user, sign_in
 
 
 def test_demo_loads_once_on_first_start(settings: Settings) -> None:
     assert demo.demo_files(), "the lab capture behind the demo is missing"
     with_demo = settings.model_copy(update={"load_demo": True})
+    add_user(str(settings.database_url), "admin", is_admin=True)
     with TestClient(create_app(with_demo)) as client:
+        sign_in(client, "admin")
         incidents = client.get("/api/incidents").json()["items"]
         assert [i["title"] for i in incidents] == [demo.DEMO_TITLE]
         demo_id = incidents[0]["id"]
@@ -24,4 +27,5 @@ def test_demo_loads_once_on_first_start(settings: Settings) -> None:
         client.delete(f"/api/incidents/{demo_id}")
     # A second start (another worker, a restart) never loads it again, even after deletion.
     with TestClient(create_app(with_demo)) as client:
+        sign_in(client, "admin")
         assert client.get("/api/incidents").json()["total"] == 0

@@ -8,10 +8,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import httpx
 import pytest
 
-from tests.conftest import REPO_DIR, ROOTLINE
+from tests.conftest import REPO_DIR, ROOTLINE, LiveServer
 
 SCENARIO = "time_wait_storm"
 
@@ -26,7 +25,7 @@ def namespaces_available() -> str | None:
     return None if probe.returncode == 0 else f"ip netns unavailable: {probe.stderr.strip()}"
 
 
-def test_time_wait_storm_from_capture_to_checklist(server: str, tmp_path: Path) -> None:
+def test_time_wait_storm_from_capture_to_checklist(server: LiveServer, tmp_path: Path) -> None:
     reason = namespaces_available()
     if reason:
         pytest.skip(reason)
@@ -41,21 +40,31 @@ def test_time_wait_storm_from_capture_to_checklist(server: str, tmp_path: Path) 
     bundles = sorted((tmp_path / SCENARIO).glob("rootline-*.tar.gz"))
     assert {b.name.split("-")[1] for b in bundles} == {"server", "client"}
 
-    incident = httpx.post(f"{server}/api/incidents", json={"title": "lab smoke"}).json()["id"]
+    incident = server.http.post("/api/incidents", json={"title": "lab smoke"}).json()["id"]
     ingest = subprocess.run(
-        [ROOTLINE, "ingest", "--server", server, "--incident", incident, *map(str, bundles)],
+        [
+            ROOTLINE,
+            "ingest",
+            "--server",
+            str(server),
+            "--token",
+            str(server.token),
+            "--incident",
+            incident,
+            *map(str, bundles),
+        ],
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert ingest.returncode == 0, ingest.stderr
-    artifacts = httpx.get(f"{server}/api/incidents/{incident}/artifacts").json()
+    artifacts = server.http.get(f"/api/incidents/{incident}/artifacts").json()
     assert {a["host"] for a in artifacts if a["parent_id"]} == {"server", "client"}
     by_name = {(a["host"], a["filename"].rsplit("/", 1)[-1]): a for a in artifacts}
     for capture in ("ss-tinm.txt", "ss-s.txt", "nstat.txt", "sysctl.txt"):
         assert by_name[("server", capture)]["status"] == "parsed", capture
 
-    findings = httpx.get(f"{server}/api/incidents/{incident}/checklist", timeout=60).json()[
+    findings = server.http.get(f"/api/incidents/{incident}/checklist", timeout=60).json()[
         "findings"
     ]
     verdicts = {f["id"]: f for f in findings}

@@ -7,20 +7,20 @@ import socket
 import subprocess
 from pathlib import Path
 
-import httpx
-
-from tests.conftest import FIXTURES_DIR, ROOTLINE
+from tests.conftest import FIXTURES_DIR, ROOTLINE, LiveServer
 
 
-def test_cli_ingest_then_read_back(server: str) -> None:
-    incident = httpx.post(f"{server}/api/incidents", json={"title": "cli"}).json()["id"]
+def test_cli_ingest_then_read_back(server: LiveServer) -> None:
+    incident = server.http.post("/api/incidents", json={"title": "cli"}).json()["id"]
     captures = [FIXTURES_DIR / "ss" / "ss-tinm-loop.txt", FIXTURES_DIR / "ss" / "ss-s.txt"]
     done = subprocess.run(
         [
             ROOTLINE,
             "ingest",
             "--server",
-            server,
+            str(server),
+            "--token",
+            str(server.token),
             "--incident",
             incident,
             "--host",
@@ -33,25 +33,27 @@ def test_cli_ingest_then_read_back(server: str) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("-> ss parsed") == 2
-    series = httpx.get(
-        f"{server}/api/incidents/{incident}/series", params={"name": "tcp.state.*"}
+    series = server.http.get(
+        f"/api/incidents/{incident}/series", params={"name": "tcp.state.*"}
     ).json()
     assert series["total"] > 0
     assert {s["labels"]["host"] for s in series["items"]} == {"provider-1"}
     name = series["items"][0]["name"]
-    timeline = httpx.get(
-        f"{server}/api/incidents/{incident}/timeline", params={"series": name}
+    timeline = server.http.get(
+        f"/api/incidents/{incident}/timeline", params={"series": name}
     ).json()
     assert timeline["series"] and len(timeline["series"][0]["t"]) > 0
 
 
-def test_cli_ingest_reports_failure(server: str) -> None:
+def test_cli_ingest_reports_failure(server: LiveServer) -> None:
     done = subprocess.run(
         [
             ROOTLINE,
             "ingest",
             "--server",
-            server,
+            str(server),
+            "--token",
+            str(server.token),
             "--incident",
             "00000000-0000-0000-0000-000000000000",
             str(FIXTURES_DIR / "ss" / "ss-s.txt"),
@@ -64,14 +66,15 @@ def test_cli_ingest_reports_failure(server: str) -> None:
     assert "HTTP 404" in done.stderr
 
 
-def test_a_5_gb_declared_body_is_refused_before_it_is_read(server: str) -> None:
-    incident = httpx.post(f"{server}/api/incidents", json={"title": "limits"}).json()["id"]
-    host, port = server.removeprefix("http://").split(":")
+def test_a_5_gb_declared_body_is_refused_before_it_is_read(server: LiveServer) -> None:
+    incident = server.http.post("/api/incidents", json={"title": "limits"}).json()["id"]
+    host, port = server.url.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=10) as connection:
         connection.sendall(
             (
                 f"POST /api/incidents/{incident}/artifacts HTTP/1.1\r\n"
                 f"Host: {host}\r\nContent-Type: application/octet-stream\r\n"
+                f"Authorization: Bearer {server.token}\r\n"
                 f"Content-Length: {5 * 1024**3}\r\n\r\n"
             ).encode()
             + b"only a few bytes of the promised five gigabytes"
@@ -86,11 +89,11 @@ def test_a_5_gb_declared_body_is_refused_before_it_is_read(server: str) -> None:
         reply_text = reply.decode()
     assert reply_text.startswith("HTTP/1.1 413")
     assert '"code":"file_too_large"' in reply_text
-    assert httpx.get(f"{server}/api/incidents/{incident}/artifacts").json() == []
+    assert server.http.get(f"/api/incidents/{incident}/artifacts").json() == []
 
 
-def test_openapi_documents_every_route(server: str) -> None:
-    spec = httpx.get(f"{server}/openapi.json").json()
+def test_openapi_documents_every_route(server: LiveServer) -> None:
+    spec = server.http.get("/openapi.json").json()
     paths = spec["paths"]
     for route in (
         "/api/incidents",
@@ -110,16 +113,16 @@ def test_openapi_documents_every_route(server: str) -> None:
     assert json.dumps(timeline).count("Timeline") >= 1
 
 
-def test_concurrent_uploads_all_land(server: str) -> None:
+def test_concurrent_uploads_all_land(server: LiveServer) -> None:
     """Writers queue for the database instead of failing with "database is locked"."""
     from concurrent.futures import ThreadPoolExecutor
 
-    incident = httpx.post(f"{server}/api/incidents", json={"title": "concurrent"}).json()["id"]
+    incident = server.http.post("/api/incidents", json={"title": "concurrent"}).json()["id"]
     files = sorted(p for p in (FIXTURES_DIR / "ss").glob("*.txt"))[:8]
 
     def upload(path: Path) -> int:
-        response = httpx.post(
-            f"{server}/api/incidents/{incident}/artifacts",
+        response = server.http.post(
+            f"/api/incidents/{incident}/artifacts",
             params={"filename": path.name},
             content=path.read_bytes(),
             headers={"Content-Type": "application/octet-stream"},
@@ -130,5 +133,5 @@ def test_concurrent_uploads_all_land(server: str) -> None:
     with ThreadPoolExecutor(max_workers=len(files)) as pool:
         statuses = list(pool.map(upload, files))
     assert statuses == [201] * len(files)
-    stored = httpx.get(f"{server}/api/incidents/{incident}/artifacts").json()
+    stored = server.http.get(f"/api/incidents/{incident}/artifacts").json()
     assert len(stored) == len(files)

@@ -1,37 +1,63 @@
 from __future__ import annotations
 
-from fastapi import APIRouter, Response, status
+from collections.abc import Callable
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Path, Response, status
 
 from rootline.annotations import repository
 from rootline.annotations.models import Annotation
 from rootline.annotations.schemas import AnnotationCreate, AnnotationRead
-from rootline.deps import IncidentDep, SessionDep
+from rootline.auth import PrincipalDep, WriteIncident, read_incident
+from rootline.deps import SessionDep
 from rootline.errors import NotFound
+from rootline.incidents.models import Incident
 
-router = APIRouter(prefix="/api/incidents/{incident_id}/annotations", tags=["annotations"])
+MAX_ID = 2**63 - 1
 
 
-@router.post("", status_code=status.HTTP_201_CREATED)
+def read_routes(incident_dep: Callable[..., Incident]) -> APIRouter:
+    """The read routes, for whichever dependency resolves the incident (private or shared)."""
+    router = APIRouter(tags=["annotations"])
+
+    @router.get("/annotations")
+    def list_annotations(
+        *, incident: Incident = Depends(incident_dep), session: SessionDep
+    ) -> list[AnnotationRead]:
+        """The incident's notes in time order."""
+        return [
+            AnnotationRead.model_validate(a)
+            for a in repository.list_for_incident(session, incident.id)
+        ]
+
+    return router
+
+
+router = APIRouter(prefix="/api/incidents/{incident_id}", tags=["annotations"])
+
+
+@router.post("/annotations", status_code=status.HTTP_201_CREATED)
 def create_annotation(
-    data: AnnotationCreate, incident: IncidentDep, session: SessionDep
+    data: AnnotationCreate, incident: WriteIncident, principal: PrincipalDep, session: SessionDep
 ) -> AnnotationRead:
-    """Pin a note to an instant or a range of the timeline."""
-    annotation = Annotation(incident_id=incident.id, **data.model_dump())
+    """Pin a note to an instant or a range of the timeline.
+
+    The author is the signed-in user (or the API token's user); `author` is ignored.
+    """
+    annotation = Annotation(
+        incident_id=incident.id, **{**data.model_dump(), "author": principal.username}
+    )
     session.add(annotation)
     session.flush()
     return AnnotationRead.model_validate(annotation)
 
 
-@router.get("")
-def list_annotations(incident: IncidentDep, session: SessionDep) -> list[AnnotationRead]:
-    """The incident's notes in time order."""
-    return [
-        AnnotationRead.model_validate(a) for a in repository.list_for_incident(session, incident.id)
-    ]
-
-
-@router.delete("/{annotation_id}", status_code=status.HTTP_204_NO_CONTENT)
-def delete_annotation(annotation_id: int, incident: IncidentDep, session: SessionDep) -> Response:
+@router.delete("/annotations/{annotation_id}", status_code=status.HTTP_204_NO_CONTENT)
+def delete_annotation(
+    annotation_id: Annotated[int, Path(ge=1, le=MAX_ID)],
+    incident: WriteIncident,
+    session: SessionDep,
+) -> Response:
     """Remove a note."""
     annotation = repository.get(session, incident.id, annotation_id)
     if annotation is None:
@@ -40,3 +66,6 @@ def delete_annotation(annotation_id: int, incident: IncidentDep, session: Sessio
         )
     session.delete(annotation)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+router.include_router(read_routes(read_incident))

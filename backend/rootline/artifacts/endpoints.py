@@ -1,10 +1,10 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 from sqlalchemy.orm import Session
@@ -12,13 +12,81 @@ from starlette.datastructures import UploadFile
 
 from rootline.artifacts import service
 from rootline.artifacts.schemas import ArtifactRead, UploadResult
-from rootline.deps import IncidentDep, SessionDep, SettingsDep, StoreDep
+from rootline.auth import IngestIncident, WriteIncident, read_incident
+from rootline.deps import SessionDep, SettingsDep, StoreDep
 from rootline.errors import BadRequest, PayloadTooLarge
 from rootline.incidents.models import Incident
 from rootline.storage import ArtifactStore, StoredBlob, TooLarge
 from rootline.timeutil import check_zone, parse_instant
 
-router = APIRouter(prefix="/api/incidents/{incident_id}/artifacts", tags=["artifacts"])
+
+def read_routes(
+    incident_dep: Callable[..., Incident], raw_guard: Callable[..., object] | None = None
+) -> APIRouter:
+    """The read routes, for whichever dependency resolves the incident (private or shared);
+    ``raw_guard`` may refuse the raw download."""
+    router = APIRouter(tags=["artifacts"])
+
+    @router.get("/artifacts")
+    def list_artifacts(
+        *, incident: Incident = Depends(incident_dep), session: SessionDep
+    ) -> list[ArtifactRead]:
+        """Every artifact of the incident, bundle members included, in upload order."""
+        return [
+            ArtifactRead.model_validate(a)
+            for a in service.list_for_incident(session, incident=incident)
+        ]
+
+    @router.get("/artifacts/{artifact_id}")
+    def get_artifact(
+        *, artifact_id: uuid.UUID, incident: Incident = Depends(incident_dep), session: SessionDep
+    ) -> ArtifactRead:
+        """One artifact: detected kind, parse status and line-numbered diagnostics."""
+        return ArtifactRead.model_validate(
+            service.get_or_404(session, incident=incident, artifact_id=artifact_id)
+        )
+
+    @router.get(
+        "/artifacts/{artifact_id}/raw",
+        response_class=StreamingResponse,
+        dependencies=[Depends(raw_guard)] if raw_guard is not None else [],
+        responses={
+            200: {
+                "content": {"application/octet-stream": {}},
+                "description": "The bytes as uploaded.",
+            }
+        },
+    )
+    def download_raw(
+        *,
+        artifact_id: uuid.UUID,
+        incident: Incident = Depends(incident_dep),
+        session: SessionDep,
+        store: StoreDep,
+    ) -> StreamingResponse:
+        """The original bytes, exactly as uploaded."""
+        artifact = service.get_or_404(session, incident=incident, artifact_id=artifact_id)
+
+        def chunks() -> Iterator[bytes]:
+            with store.open(artifact.sha256) as handle:
+                while block := handle.read(1024 * 1024):
+                    yield block
+
+        quoted = artifact.filename.replace('"', "").encode("ascii", "replace").decode()
+        return StreamingResponse(
+            chunks(),
+            media_type="application/octet-stream",
+            headers={
+                "Content-Disposition": f'attachment; filename="{quoted}"',
+                "Content-Length": str(artifact.size_bytes),
+                "X-Content-SHA256": artifact.sha256,
+            },
+        )
+
+    return router
+
+
+router = APIRouter(prefix="/api/incidents/{incident_id}", tags=["artifacts"])
 
 MAX_FILES_PER_REQUEST = 1000
 
@@ -101,10 +169,10 @@ def _upload_result(
     )
 
 
-@router.post("", openapi_extra=_UPLOAD_OPENAPI, status_code=201)
+@router.post("/artifacts", openapi_extra=_UPLOAD_OPENAPI, status_code=201)
 async def upload_artifacts(
     request: Request,
-    incident: IncidentDep,
+    incident: IngestIncident,
     session: SessionDep,
     store: StoreDep,
     settings: SettingsDep,
@@ -188,60 +256,14 @@ async def upload_artifacts(
     return await run_in_threadpool(_upload_result, session, store, incident, items)
 
 
-@router.get("")
-def list_artifacts(incident: IncidentDep, session: SessionDep) -> list[ArtifactRead]:
-    """Every artifact of the incident, bundle members included, in upload order."""
-    return [
-        ArtifactRead.model_validate(a)
-        for a in service.list_for_incident(session, incident=incident)
-    ]
-
-
-@router.get("/{artifact_id}")
-def get_artifact(
-    artifact_id: uuid.UUID, incident: IncidentDep, session: SessionDep
-) -> ArtifactRead:
-    """One artifact: detected kind, parse status and line-numbered diagnostics."""
-    return ArtifactRead.model_validate(
-        service.get_or_404(session, incident=incident, artifact_id=artifact_id)
-    )
-
-
-@router.get(
-    "/{artifact_id}/raw",
-    response_class=StreamingResponse,
-    responses={
-        200: {"content": {"application/octet-stream": {}}, "description": "The bytes as uploaded."}
-    },
-)
-def download_raw(
-    artifact_id: uuid.UUID, incident: IncidentDep, session: SessionDep, store: StoreDep
-) -> StreamingResponse:
-    """The original bytes, exactly as uploaded."""
-    artifact = service.get_or_404(session, incident=incident, artifact_id=artifact_id)
-
-    def chunks() -> Iterator[bytes]:
-        with store.open(artifact.sha256) as handle:
-            while block := handle.read(1024 * 1024):
-                yield block
-
-    quoted = artifact.filename.replace('"', "").encode("ascii", "replace").decode()
-    return StreamingResponse(
-        chunks(),
-        media_type="application/octet-stream",
-        headers={
-            "Content-Disposition": f'attachment; filename="{quoted}"',
-            "Content-Length": str(artifact.size_bytes),
-            "X-Content-SHA256": artifact.sha256,
-        },
-    )
-
-
-@router.post("/{artifact_id}/reparse")
+@router.post("/artifacts/{artifact_id}/reparse")
 def reparse_artifact(
-    artifact_id: uuid.UUID, incident: IncidentDep, session: SessionDep, store: StoreDep
+    artifact_id: uuid.UUID, incident: WriteIncident, session: SessionDep, store: StoreDep
 ) -> ArtifactRead:
     """Parse the stored bytes again, replacing what was extracted before."""
     artifact = service.get_or_404(session, incident=incident, artifact_id=artifact_id)
     service.reparse(session, store, incident=incident, artifact=artifact)
     return ArtifactRead.model_validate(artifact)
+
+
+router.include_router(read_routes(read_incident))

@@ -1,40 +1,53 @@
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 
-from rootline.deps import IncidentDep, SessionDep
+from rootline.auth import read_incident
+from rootline.deps import SessionDep
 from rootline.events import service
 from rootline.events.schemas import EventPage
+from rootline.incidents.models import Incident
 from rootline.params import split_list, time_param
-
-router = APIRouter(prefix="/api/incidents/{incident_id}", tags=["timeline"])
 
 MAX_EVENTS_PAGE = 10_000
 
 
-@router.get("/events")
-def list_events(
-    incident: IncidentDep,
-    session: SessionDep,
-    kind: Annotated[
-        list[str] | None, Query(description="Kinds, e.g. gc_pause (comma-separated or repeated).")
-    ] = None,
-    host: Annotated[str | None, Query(max_length=255)] = None,
-    from_: Annotated[str | None, Query(alias="from")] = None,
-    to: Annotated[str | None, Query()] = None,
-    limit: Annotated[int, Query(ge=1, le=MAX_EVENTS_PAGE)] = 1000,
-    offset: Annotated[int, Query(ge=0)] = 0,
-) -> EventPage:
-    """Events in time order (GC pauses, rejections, dumps ...) with per-kind counts."""
-    return service.list_page(
-        session,
-        incident_id=incident.id,
-        kinds=split_list(kind),
-        host=host,
-        from_ms=time_param(from_, "from"),
-        to_ms=time_param(to, "to"),
-        limit=limit,
-        offset=offset,
-    )
+def read_routes(incident_dep: Callable[..., Incident]) -> APIRouter:
+    """The read routes, for whichever dependency resolves the incident (private or shared)."""
+    router = APIRouter(tags=["timeline"])
+
+    @router.get("/events")
+    def list_events(
+        *,
+        incident: Incident = Depends(incident_dep),
+        session: SessionDep,
+        kind: Annotated[
+            list[str] | None,
+            Query(description="Kinds, e.g. gc_pause (comma-separated or repeated)."),
+        ] = None,
+        host: Annotated[str | None, Query(max_length=255)] = None,
+        from_: Annotated[str | None, Query(alias="from")] = None,
+        to: Annotated[str | None, Query()] = None,
+        limit: Annotated[int, Query(ge=1, le=MAX_EVENTS_PAGE)] = 1000,
+        offset: Annotated[int, Query(ge=0)] = 0,
+    ) -> EventPage:
+        """Events in time order (GC pauses, rejections, dumps ...) with per-kind counts."""
+        return service.list_page(
+            session,
+            incident_id=incident.id,
+            kinds=split_list(kind),
+            host=host,
+            from_ms=time_param(from_, "from"),
+            to_ms=time_param(to, "to"),
+            limit=limit,
+            offset=offset,
+        )
+
+    return router
+
+
+router = APIRouter(prefix="/api/incidents/{incident_id}")
+router.include_router(read_routes(read_incident))

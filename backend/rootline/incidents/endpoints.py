@@ -4,7 +4,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response, status
 
-from rootline.deps import IncidentDep, SessionDep, StoreDep
+from rootline.auth import IncidentsDep, ReadIncident, WriteIncident
+from rootline.deps import SessionDep, StoreDep
 from rootline.incidents import service
 from rootline.incidents.schemas import IncidentCreate, IncidentPage, IncidentRead, IncidentUpdate
 
@@ -14,7 +15,7 @@ MAX_PAGE = 200
 
 
 @router.post("", status_code=status.HTTP_201_CREATED)
-def create_incident(data: IncidentCreate, session: SessionDep) -> IncidentRead:
+def create_incident(data: IncidentCreate, _who: IncidentsDep, session: SessionDep) -> IncidentRead:
     """Open a new incident (a draft) to upload artifacts into."""
     incident = service.create(session, data=data)
     return service.to_read(session, incident=incident)
@@ -22,6 +23,7 @@ def create_incident(data: IncidentCreate, session: SessionDep) -> IncidentRead:
 
 @router.get("")
 def list_incidents(
+    _who: IncidentsDep,
     session: SessionDep,
     q: Annotated[
         str | None, Query(max_length=200, description="Search in title and summary.")
@@ -34,14 +36,14 @@ def list_incidents(
 
 
 @router.get("/{incident_id}")
-def get_incident(incident: IncidentDep, session: SessionDep) -> IncidentRead:
+def get_incident(incident: ReadIncident, session: SessionDep) -> IncidentRead:
     """One incident with its time window and artifact count."""
     return service.to_read(session, incident=incident)
 
 
 @router.patch("/{incident_id}")
 def update_incident(
-    data: IncidentUpdate, incident: IncidentDep, session: SessionDep
+    data: IncidentUpdate, incident: WriteIncident, session: SessionDep
 ) -> IncidentRead:
     """Change title, summary, time zone, status or the incident window."""
     service.update(session, incident=incident, data=data)
@@ -49,7 +51,7 @@ def update_incident(
 
 
 @router.delete("/{incident_id}", status_code=status.HTTP_204_NO_CONTENT)
-def delete_incident(incident: IncidentDep, session: SessionDep, store: StoreDep) -> Response:
+def delete_incident(incident: WriteIncident, session: SessionDep, store: StoreDep) -> Response:
     """Delete an incident with its artifacts and everything parsed from them."""
     service.delete(session, store, incident=incident)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

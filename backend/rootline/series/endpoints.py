@@ -1,74 +1,86 @@
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 
-from rootline.deps import IncidentDep, SessionDep
+from rootline.auth import read_incident
+from rootline.deps import SessionDep
+from rootline.incidents.models import Incident
 from rootline.params import split_list, time_param
 from rootline.series import service
 from rootline.series.schemas import SeriesPage, Timeline
-
-router = APIRouter(prefix="/api/incidents/{incident_id}", tags=["timeline"])
 
 MAX_SERIES_PAGE = 5000
 MAX_POINTS = 20_000
 
 
-@router.get("/series")
-def list_series(
-    incident: IncidentDep,
-    session: SessionDep,
-    name: Annotated[
-        list[str] | None, Query(description="Names to match; `prefix*` matches a prefix.")
-    ] = None,
-    host: Annotated[str | None, Query(max_length=255)] = None,
-    limit: Annotated[int, Query(ge=1, le=MAX_SERIES_PAGE)] = 1000,
-    offset: Annotated[int, Query(ge=0)] = 0,
-) -> SeriesPage:
-    """Stored series with unit, labels, point count, first/last time and min/max value."""
-    return service.list_page(
-        session,
-        incident_id=incident.id,
-        names=split_list(name),
-        host=host,
-        limit=limit,
-        offset=offset,
-    )
+def read_routes(incident_dep: Callable[..., Incident]) -> APIRouter:
+    """The read routes, for whichever dependency resolves the incident (private or shared)."""
+    router = APIRouter(tags=["timeline"])
+
+    @router.get("/series")
+    def list_series(
+        *,
+        incident: Incident = Depends(incident_dep),
+        session: SessionDep,
+        name: Annotated[
+            list[str] | None, Query(description="Names to match; `prefix*` matches a prefix.")
+        ] = None,
+        host: Annotated[str | None, Query(max_length=255)] = None,
+        limit: Annotated[int, Query(ge=1, le=MAX_SERIES_PAGE)] = 1000,
+        offset: Annotated[int, Query(ge=0)] = 0,
+    ) -> SeriesPage:
+        """Stored series with unit, labels, point count, first/last time and min/max value."""
+        return service.list_page(
+            session,
+            incident_id=incident.id,
+            names=split_list(name),
+            host=host,
+            limit=limit,
+            offset=offset,
+        )
+
+    @router.get("/timeline")
+    def get_timeline(
+        *,
+        incident: Incident = Depends(incident_dep),
+        session: SessionDep,
+        series: Annotated[
+            list[str] | None,
+            Query(
+                description="Series ids or names (comma-separated or repeated); `prefix*` matches a prefix."
+            ),
+        ] = None,
+        host: Annotated[str | None, Query(max_length=255)] = None,
+        from_: Annotated[
+            str | None, Query(alias="from", description="Start: epoch ms/s or ISO-8601.")
+        ] = None,
+        to: Annotated[str | None, Query(description="End: epoch ms/s or ISO-8601.")] = None,
+        max_points: Annotated[int, Query(ge=2, le=MAX_POINTS)] = 2000,
+    ) -> Timeline:
+        """Points of the chosen series in the range, at most `max_points` each.
+
+        Downsampled with MinMaxLTTB, which keeps every spike's extreme, from pre-computed min/max
+        rollups when the range holds far more points than asked for.
+        """
+        wanted = split_list(series)
+        ids = [int(s) for s in wanted if s.isdigit()]
+        names = [s for s in wanted if not s.isdigit()]
+        return service.timeline(
+            session,
+            incident_id=incident.id,
+            ids=ids,
+            names=names,
+            host=host,
+            from_ms=time_param(from_, "from"),
+            to_ms=time_param(to, "to"),
+            max_points=max_points,
+        )
+
+    return router
 
 
-@router.get("/timeline")
-def get_timeline(
-    incident: IncidentDep,
-    session: SessionDep,
-    series: Annotated[
-        list[str] | None,
-        Query(
-            description="Series ids or names (comma-separated or repeated); `prefix*` matches a prefix."
-        ),
-    ] = None,
-    host: Annotated[str | None, Query(max_length=255)] = None,
-    from_: Annotated[
-        str | None, Query(alias="from", description="Start: epoch ms/s or ISO-8601.")
-    ] = None,
-    to: Annotated[str | None, Query(description="End: epoch ms/s or ISO-8601.")] = None,
-    max_points: Annotated[int, Query(ge=2, le=MAX_POINTS)] = 2000,
-) -> Timeline:
-    """Points of the chosen series in the range, at most `max_points` each.
-
-    Downsampled with MinMaxLTTB, which keeps every spike's extreme, from pre-computed min/max
-    rollups when the range holds far more points than asked for.
-    """
-    wanted = split_list(series)
-    ids = [int(s) for s in wanted if s.isdigit()]
-    names = [s for s in wanted if not s.isdigit()]
-    return service.timeline(
-        session,
-        incident_id=incident.id,
-        ids=ids,
-        names=names,
-        host=host,
-        from_ms=time_param(from_, "from"),
-        to_ms=time_param(to, "to"),
-        max_points=max_points,
-    )
+router = APIRouter(prefix="/api/incidents/{incident_id}")
+router.include_router(read_routes(read_incident))

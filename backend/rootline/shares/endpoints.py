@@ -1,0 +1,121 @@
+"""Share links: managed by signed-in users, read by anyone holding the token.
+
+`/api/shared/{token}/...` serves the same read routes as `/api/incidents/{id}/...` (the
+routes are defined once, in each domain's ``read_routes``); only the dependency resolving
+the incident differs. Nothing there writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Path, Request, Response, status
+
+from rootline import ratelimit
+from rootline.annotations.endpoints import read_routes as annotation_reads
+from rootline.artifacts.endpoints import read_routes as artifact_reads
+from rootline.auth import UserDep, UserIncident, access, client_ip
+from rootline.checklist.endpoints import read_routes as checklist_reads
+from rootline.deps import SessionDep, SettingsDep
+from rootline.errors import Forbidden, NotFound
+from rootline.events.endpoints import read_routes as event_reads
+from rootline.facts.endpoints import read_routes as fact_reads
+from rootline.incidents import repository as incidents_repository
+from rootline.incidents import service as incidents_service
+from rootline.incidents.models import Incident
+from rootline.series.endpoints import read_routes as series_reads
+from rootline.shares import service
+from rootline.shares.schemas import ShareCreate, ShareCreated, SharedIncident, ShareRead
+
+MAX_ID = 2**63 - 1
+
+router = APIRouter(prefix="/api/incidents/{incident_id}/shares", tags=["shares"])
+
+
+@router.post("", status_code=status.HTTP_201_CREATED)
+def create_share(
+    data: ShareCreate, incident: UserIncident, user: UserDep, session: SessionDep
+) -> ShareCreated:
+    """A read-only link to this incident; the token is in this answer only."""
+    return service.create(session, incident=incident, user=user, data=data)
+
+
+@router.get("")
+def list_shares(incident: UserIncident, session: SessionDep) -> list[ShareRead]:
+    """The incident's share links, newest first (never their tokens)."""
+    return list(service.list_for_incident(session, incident=incident))
+
+
+@router.delete("/{share_id}", status_code=status.HTTP_204_NO_CONTENT)
+def revoke_share(
+    share_id: Annotated[int, Path(ge=1, le=MAX_ID)], incident: UserIncident, session: SessionDep
+) -> Response:
+    """Revoke a share link: it stops working at once."""
+    service.revoke(session, incident=incident, share_id=share_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+# --- The shared, read-only view ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SharedAccess:
+    incident: Incident
+    allow_raw: bool
+
+
+@access("shared")
+def shared_access(
+    token: Annotated[str, Path(max_length=128, description="The share token.")],
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+) -> SharedAccess:
+    """The incident behind a live share token; failed lookups are rate-limited per IP."""
+    keys = [f"share:ip:{client_ip(request, settings)}"]
+    window_s = settings.rate_limit_window_s
+    ratelimit.check(session, keys, limit=settings.share_rate_limit, window_s=window_s)
+    share = service.resolve(session, token)
+    incident = None if share is None else incidents_repository.get(session, share.incident_id)
+    if share is None or incident is None:
+        # This request only reads; the failure is counted in a transaction of its own.
+        with request.app.state.writer_sessionmaker.begin() as writer:
+            ratelimit.hit(writer, keys, window_s=window_s)
+        raise NotFound("share_not_found", "this share link is unknown, revoked or expired")
+    return SharedAccess(incident=incident, allow_raw=share.allow_raw)
+
+
+SharedAccessDep = Annotated[SharedAccess, Depends(shared_access)]
+
+
+def shared_incident(shared: SharedAccessDep) -> Incident:
+    return shared.incident
+
+
+def shared_raw_allowed(shared: SharedAccessDep) -> None:
+    if not shared.allow_raw:
+        raise Forbidden("raw_not_allowed", "this share link does not include raw artifacts")
+
+
+shared_router = APIRouter(prefix="/api/shared/{token}", tags=["shared"])
+
+
+@shared_router.get("")
+def get_shared(shared: SharedAccessDep, session: SessionDep) -> SharedIncident:
+    """The shared incident, and whether its raw artifacts may be downloaded."""
+    return SharedIncident(
+        incident=incidents_service.to_read(session, incident=shared.incident),
+        allow_raw=shared.allow_raw,
+    )
+
+
+for _reads in (
+    series_reads(shared_incident),
+    event_reads(shared_incident),
+    fact_reads(shared_incident),
+    checklist_reads(shared_incident),
+    annotation_reads(shared_incident),
+    artifact_reads(shared_incident, raw_guard=shared_raw_allowed),
+):
+    shared_router.include_router(_reads)

@@ -1,0 +1,72 @@
+"""Rules about share links: read-only access to one incident for whoever holds the token."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy.orm import Session
+
+from rootline.accounts import crypto
+from rootline.auth import Principal
+from rootline.errors import BadRequest, NotFound
+from rootline.incidents.models import Incident
+from rootline.shares import repository
+from rootline.shares.models import Share
+from rootline.shares.schemas import ShareCreate, ShareCreated, ShareRead
+from rootline.timeutil import now_ms
+
+
+def to_read(share: Share, created_by: str | None, now: int) -> ShareRead:
+    return ShareRead(
+        id=share.id,
+        label=share.label,
+        created_at_ms=share.created_at_ms,
+        created_by=created_by,
+        expires_at_ms=share.expires_at_ms,
+        allow_raw=share.allow_raw,
+        revoked=share.revoked_at_ms is not None,
+        expired=share.expires_at_ms is not None and share.expires_at_ms <= now,
+        prefix=share.prefix,
+    )
+
+
+def create(
+    session: Session, *, incident: Incident, user: Principal, data: ShareCreate
+) -> ShareCreated:
+    now = now_ms()
+    if data.expires_at_ms is not None and data.expires_at_ms <= now:
+        raise BadRequest("invalid_expiry", "expires_at_ms is in the past")
+    token = crypto.new_secret()
+    share = Share(
+        incident_id=incident.id,
+        token_hash=crypto.digest(token),
+        prefix=token[:8],
+        label=data.label,
+        created_by=user.user_id,
+        created_at_ms=now,
+        expires_at_ms=data.expires_at_ms,
+        allow_raw=data.allow_raw,
+    )
+    session.add(share)
+    session.flush()
+    read = to_read(share, user.username, now)
+    return ShareCreated(**read.model_dump(), token=token, url=f"/share/{token}")
+
+
+def list_for_incident(session: Session, *, incident: Incident) -> Sequence[ShareRead]:
+    now = now_ms()
+    return [to_read(s, by, now) for s, by in repository.list_for_incident(session, incident.id)]
+
+
+def revoke(session: Session, *, incident: Incident, share_id: int) -> None:
+    share = repository.get(session, incident.id, share_id)
+    if share is None:
+        raise NotFound("share_not_found", f"no share {share_id} in incident {incident.id}")
+    if share.revoked_at_ms is None:
+        share.revoked_at_ms = now_ms()
+    session.flush()
+
+
+def resolve(session: Session, token: str) -> Share | None:
+    """The live share behind ``token`` (None when unknown, revoked or expired)."""
+    return repository.live_by_hash(session, crypto.digest(token), now_ms())
