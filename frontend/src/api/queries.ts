@@ -32,21 +32,11 @@ export const sharedBase = (token: string) => `/api/shared/${encodeURIComponent(t
 
 export const ME_KEY = ["auth", "me"] as const;
 
-/**
- * The signed-in user. `null` data means the server has no auth routes (a backend older than the
- * auth work answers 404): the app then runs without sign-in, as the server does.
- */
-export function useMe(): UseQueryResult<Me | null, ApiError> {
-  return useQuery<Me | null, ApiError>({
+/** The signed-in user (401 when there is none). */
+export function useMe(): UseQueryResult<Me, ApiError> {
+  return useQuery<Me, ApiError>({
     queryKey: ME_KEY,
-    queryFn: async ({ signal }) => {
-      try {
-        return await apiGet<Me>("/api/auth/me", undefined, signal);
-      } catch (error) {
-        if (error instanceof ApiError && error.status === 404) return null;
-        throw error;
-      }
-    },
+    queryFn: ({ signal }) => apiGet<Me>("/api/auth/me", undefined, signal),
     retry: false,
     staleTime: 60_000,
   });

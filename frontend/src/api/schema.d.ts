@@ -4,6 +4,128 @@
  */
 
 export interface paths {
+    "/api/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Login
+         * @description Sign in with a user name and password; sets the session and CSRF cookies.
+         */
+        post: operations["login_api_auth_login_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Logout
+         * @description Sign out: the session ends and the cookies are cleared.
+         */
+        post: operations["logout_api_auth_logout_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Me
+         * @description The signed-in user and the CSRF token to send on writes.
+         */
+        get: operations["me_api_auth_me_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/one-time/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One Time Sign In
+         * @description Sign in through a one-time link (single use, valid 24 hours), then go to the app.
+         */
+        get: operations["one_time_sign_in_api_auth_one_time__token__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change Password
+         * @description Set a new password; the current one is needed unless the user has none yet.
+         *
+         *     Every other session of the user ends.
+         */
+        post: operations["change_password_api_auth_password_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Health
+         * @description Liveness and database reachability.
+         */
+        get: operations["health_api_health_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/incidents": {
         parameters: {
             query?: never;
@@ -54,6 +176,52 @@ export interface paths {
          * @description Change title, summary, time zone, status or the incident window.
          */
         patch: operations["update_incident_api_incidents__incident_id__patch"];
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/annotations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Annotations
+         * @description The incident's notes in time order.
+         */
+        get: operations["list_annotations_api_incidents__incident_id__annotations_get"];
+        put?: never;
+        /**
+         * Create Annotation
+         * @description Pin a note to an instant or a range of the timeline.
+         *
+         *     The author is the signed-in user (or the API token's user); `author` is ignored.
+         */
+        post: operations["create_annotation_api_incidents__incident_id__annotations_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/annotations/{annotation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete Annotation
+         * @description Remove a note.
+         */
+        delete: operations["delete_annotation_api_incidents__incident_id__annotations__annotation_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/incidents/{incident_id}/artifacts": {
@@ -142,7 +310,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/incidents/{incident_id}/series": {
+    "/api/incidents/{incident_id}/checklist": {
         parameters: {
             query?: never;
             header?: never;
@@ -150,10 +318,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List Series
-         * @description Stored series with unit, labels, point count, first/last time and min/max value.
+         * Get Checklist
+         * @description Every checklist item with its verdict, evidence, remedies and the team's review.
          */
-        get: operations["list_series_api_incidents__incident_id__series_get"];
+        get: operations["get_checklist_api_incidents__incident_id__checklist_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -162,27 +330,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/incidents/{incident_id}/timeline": {
+    "/api/incidents/{incident_id}/checklist/{finding_id}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /**
-         * Get Timeline
-         * @description Points of the chosen series in the range, at most `max_points` each.
-         *
-         *     Downsampled with MinMaxLTTB, which keeps every spike's extreme, from pre-computed min/max
-         *     rollups when the range holds far more points than asked for.
-         */
-        get: operations["get_timeline_api_incidents__incident_id__timeline_get"];
+        get?: never;
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Review Finding
+         * @description Override a verdict and/or write a note; the computed verdict is kept and survives recomputation.
+         *
+         *     The review's author is the signed-in user (or the API token's user); `author` is ignored.
+         */
+        patch: operations["review_finding_api_incidents__incident_id__checklist__finding_id__patch"];
         trace?: never;
     };
     "/api/incidents/{incident_id}/events": {
@@ -225,7 +392,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/incidents/{incident_id}/checklist": {
+    "/api/incidents/{incident_id}/series": {
         parameters: {
             query?: never;
             header?: never;
@@ -233,10 +400,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get Checklist
-         * @description Every checklist item with its verdict, evidence, remedies and the team's review.
+         * List Series
+         * @description Stored series with unit, labels, point count, first/last time and min/max value.
          */
-        get: operations["get_checklist_api_incidents__incident_id__checklist_get"];
+        get: operations["list_series_api_incidents__incident_id__series_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -245,7 +412,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/incidents/{incident_id}/checklist/{finding_id}": {
+    "/api/incidents/{incident_id}/shares": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Shares
+         * @description The incident's share links, newest first (never their tokens).
+         */
+        get: operations["list_shares_api_incidents__incident_id__shares_get"];
+        put?: never;
+        /**
+         * Create Share
+         * @description A read-only link to this incident; the token is in this answer only.
+         */
+        post: operations["create_share_api_incidents__incident_id__shares_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/shares/{share_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -255,17 +446,60 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
+        /**
+         * Revoke Share
+         * @description Revoke a share link: it stops working at once.
+         */
+        delete: operations["revoke_share_api_incidents__incident_id__shares__share_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Timeline
+         * @description Points of the chosen series in the range, at most `max_points` each.
+         *
+         *     Downsampled with MinMaxLTTB, which keeps every spike's extreme, from pre-computed min/max
+         *     rollups when the range holds far more points than asked for.
+         */
+        get: operations["get_timeline_api_incidents__incident_id__timeline_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /**
-         * Review Finding
-         * @description Override a verdict and/or write a note; the computed verdict is kept and survives recomputation.
-         */
-        patch: operations["review_finding_api_incidents__incident_id__checklist__finding_id__patch"];
+        patch?: never;
         trace?: never;
     };
-    "/api/incidents/{incident_id}/annotations": {
+    "/api/shared/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Shared
+         * @description The shared incident, and whether its raw artifacts may be downloaded.
+         */
+        get: operations["get_shared_api_shared__token__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shared/{token}/annotations": {
         parameters: {
             query?: never;
             header?: never;
@@ -276,20 +510,203 @@ export interface paths {
          * List Annotations
          * @description The incident's notes in time order.
          */
-        get: operations["list_annotations_api_incidents__incident_id__annotations_get"];
+        get: operations["list_annotations_api_shared__token__annotations_get"];
         put?: never;
-        /**
-         * Create Annotation
-         * @description Pin a note to an instant or a range of the timeline.
-         */
-        post: operations["create_annotation_api_incidents__incident_id__annotations_post"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/incidents/{incident_id}/annotations/{annotation_id}": {
+    "/api/shared/{token}/artifacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Artifacts
+         * @description Every artifact of the incident, bundle members included, in upload order.
+         */
+        get: operations["list_artifacts_api_shared__token__artifacts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shared/{token}/artifacts/{artifact_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Artifact
+         * @description One artifact: detected kind, parse status and line-numbered diagnostics.
+         */
+        get: operations["get_artifact_api_shared__token__artifacts__artifact_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shared/{token}/artifacts/{artifact_id}/raw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download Raw
+         * @description The original bytes, exactly as uploaded.
+         */
+        get: operations["download_raw_api_shared__token__artifacts__artifact_id__raw_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shared/{token}/checklist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Checklist
+         * @description Every checklist item with its verdict, evidence, remedies and the team's review.
+         */
+        get: operations["get_checklist_api_shared__token__checklist_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shared/{token}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Events
+         * @description Events in time order (GC pauses, rejections, dumps ...) with per-kind counts.
+         */
+        get: operations["list_events_api_shared__token__events_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shared/{token}/facts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Facts
+         * @description Settings and derived values read from the artifacts (sysctl keys, GC totals ...).
+         */
+        get: operations["list_facts_api_shared__token__facts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shared/{token}/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Series
+         * @description Stored series with unit, labels, point count, first/last time and min/max value.
+         */
+        get: operations["list_series_api_shared__token__series_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shared/{token}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Timeline
+         * @description Points of the chosen series in the range, at most `max_points` each.
+         *
+         *     Downsampled with MinMaxLTTB, which keeps every spike's extreme, from pre-computed min/max
+         *     rollups when the range holds far more points than asked for.
+         */
+        get: operations["get_timeline_api_shared__token__timeline_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Tokens
+         * @description The signed-in user's API tokens, newest first (never their secrets).
+         */
+        get: operations["list_tokens_api_tokens_get"];
+        put?: never;
+        /**
+         * Create Token
+         * @description A new API token for the signed-in user; the secret is in this answer only.
+         */
+        post: operations["create_token_api_tokens_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tokens/{token_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -300,16 +717,16 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete Annotation
-         * @description Remove a note.
+         * Revoke Token
+         * @description Revoke one of the signed-in user's tokens (an administrator may revoke any).
          */
-        delete: operations["delete_annotation_api_incidents__incident_id__annotations__annotation_id__delete"];
+        delete: operations["revoke_token_api_tokens__token_id__delete"];
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/health": {
+    "/api/users": {
         parameters: {
             query?: never;
             header?: never;
@@ -317,10 +734,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Health
-         * @description Liveness and database reachability.
+         * List Users
+         * @description Every user (administrators only).
          */
-        get: operations["health_api_health_get"];
+        get: operations["list_users_api_users_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -336,51 +753,73 @@ export interface components {
         /** AnnotationCreate */
         AnnotationCreate: {
             /**
+             * Author
+             * @default
+             */
+            author: string;
+            /**
              * From Ms
              * @description Start (or the instant), UTC epoch ms.
              */
             from_ms: number;
-            /**
-             * To Ms
-             * @description End of a range; null for an instant.
-             */
-            to_ms?: number | null;
+            /** Host */
+            host?: string | null;
+            /** Series */
+            series?: string | null;
             /**
              * Text
              * @description Shown as plain text, never as HTML.
              */
             text: string;
             /**
-             * Author
-             * @default
+             * To Ms
+             * @description End of a range; null for an instant.
              */
-            author: string;
-            /** Host */
-            host?: string | null;
-            /** Series */
-            series?: string | null;
+            to_ms?: number | null;
         };
         /** AnnotationRead */
         AnnotationRead: {
-            /** Id */
-            id: number;
-            /** From Ms */
-            from_ms: number;
-            /** To Ms */
-            to_ms: number | null;
-            /** Text */
-            text: string;
             /** Author */
             author: string;
-            /** Host */
-            host: string | null;
-            /** Series */
-            series: string | null;
             /** Created At Ms */
             created_at_ms: number;
+            /** From Ms */
+            from_ms: number;
+            /** Host */
+            host: string | null;
+            /** Id */
+            id: number;
+            /** Series */
+            series: string | null;
+            /** Text */
+            text: string;
+            /** To Ms */
+            to_ms: number | null;
         };
         /** ArtifactRead */
         ArtifactRead: {
+            /**
+             * Anchored
+             * @description False for GC logs with only JVM uptime and no start time.
+             */
+            anchored: boolean;
+            /** Clock Offset S */
+            clock_offset_s: number;
+            /** Diagnostics */
+            diagnostics: components["schemas"]["DiagnosticRead"][];
+            /**
+             * Diagnostics Dropped
+             * @description Diagnostics beyond the first 200, counted only.
+             */
+            diagnostics_dropped: number;
+            /** Event Count */
+            event_count: number;
+            /** Fact Count */
+            fact_count: number;
+            /** Filename */
+            filename: string;
+            /** Host */
+            host: string | null;
             /**
              * Id
              * Format: uuid
@@ -391,67 +830,45 @@ export interface components {
              * Format: uuid
              */
             incident_id: string;
-            /**
-             * Parent Id
-             * @description The bundle this file came from, if any.
-             */
-            parent_id: string | null;
-            /** Filename */
-            filename: string;
-            /** Sha256 */
-            sha256: string;
-            /** Size Bytes */
-            size_bytes: number;
-            /** Host */
-            host: string | null;
+            /** Jvm Start Ms */
+            jvm_start_ms: number | null;
             /**
              * Kind
              * @description Detected (or requested) format, e.g. ss, nstat, gc_unified, bundle.
              */
             kind: string;
+            /**
+             * Parent Id
+             * @description The bundle this file came from, if any.
+             */
+            parent_id: string | null;
+            /** Parse Seconds */
+            parse_seconds: number | null;
+            /** Parsed At Ms */
+            parsed_at_ms: number | null;
+            /** Point Count */
+            point_count: number;
             /** Requested Kind */
             requested_kind: string | null;
+            /** Series Count */
+            series_count: number;
+            /** Sha256 */
+            sha256: string;
+            /** Size Bytes */
+            size_bytes: number;
             /**
              * Status
              * @enum {string}
              */
             status: "pending" | "parsed" | "partial" | "failed";
-            /** Diagnostics */
-            diagnostics: components["schemas"]["DiagnosticRead"][];
-            /**
-             * Diagnostics Dropped
-             * @description Diagnostics beyond the first 200, counted only.
-             */
-            diagnostics_dropped: number;
-            /** Timezone */
-            timezone: string | null;
-            /** Clock Offset S */
-            clock_offset_s: number;
-            /** Jvm Start Ms */
-            jvm_start_ms: number | null;
-            /**
-             * Anchored
-             * @description False for GC logs with only JVM uptime and no start time.
-             */
-            anchored: boolean;
-            /** Time Start Ms */
-            time_start_ms: number | null;
             /** Time End Ms */
             time_end_ms: number | null;
-            /** Series Count */
-            series_count: number;
-            /** Point Count */
-            point_count: number;
-            /** Event Count */
-            event_count: number;
-            /** Fact Count */
-            fact_count: number;
+            /** Time Start Ms */
+            time_start_ms: number | null;
+            /** Timezone */
+            timezone: string | null;
             /** Uploaded At Ms */
             uploaded_at_ms: number;
-            /** Parsed At Ms */
-            parsed_at_ms: number | null;
-            /** Parse Seconds */
-            parse_seconds: number | null;
         };
         /** CauseRead */
         CauseRead: {
@@ -465,13 +882,13 @@ export interface components {
         };
         /** Checklist */
         Checklist: {
-            /** Incident Id */
-            incident_id: string;
             /**
              * Findings
              * @description Confirmed, likely, insufficient data, ruled out (by effective verdict), checklist order within.
              */
             findings: components["schemas"]["FindingRead"][];
+            /** Incident Id */
+            incident_id: string;
         };
         /** DiagnosticRead */
         DiagnosticRead: {
@@ -485,147 +902,137 @@ export interface components {
         };
         /** EventKindSummary */
         EventKindSummary: {
-            /** Kind */
-            kind: string;
             /** Count */
             count: number;
-            /** Total Duration Ms */
-            total_duration_ms: number;
+            /** Kind */
+            kind: string;
             /** Max Duration Ms */
             max_duration_ms: number | null;
+            /** Total Duration Ms */
+            total_duration_ms: number;
         };
         /** EventPage */
         EventPage: {
             /** Items */
             items: components["schemas"]["EventRead"][];
-            /** Total */
-            total: number;
-            /** Limit */
-            limit: number;
-            /** Offset */
-            offset: number;
             /**
              * Kinds
              * @description Counts per kind over the whole filter, not just this page.
              */
             kinds: components["schemas"]["EventKindSummary"][];
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+            /** Total */
+            total: number;
         };
         /** EventRead */
         EventRead: {
-            /** Id */
-            id: number;
             /** Artifact Id */
             artifact_id: string;
-            /**
-             * Kind
-             * @description e.g. gc_pause, gc_concurrent, threadpool_rejected, thread_dump
-             */
-            kind: string;
-            /** Host */
-            host: string | null;
-            /**
-             * Time Ms
-             * @description Start, UTC epoch ms.
-             */
-            time_ms: number;
+            /** Attrs */
+            attrs: {
+                [key: string]: unknown;
+            };
             /**
              * Duration Ms
              * @description Length of a span; null for a point event.
              */
             duration_ms: number | null;
-            /** Attrs */
-            attrs: {
-                [key: string]: unknown;
-            };
+            /** Host */
+            host: string | null;
+            /** Id */
+            id: number;
+            /**
+             * Kind
+             * @description e.g. gc_pause, gc_concurrent, threadpool_rejected, thread_dump
+             */
+            kind: string;
             /** Labels */
             labels: {
                 [key: string]: string;
             };
+            /**
+             * Time Ms
+             * @description Start, UTC epoch ms.
+             */
+            time_ms: number;
         };
         /** EvidenceRead */
         EvidenceRead: {
-            /** Summary */
-            summary: string;
-            /** Observed */
-            observed: number | string | null;
-            /** Threshold */
-            threshold: number | string | null;
-            /** Unit */
-            unit: string;
+            /** Artifact */
+            artifact: string | null;
+            /** Event Kind */
+            event_kind: string | null;
             /**
              * From Ms
              * @description Where the signature is strongest: start, UTC epoch ms.
              */
             from_ms: number | null;
-            /** To Ms */
-            to_ms: number | null;
+            /** Host */
+            host: string | null;
+            /** Labels */
+            labels: {
+                [key: string]: string;
+            };
+            /** Observed */
+            observed: number | string | null;
             /**
              * Series
              * @description Series name the evidence comes from, with `labels`.
              */
             series: string | null;
-            /** Labels */
-            labels: {
-                [key: string]: string;
-            };
-            /** Event Kind */
-            event_kind: string | null;
-            /** Artifact */
-            artifact: string | null;
-            /** Host */
-            host: string | null;
+            /** Summary */
+            summary: string;
+            /** Threshold */
+            threshold: number | string | null;
+            /** To Ms */
+            to_ms: number | null;
+            /** Unit */
+            unit: string;
         };
         /** FactPage */
         FactPage: {
             /** Items */
             items: components["schemas"]["FactRead"][];
-            /** Total */
-            total: number;
             /** Limit */
             limit: number;
             /** Offset */
             offset: number;
+            /** Total */
+            total: number;
         };
         /** FactRead */
         FactRead: {
+            /** Host */
+            host: string | null;
             /**
              * Key
              * @description e.g. net.ipv4.tcp_wmem, gc.pause_max_ms
              */
             key: string;
-            /** Value */
-            value: string;
-            /** Host */
-            host: string | null;
             /** Time Ms */
             time_ms: number | null;
+            /** Value */
+            value: string;
         };
         /** FindingRead */
         FindingRead: {
-            /** Id */
-            id: string;
-            /** Title */
-            title: string;
-            /**
-             * Verdict
-             * @description The detectors' verdict (never changed by a review).
-             * @enum {string}
-             */
-            verdict: "confirmed" | "likely" | "ruled_out" | "insufficient_data";
+            /** Computed At Ms */
+            computed_at_ms: number;
             /**
              * Effective Verdict
              * @description The team's override when set, else `verdict`.
              * @enum {string}
              */
             effective_verdict: "confirmed" | "likely" | "ruled_out" | "insufficient_data";
-            /** Summary */
-            summary: string;
             /** Evidence */
             evidence: components["schemas"]["EvidenceRead"][];
             /** Explanation */
             explanation: string;
-            /** Remedies */
-            remedies: string[];
+            /** Id */
+            id: string;
             /** Missing */
             missing: components["schemas"]["MissingRead"][];
             /**
@@ -635,9 +1042,19 @@ export interface components {
             parameters: {
                 [key: string]: unknown;
             };
+            /** Remedies */
+            remedies: string[];
             review: components["schemas"]["ReviewRead"] | null;
-            /** Computed At Ms */
-            computed_at_ms: number;
+            /** Summary */
+            summary: string;
+            /** Title */
+            title: string;
+            /**
+             * Verdict
+             * @description The detectors' verdict (never changed by a review).
+             * @enum {string}
+             */
+            verdict: "confirmed" | "likely" | "ruled_out" | "insufficient_data";
         };
         /** HTTPValidationError */
         HTTPValidationError: {
@@ -646,8 +1063,6 @@ export interface components {
         };
         /** IncidentCreate */
         IncidentCreate: {
-            /** Title */
-            title: string;
             /**
              * Summary
              * @default
@@ -659,72 +1074,90 @@ export interface components {
              * @default UTC
              */
             timezone: string;
+            /** Title */
+            title: string;
         };
         /** IncidentPage */
         IncidentPage: {
             /** Items */
             items: components["schemas"]["IncidentRead"][];
-            /** Total */
-            total: number;
             /** Limit */
             limit: number;
             /** Offset */
             offset: number;
+            /** Total */
+            total: number;
         };
         /** IncidentRead */
         IncidentRead: {
-            /**
-             * Id
-             * Format: uuid
-             */
-            id: string;
-            /** Title */
-            title: string;
-            /** Summary */
-            summary: string;
-            /** Timezone */
-            timezone: string;
-            /**
-             * Status
-             * @enum {string}
-             */
-            status: "draft" | "published";
-            /**
-             * Window Start Ms
-             * @description Start of the incident window, UTC epoch ms.
-             */
-            window_start_ms: number | null;
-            /** Window End Ms */
-            window_end_ms: number | null;
-            /** Created At Ms */
-            created_at_ms: number;
-            /** Updated At Ms */
-            updated_at_ms: number;
             /**
              * Artifact Count
              * @default 0
              */
             artifact_count: number;
+            /** Created At Ms */
+            created_at_ms: number;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "draft" | "published";
+            /** Summary */
+            summary: string;
+            /** Timezone */
+            timezone: string;
+            /** Title */
+            title: string;
             /**
              * Top Causes
              * @description Causes confirmed by effective verdict (override, else computed), checklist order.
              */
             top_causes?: components["schemas"]["CauseRead"][];
+            /** Updated At Ms */
+            updated_at_ms: number;
+            /** Window End Ms */
+            window_end_ms: number | null;
+            /**
+             * Window Start Ms
+             * @description Start of the incident window, UTC epoch ms.
+             */
+            window_start_ms: number | null;
         };
         /** IncidentUpdate */
         IncidentUpdate: {
-            /** Title */
-            title?: string | null;
+            /** Status */
+            status?: ("draft" | "published") | null;
             /** Summary */
             summary?: string | null;
             /** Timezone */
             timezone?: string | null;
-            /** Status */
-            status?: ("draft" | "published") | null;
-            /** Window Start Ms */
-            window_start_ms?: number | null;
+            /** Title */
+            title?: string | null;
             /** Window End Ms */
             window_end_ms?: number | null;
+            /** Window Start Ms */
+            window_start_ms?: number | null;
+        };
+        /** LoginRequest */
+        LoginRequest: {
+            /** Password */
+            password: string;
+            /** Username */
+            username: string;
+        };
+        /** Me */
+        Me: {
+            /**
+             * Csrf Token
+             * @description Send it back as the X-CSRF-Token header on writes.
+             */
+            csrf_token: string;
+            user: components["schemas"]["UserBrief"];
         };
         /** MissingRead */
         MissingRead: {
@@ -739,54 +1172,67 @@ export interface components {
              */
             command: string;
         };
+        /** PasswordChange */
+        PasswordChange: {
+            /**
+             * Current Password
+             * @description Null only while the user has no password.
+             */
+            current_password?: string | null;
+            /** New Password */
+            new_password: string;
+        };
         /** ReviewRead */
         ReviewRead: {
-            /** Verdict Override */
-            verdict_override: ("confirmed" | "likely" | "ruled_out" | "insufficient_data") | null;
-            /** Note */
-            note: string;
             /** Author */
             author: string;
+            /** Note */
+            note: string;
             /** Updated At Ms */
             updated_at_ms: number;
+            /** Verdict Override */
+            verdict_override: ("confirmed" | "likely" | "ruled_out" | "insufficient_data") | null;
         };
         /** ReviewUpdate */
         ReviewUpdate: {
             /**
-             * Verdict Override
-             * @description Null clears the override.
+             * Author
+             * @default
              */
-            verdict_override?: ("confirmed" | "likely" | "ruled_out" | "insufficient_data") | null;
+            author: string;
             /**
              * Note
              * @default
              */
             note: string;
             /**
-             * Author
-             * @default
+             * Verdict Override
+             * @description Null clears the override.
              */
-            author: string;
+            verdict_override?: ("confirmed" | "likely" | "ruled_out" | "insufficient_data") | null;
         };
         /** SeriesPage */
         SeriesPage: {
             /** Items */
             items: components["schemas"]["SeriesRead"][];
-            /** Total */
-            total: number;
             /** Limit */
             limit: number;
             /** Offset */
             offset: number;
+            /** Total */
+            total: number;
         };
         /** SeriesRead */
         SeriesRead: {
-            /** Id */
-            id: number;
             /** Artifact Id */
             artifact_id: string;
-            /** Name */
-            name: string;
+            /**
+             * First Ms
+             * @description Time of the first point, UTC epoch ms.
+             */
+            first_ms: number;
+            /** Id */
+            id: number;
             /**
              * Labels
              * @description Labels, including `host` when the series has one.
@@ -794,50 +1240,128 @@ export interface components {
             labels: {
                 [key: string]: string;
             };
-            /** Unit */
-            unit: string;
-            /** Point Count */
-            point_count: number;
-            /**
-             * First Ms
-             * @description Time of the first point, UTC epoch ms.
-             */
-            first_ms: number;
             /** Last Ms */
             last_ms: number;
-            /** Min */
-            min: number;
             /** Max */
             max: number;
+            /** Min */
+            min: number;
+            /** Name */
+            name: string;
+            /** Point Count */
+            point_count: number;
+            /** Unit */
+            unit: string;
+        };
+        /** ShareCreate */
+        ShareCreate: {
+            /**
+             * Allow Raw
+             * @description Whether raw artifacts may be downloaded.
+             * @default false
+             */
+            allow_raw: boolean;
+            /**
+             * Expires At Ms
+             * @description When the link stops working, UTC epoch ms; null = never.
+             */
+            expires_at_ms?: number | null;
+            /**
+             * Label
+             * @default
+             */
+            label: string;
+        };
+        /** ShareCreated */
+        ShareCreated: {
+            /** Allow Raw */
+            allow_raw: boolean;
+            /** Created At Ms */
+            created_at_ms: number;
+            /**
+             * Created By
+             * @description User name of the creator.
+             */
+            created_by: string | null;
+            /** Expired */
+            expired: boolean;
+            /** Expires At Ms */
+            expires_at_ms: number | null;
+            /** Id */
+            id: number;
+            /** Label */
+            label: string;
+            /** Prefix */
+            prefix: string;
+            /** Revoked */
+            revoked: boolean;
+            /**
+             * Token
+             * @description The secret, shown this once.
+             */
+            token: string;
+            /**
+             * Url
+             * @description Path of the shared view in the web app, `/share/<token>`.
+             */
+            url: string;
+        };
+        /** ShareRead */
+        ShareRead: {
+            /** Allow Raw */
+            allow_raw: boolean;
+            /** Created At Ms */
+            created_at_ms: number;
+            /**
+             * Created By
+             * @description User name of the creator.
+             */
+            created_by: string | null;
+            /** Expired */
+            expired: boolean;
+            /** Expires At Ms */
+            expires_at_ms: number | null;
+            /** Id */
+            id: number;
+            /** Label */
+            label: string;
+            /** Prefix */
+            prefix: string;
+            /** Revoked */
+            revoked: boolean;
+        };
+        /** SharedIncident */
+        SharedIncident: {
+            /** Allow Raw */
+            allow_raw: boolean;
+            incident: components["schemas"]["IncidentRead"];
         };
         /** Timeline */
         Timeline: {
             /** From Ms */
             from_ms: number | null;
-            /** To Ms */
-            to_ms: number | null;
             /** Max Points */
             max_points: number;
             /** Series */
             series: components["schemas"]["TimelineSeries"][];
+            /** To Ms */
+            to_ms: number | null;
         };
         /** TimelineSeries */
         TimelineSeries: {
             /** Id */
             id: number;
-            /** Name */
-            name: string;
             /** Labels */
             labels: {
                 [key: string]: string;
             };
-            /** Unit */
-            unit: string;
             /**
              * Level
              * @description Resolution level read: 0 is every point, higher is min/max rollups.
              */
             level: number;
+            /** Name */
+            name: string;
             /**
              * Points In Range
              * @description Raw points in the requested range (estimated from chunks).
@@ -848,11 +1372,81 @@ export interface components {
              * @description Times of the returned points, UTC epoch ms, ascending.
              */
             t: number[];
+            /** Unit */
+            unit: string;
             /**
              * V
              * @description Values of the returned points, in `unit`.
              */
             v: number[];
+        };
+        /** TokenCreate */
+        TokenCreate: {
+            /**
+             * Incident Id
+             * @description Limit the token to this incident.
+             */
+            incident_id?: string | null;
+            /**
+             * Name
+             * @default
+             */
+            name: string;
+            /**
+             * Scope
+             * @default read-write
+             * @enum {string}
+             */
+            scope: "ingest" | "read-write";
+        };
+        /** TokenCreated */
+        TokenCreated: {
+            /** Created At Ms */
+            created_at_ms: number;
+            /** Id */
+            id: number;
+            /** Incident Id */
+            incident_id: string | null;
+            /** Last Used At Ms */
+            last_used_at_ms: number | null;
+            /** Name */
+            name: string;
+            /** Prefix */
+            prefix: string;
+            /** Revoked */
+            revoked: boolean;
+            /**
+             * Scope
+             * @enum {string}
+             */
+            scope: "ingest" | "read-write";
+            /**
+             * Token
+             * @description The secret, shown this once: `Authorization: Bearer rl_...`.
+             */
+            token: string;
+        };
+        /** TokenRead */
+        TokenRead: {
+            /** Created At Ms */
+            created_at_ms: number;
+            /** Id */
+            id: number;
+            /** Incident Id */
+            incident_id: string | null;
+            /** Last Used At Ms */
+            last_used_at_ms: number | null;
+            /** Name */
+            name: string;
+            /** Prefix */
+            prefix: string;
+            /** Revoked */
+            revoked: boolean;
+            /**
+             * Scope
+             * @enum {string}
+             */
+            scope: "ingest" | "read-write";
         };
         /** UploadResult */
         UploadResult: {
@@ -867,18 +1461,46 @@ export interface components {
              */
             created: boolean[];
         };
+        /** UserBrief */
+        UserBrief: {
+            /** Has Password */
+            has_password: boolean;
+            /** Id */
+            id: number;
+            /** Is Admin */
+            is_admin: boolean;
+            /** Username */
+            username: string;
+        };
+        /** UserRead */
+        UserRead: {
+            /** Created At Ms */
+            created_at_ms: number;
+            /** Disabled */
+            disabled: boolean;
+            /** Has Password */
+            has_password: boolean;
+            /** Id */
+            id: number;
+            /** Is Admin */
+            is_admin: boolean;
+            /** Last Login At Ms */
+            last_login_at_ms: number | null;
+            /** Username */
+            username: string;
+        };
         /** ValidationError */
         ValidationError: {
+            /** Context */
+            ctx?: Record<string, never>;
+            /** Input */
+            input?: unknown;
             /** Location */
             loc: (string | number)[];
             /** Message */
             msg: string;
             /** Error Type */
             type: string;
-            /** Input */
-            input?: unknown;
-            /** Context */
-            ctx?: Record<string, never>;
         };
     };
     responses: never;
@@ -889,6 +1511,201 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    login_api_auth_login_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoginRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    logout_api_auth_logout_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    me_api_auth_me_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    one_time_sign_in_api_auth_one_time__token__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in; go to the web app. */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    change_password_api_auth_password_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordChange"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    health_api_health_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+    };
     list_incidents_api_incidents_get: {
         parameters: {
             query?: {
@@ -1051,6 +1868,102 @@ export interface operations {
             };
         };
     };
+    list_annotations_api_incidents__incident_id__annotations_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnnotationRead"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    create_annotation_api_incidents__incident_id__annotations_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnnotationCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnnotationRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_annotation_api_incidents__incident_id__annotations__annotation_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                annotation_id: number;
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     list_artifacts_api_incidents__incident_id__artifacts_get: {
         parameters: {
             query?: never;
@@ -1106,15 +2019,15 @@ export interface operations {
         /** @description Either `multipart/form-data` with one or more `files` parts (and optional `host`, `kind`, `timezone`, `clock_offset_s`, `jvm_start` fields applying to all of them), or the raw bytes of one file in the body (`curl --data-binary @capture.txt`), described by the query parameters. */
         requestBody: {
             content: {
+                "application/octet-stream": string;
                 "multipart/form-data": {
+                    clock_offset_s?: number;
                     files: string[];
                     host?: string;
+                    jvm_start?: string;
                     kind?: string;
                     timezone?: string;
-                    clock_offset_s?: number;
-                    jvm_start?: string;
                 };
-                "application/octet-stream": string;
             };
         };
         responses: {
@@ -1234,15 +2147,9 @@ export interface operations {
             };
         };
     };
-    list_series_api_incidents__incident_id__series_get: {
+    get_checklist_api_incidents__incident_id__checklist_get: {
         parameters: {
-            query?: {
-                /** @description Names to match; `prefix*` matches a prefix. */
-                name?: string[] | null;
-                host?: string | null;
-                limit?: number;
-                offset?: number;
-            };
+            query?: never;
             header?: never;
             path: {
                 incident_id: string;
@@ -1257,7 +2164,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SeriesPage"];
+                    "application/json": components["schemas"]["Checklist"];
                 };
             };
             /** @description Validation Error */
@@ -1271,25 +2178,21 @@ export interface operations {
             };
         };
     };
-    get_timeline_api_incidents__incident_id__timeline_get: {
+    review_finding_api_incidents__incident_id__checklist__finding_id__patch: {
         parameters: {
-            query?: {
-                /** @description Series ids or names (comma-separated or repeated); `prefix*` matches a prefix. */
-                series?: string[] | null;
-                host?: string | null;
-                /** @description Start: epoch ms/s or ISO-8601. */
-                from?: string | null;
-                /** @description End: epoch ms/s or ISO-8601. */
-                to?: string | null;
-                max_points?: number;
-            };
+            query?: never;
             header?: never;
             path: {
+                finding_id: string;
                 incident_id: string;
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReviewUpdate"];
+            };
+        };
         responses: {
             /** @description Successful Response */
             200: {
@@ -1297,7 +2200,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Timeline"];
+                    "application/json": components["schemas"]["FindingRead"];
                 };
             };
             /** @description Validation Error */
@@ -1387,7 +2290,44 @@ export interface operations {
             };
         };
     };
-    get_checklist_api_incidents__incident_id__checklist_get: {
+    list_series_api_incidents__incident_id__series_get: {
+        parameters: {
+            query?: {
+                /** @description Names to match; `prefix*` matches a prefix. */
+                name?: string[] | null;
+                host?: string | null;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesPage"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_shares_api_incidents__incident_id__shares_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -1404,7 +2344,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Checklist"];
+                    "application/json": components["schemas"]["ShareRead"][];
                 };
             };
             /** @description Validation Error */
@@ -1418,21 +2358,90 @@ export interface operations {
             };
         };
     };
-    review_finding_api_incidents__incident_id__checklist__finding_id__patch: {
+    create_share_api_incidents__incident_id__shares_post: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                finding_id: string;
                 incident_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ReviewUpdate"];
+                "application/json": components["schemas"]["ShareCreate"];
             };
         };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareCreated"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    revoke_share_api_incidents__incident_id__shares__share_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                share_id: number;
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_timeline_api_incidents__incident_id__timeline_get: {
+        parameters: {
+            query?: {
+                /** @description Series ids or names (comma-separated or repeated); `prefix*` matches a prefix. */
+                series?: string[] | null;
+                host?: string | null;
+                /** @description Start: epoch ms/s or ISO-8601. */
+                from?: string | null;
+                /** @description End: epoch ms/s or ISO-8601. */
+                to?: string | null;
+                max_points?: number;
+            };
+            header?: never;
+            path: {
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
         responses: {
             /** @description Successful Response */
             200: {
@@ -1440,7 +2449,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["FindingRead"];
+                    "application/json": components["schemas"]["Timeline"];
                 };
             };
             /** @description Validation Error */
@@ -1454,12 +2463,45 @@ export interface operations {
             };
         };
     };
-    list_annotations_api_incidents__incident_id__annotations_get: {
+    get_shared_api_shared__token__get: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                incident_id: string;
+                /** @description The share token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedIncident"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_annotations_api_shared__token__annotations_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The share token. */
+                token: string;
             };
             cookie?: never;
         };
@@ -1485,28 +2527,25 @@ export interface operations {
             };
         };
     };
-    create_annotation_api_incidents__incident_id__annotations_post: {
+    list_artifacts_api_shared__token__artifacts_get: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                incident_id: string;
+                /** @description The share token. */
+                token: string;
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AnnotationCreate"];
-            };
-        };
+        requestBody?: never;
         responses: {
             /** @description Successful Response */
-            201: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnnotationRead"];
+                    "application/json": components["schemas"]["ArtifactRead"][];
                 };
             };
             /** @description Validation Error */
@@ -1520,13 +2559,320 @@ export interface operations {
             };
         };
     };
-    delete_annotation_api_incidents__incident_id__annotations__annotation_id__delete: {
+    get_artifact_api_shared__token__artifacts__artifact_id__get: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                annotation_id: number;
-                incident_id: string;
+                artifact_id: string;
+                /** @description The share token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArtifactRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    download_raw_api_shared__token__artifacts__artifact_id__raw_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                artifact_id: string;
+                /** @description The share token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes as uploaded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": unknown;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_checklist_api_shared__token__checklist_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The share token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Checklist"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_events_api_shared__token__events_get: {
+        parameters: {
+            query?: {
+                /** @description Kinds, e.g. gc_pause (comma-separated or repeated). */
+                kind?: string[] | null;
+                host?: string | null;
+                from?: string | null;
+                to?: string | null;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The share token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_facts_api_shared__token__facts_get: {
+        parameters: {
+            query?: {
+                /** @description Key prefix, e.g. net.ipv4. */
+                prefix?: string | null;
+                host?: string | null;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The share token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FactPage"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_series_api_shared__token__series_get: {
+        parameters: {
+            query?: {
+                /** @description Names to match; `prefix*` matches a prefix. */
+                name?: string[] | null;
+                host?: string | null;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The share token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesPage"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_timeline_api_shared__token__timeline_get: {
+        parameters: {
+            query?: {
+                /** @description Series ids or names (comma-separated or repeated); `prefix*` matches a prefix. */
+                series?: string[] | null;
+                host?: string | null;
+                /** @description Start: epoch ms/s or ISO-8601. */
+                from?: string | null;
+                /** @description End: epoch ms/s or ISO-8601. */
+                to?: string | null;
+                max_points?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The share token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Timeline"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_tokens_api_tokens_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenRead"][];
+                };
+            };
+        };
+    };
+    create_token_api_tokens_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenCreated"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    revoke_token_api_tokens__token_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token_id: number;
             };
             cookie?: never;
         };
@@ -1550,7 +2896,7 @@ export interface operations {
             };
         };
     };
-    health_api_health_get: {
+    list_users_api_users_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -1565,9 +2911,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
+                    "application/json": components["schemas"]["UserRead"][];
                 };
             };
         };

@@ -1,7 +1,4 @@
-/**
- * Response shapes the app uses. Generated ones come from schema.d.ts; the auth and share shapes
- * are written from the contract (notes/contract.md) until the backend's OpenAPI carries them.
- */
+/** Names for the generated API shapes (schema.d.ts) the app uses. */
 import type { Schemas } from "./client";
 
 export type Incident = Schemas["IncidentRead"];
@@ -17,51 +14,14 @@ export type Verdict = Finding["verdict"];
 export type Annotation = Schemas["AnnotationRead"];
 export type AnnotationCreate = Schemas["AnnotationCreate"];
 
-export interface User {
-  id: number | string;
-  username: string;
-  is_admin: boolean;
-  has_password: boolean;
-}
-
-export interface Me {
-  user: User;
-  csrf_token: string;
-}
-
-export type TokenScope = "ingest" | "read-write";
-
-export interface TokenRead {
-  id: number | string;
-  name: string;
-  scope: TokenScope;
-  incident_id: string | null;
-  created_at_ms: number;
-  last_used_at_ms: number | null;
-  revoked: boolean;
-  prefix: string;
-}
-
-export type TokenCreated = TokenRead & { token: string };
-
-export interface ShareRead {
-  id: number | string;
-  label: string;
-  created_at_ms: number;
-  created_by: string;
-  expires_at_ms: number | null;
-  allow_raw: boolean;
-  revoked: boolean;
-  expired: boolean;
-  prefix: string;
-}
-
-export type ShareCreated = ShareRead & { token: string; url: string };
-
-export interface SharedIncident {
-  incident: Incident;
-  allow_raw: boolean;
-}
+export type User = Schemas["UserBrief"];
+export type Me = Schemas["Me"];
+export type TokenRead = Schemas["TokenRead"];
+export type TokenScope = TokenRead["scope"];
+export type TokenCreated = Schemas["TokenCreated"];
+export type ShareRead = Schemas["ShareRead"];
+export type ShareCreated = Schemas["ShareCreated"];
+export type SharedIncident = Schemas["SharedIncident"];
 
 export const VERDICTS: readonly Verdict[] = ["confirmed", "likely", "insufficient_data", "ruled_out"];
 

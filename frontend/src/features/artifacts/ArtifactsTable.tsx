@@ -1,0 +1,236 @@
+import { Fragment, useMemo, useState } from "react";
+import { useArtifacts, useReparse } from "../../api/queries";
+import type { Artifact } from "../../api/types";
+import { Empty, ErrorMessage, Loading } from "../../components/States";
+import { StatusBadge } from "../../components/VerdictBadge";
+import { formatBytes, formatNumber, formatRange } from "../../lib/time";
+
+export interface ArtifactGroup {
+  artifact: Artifact;
+  members: Artifact[];
+}
+
+/** Top-level artifacts in upload order, each bundle with its members (by parent_id) under it. */
+export function groupArtifacts(artifacts: Artifact[]): ArtifactGroup[] {
+  const ids = new Set(artifacts.map((artifact) => artifact.id));
+  const members = new Map<string, Artifact[]>();
+  const top: Artifact[] = [];
+  for (const artifact of artifacts) {
+    if (artifact.parent_id && ids.has(artifact.parent_id)) {
+      const list = members.get(artifact.parent_id) ?? [];
+      list.push(artifact);
+      members.set(artifact.parent_id, list);
+    } else {
+      top.push(artifact);
+    }
+  }
+  top.sort((a, b) => a.uploaded_at_ms - b.uploaded_at_ms);
+  return top.map((artifact) => ({
+    artifact,
+    members: (members.get(artifact.id) ?? []).sort((a, b) => a.filename.localeCompare(b.filename)),
+  }));
+}
+
+/** The incident's artifacts; edit controls (re-parse) only when not read-only. */
+export function ArtifactsTable({
+  apiBase,
+  timezone,
+  readOnly,
+  allowRaw,
+}: {
+  apiBase: string;
+  timezone: string;
+  readOnly: boolean;
+  allowRaw: boolean;
+}) {
+  const artifacts = useArtifacts(apiBase);
+  const groups = useMemo(() => groupArtifacts(artifacts.data ?? []), [artifacts.data]);
+  const [collapsed, setCollapsed] = useState<Set<string>>(new Set());
+
+  if (artifacts.isPending) return <Loading label="Loading artifacts…" />;
+  if (artifacts.isError)
+    return <ErrorMessage error={artifacts.error} title="Artifacts" onRetry={() => void artifacts.refetch()} />;
+  if (groups.length === 0)
+    return <Empty>No artifacts yet.{readOnly ? "" : " Upload files or a collector bundle above."}</Empty>;
+
+  function toggle(id: string) {
+    setCollapsed((previous) => {
+      const next = new Set(previous);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  }
+
+  return (
+    <div className="table-scroll">
+      <table className="artifacts">
+        <caption className="visually-hidden">Artifacts</caption>
+        <thead>
+          <tr>
+            <th scope="col">File</th>
+            <th scope="col">Host</th>
+            <th scope="col">Kind</th>
+            <th scope="col">Status</th>
+            <th scope="col">Diagnostics</th>
+            <th scope="col">Time range</th>
+            <th scope="col" className="num">Series / events</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {groups.map(({ artifact, members }) => (
+            <Fragment key={artifact.id}>
+              <ArtifactRow
+                artifact={artifact}
+                apiBase={apiBase}
+                timezone={timezone}
+                readOnly={readOnly}
+                allowRaw={allowRaw}
+                memberCount={members.length}
+                expanded={!collapsed.has(artifact.id)}
+                onToggle={() => toggle(artifact.id)}
+              />
+              {!collapsed.has(artifact.id) &&
+                members.map((member) => (
+                  <ArtifactRow
+                    key={member.id}
+                    artifact={member}
+                    apiBase={apiBase}
+                    timezone={timezone}
+                    readOnly={readOnly}
+                    allowRaw={allowRaw}
+                    member
+                  />
+                ))}
+            </Fragment>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function ArtifactRow({
+  artifact,
+  apiBase,
+  timezone,
+  readOnly,
+  allowRaw,
+  member = false,
+  memberCount = 0,
+  expanded = true,
+  onToggle,
+}: {
+  artifact: Artifact;
+  apiBase: string;
+  timezone: string;
+  readOnly: boolean;
+  allowRaw: boolean;
+  member?: boolean;
+  memberCount?: number;
+  expanded?: boolean;
+  onToggle?: () => void;
+}) {
+  const reparse = useReparse(apiBase);
+  const rawHref = `${apiBase}/artifacts/${encodeURIComponent(artifact.id)}/raw`;
+  return (
+    <tr
+      data-testid="artifact-row"
+      data-status={artifact.status}
+      data-artifact={artifact.id}
+      className={member ? "artifact-member" : undefined}
+    >
+      <th scope="row" className="artifact-file">
+        <span className="filename" title={artifact.filename}>
+          {member ? <span aria-hidden="true">↳ </span> : null}
+          {artifact.filename}
+        </span>
+        <span className="mono muted"> {formatBytes(artifact.size_bytes)}</span>
+        {memberCount > 0 && (
+          <button
+            type="button"
+            className="button-link"
+            aria-expanded={expanded}
+            onClick={onToggle}
+          >
+            {expanded ? `Hide ${memberCount} files` : `Show ${memberCount} files`}
+          </button>
+        )}
+        {!artifact.anchored && (
+          <p className="warning">
+            Unanchored: this GC log has only JVM uptimes and no start time, so its times are not
+            placed on the clock.
+          </p>
+        )}
+      </th>
+      <td>{artifact.host ?? <span className="muted">—</span>}</td>
+      <td className="mono">
+        {artifact.kind}
+        {artifact.clock_offset_s !== 0 && (
+          <div className="muted">offset {formatNumber(artifact.clock_offset_s)} s</div>
+        )}
+      </td>
+      <td>
+        <StatusBadge status={artifact.status} />
+      </td>
+      <td>
+        <Diagnostics artifact={artifact} />
+      </td>
+      <td className="nowrap-sm">{formatRange(artifact.time_start_ms, artifact.time_end_ms, timezone)}</td>
+      <td className="num mono">
+        {artifact.kind === "bundle" ? (
+          <span className="muted">—</span>
+        ) : (
+          <>
+            {formatNumber(artifact.series_count)} / {formatNumber(artifact.event_count)}
+          </>
+        )}
+      </td>
+      <td className="actions">
+        {(!readOnly || allowRaw) && (
+          <a href={rawHref} download={artifact.filename.split("/").pop()} className="button-small">
+            Download <span className="visually-hidden">original of {artifact.filename}</span>
+          </a>
+        )}
+        {!readOnly && (
+          <button
+            type="button"
+            className="button-small"
+            disabled={reparse.isPending}
+            onClick={() => reparse.mutate(artifact.id)}
+          >
+            {reparse.isPending ? "Re-parsing…" : "Re-parse"}
+            <span className="visually-hidden"> {artifact.filename}</span>
+          </button>
+        )}
+        {reparse.isError && <p className="state-error-inline" role="alert">{reparse.error.message}</p>}
+      </td>
+    </tr>
+  );
+}
+
+function Diagnostics({ artifact }: { artifact: Artifact }) {
+  const total = artifact.diagnostics.length + artifact.diagnostics_dropped;
+  if (total === 0) return <span className="muted">none</span>;
+  return (
+    <details className="diagnostics">
+      <summary>
+        {total} {total === 1 ? "diagnostic" : "diagnostics"}
+      </summary>
+      <ul>
+        {artifact.diagnostics.map((diagnostic, index) => (
+          <li key={index}>
+            <span className="mono">{diagnostic.line === 0 ? "file" : `line ${diagnostic.line}`}</span>:{" "}
+            {diagnostic.message}
+          </li>
+        ))}
+      </ul>
+      {artifact.diagnostics_dropped > 0 && (
+        <p className="muted">and {formatNumber(artifact.diagnostics_dropped)} more not listed</p>
+      )}
+    </details>
+  );
+}

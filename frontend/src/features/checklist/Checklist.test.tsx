@@ -1,0 +1,90 @@
+import { cleanup, screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { finding, HOSTILE, renderWithData } from "../../test/fixtures";
+import { Checklist } from "./Checklist";
+
+afterEach(cleanup);
+
+const base = "/api/incidents/i1";
+
+function renderChecklist(findings: ReturnType<typeof finding>[], props: Partial<Parameters<typeof Checklist>[0]> = {}) {
+  const onSelectEvidence = vi.fn();
+  const utils = renderWithData(
+    <Checklist
+      apiBase={base}
+      timezone="UTC"
+      readOnly={false}
+      selectedFinding={null}
+      selectedEvidence={null}
+      onSelectEvidence={onSelectEvidence}
+      {...props}
+    />,
+    [[[base, "checklist"], { incident_id: "i1", findings }]],
+  );
+  return { onSelectEvidence, ...utils };
+}
+
+describe("Checklist", () => {
+  it("renders hostile text from users and files as text, never as HTML", () => {
+    const { container } = renderChecklist([
+      finding({
+        title: HOSTILE,
+        summary: HOSTILE,
+        explanation: HOSTILE,
+        remedies: [HOSTILE],
+        evidence: [{ ...finding().evidence[0]!, summary: HOSTILE, host: HOSTILE }],
+        review: { verdict_override: "ruled_out", note: HOSTILE, author: HOSTILE, updated_at_ms: 1_795_251_037_645 },
+        effective_verdict: "ruled_out",
+      }),
+    ]);
+    expect(container.querySelector("img")).toBeNull();
+    expect(container.querySelector("script")).toBeNull();
+    expect(screen.getByRole("heading", { name: HOSTILE })).toBeTruthy();
+    expect(screen.getAllByText(HOSTILE).length).toBeGreaterThanOrEqual(4);
+    expect((window as { __pwned?: number }).__pwned).toBeUndefined();
+  });
+
+  it("marks each finding with its effective verdict and shows the team's note", () => {
+    renderChecklist([
+      finding({
+        effective_verdict: "likely",
+        review: { verdict_override: "likely", note: "Seen on the LB too.", author: "ana", updated_at_ms: Date.UTC(2026, 10, 21, 9, 0) },
+      }),
+    ]);
+    const article = screen.getByTestId("finding");
+    expect(article.dataset.finding).toBe("time_wait_storm");
+    expect(article.dataset.verdict).toBe("likely");
+    expect(within(article).getByText("Likely")).toBeTruthy();
+    expect(within(article).getByText("Seen on the LB too.")).toBeTruthy();
+    expect(within(article).getByText(/by ana, 2026-11-21 09:00 UTC/)).toBeTruthy();
+  });
+
+  it("selects evidence on click", async () => {
+    const { onSelectEvidence } = renderChecklist([finding()]);
+    await userEvent.click(screen.getByTestId("evidence"));
+    expect(onSelectEvidence).toHaveBeenCalledTimes(1);
+    expect(onSelectEvidence.mock.calls[0]![1]).toBe(0);
+  });
+
+  it("shows the command that collects missing data, with a copy button", () => {
+    renderChecklist([
+      finding({
+        id: "small_send_buffer",
+        verdict: "insufficient_data",
+        effective_verdict: "insufficient_data",
+        evidence: [],
+        missing: [{ artifact: "sysctl dump", command: "sysctl -a > sysctl.txt" }],
+      }),
+    ]);
+    expect(screen.getByText("sysctl -a > sysctl.txt").tagName).toBe("CODE");
+    expect(screen.getByRole("button", { name: "Copy command" })).toBeTruthy();
+  });
+
+  it("has no edit controls when read-only", () => {
+    renderChecklist([finding()], { readOnly: true });
+    expect(screen.queryByRole("button", { name: /review/i })).toBeNull();
+    renderChecklist([finding({ id: "other" })], { readOnly: false });
+    expect(screen.getByRole("button", { name: /review/i })).toBeTruthy();
+  });
+});

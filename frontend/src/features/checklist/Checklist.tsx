@@ -1,0 +1,253 @@
+import { useEffect, useId, useRef, useState } from "react";
+import { useChecklist, useReviewFinding } from "../../api/queries";
+import { VERDICTS, VERDICT_LABELS, type Evidence, type Finding, type Verdict } from "../../api/types";
+import { CopyButton } from "../../components/CopyButton";
+import { Empty, ErrorMessage, Loading } from "../../components/States";
+import { VerdictBadge } from "../../components/VerdictBadge";
+import { formatInstant, formatNumber, formatRange } from "../../lib/time";
+
+export interface ChecklistProps {
+  apiBase: string;
+  timezone: string;
+  readOnly: boolean;
+  selectedFinding: string | null;
+  selectedEvidence: number | null;
+  onSelectEvidence: (finding: Finding, index: number, evidence: Evidence) => void;
+  /** Name recorded with a review (the server uses the signed-in user's once auth is on). */
+  author?: string;
+}
+
+/** The root-cause checklist: verdicts, evidence that drives the timeline, reviews. */
+export function Checklist(props: ChecklistProps) {
+  const checklist = useChecklist(props.apiBase);
+  if (checklist.isPending) return <Loading label="Loading the checklist…" />;
+  if (checklist.isError)
+    return <ErrorMessage error={checklist.error} title="Checklist" onRetry={() => void checklist.refetch()} />;
+  return <ChecklistView findings={checklist.data.findings} {...props} />;
+}
+
+export function ChecklistView({ findings, ...props }: ChecklistProps & { findings: Finding[] }) {
+  if (findings.length === 0)
+    return <Empty>No findings yet: upload artifacts and the checklist is computed from them.</Empty>;
+  const counts = VERDICTS.map((verdict) => [
+    verdict,
+    findings.filter((finding) => finding.effective_verdict === verdict).length,
+  ] as const).filter(([, count]) => count > 0);
+  return (
+    <div className="checklist">
+      <p className="checklist-counts">
+        {counts.map(([verdict, count]) => (
+          <span key={verdict} className={`count verdict-text-${verdict}`}>
+            {count} {VERDICT_LABELS[verdict].toLowerCase()}
+          </span>
+        ))}
+      </p>
+      {findings.map((finding) => (
+        <FindingCard key={finding.id} finding={finding} {...props} />
+      ))}
+    </div>
+  );
+}
+
+function FindingCard({
+  finding,
+  apiBase,
+  timezone,
+  readOnly,
+  selectedFinding,
+  selectedEvidence,
+  onSelectEvidence,
+  author,
+}: ChecklistProps & { finding: Finding }) {
+  const selected = selectedFinding === finding.id;
+  const titleId = useId();
+  const ref = useRef<HTMLElement>(null);
+  const overridden = finding.effective_verdict !== finding.verdict;
+
+  // A link that names a finding opens with it in view inside the checklist's own scroll area
+  // (wide layout); the page itself is not scrolled, so the timeline stays on screen.
+  useEffect(() => {
+    const article = ref.current;
+    if (!selected || !article) return;
+    const scroller = article.closest<HTMLElement>(".workspace-side");
+    if (scroller && scroller.scrollHeight > scroller.clientHeight && getComputedStyle(scroller).overflowY !== "visible") {
+      scroller.scrollTop += article.getBoundingClientRect().top - scroller.getBoundingClientRect().top - 8;
+    }
+    // Only on first render with the selection: not on every later click.
+  }, []);
+
+  return (
+    <article
+      ref={ref}
+      className={selected ? "finding finding-selected" : "finding"}
+      data-testid="finding"
+      data-finding={finding.id}
+      data-verdict={finding.effective_verdict}
+      aria-labelledby={titleId}
+    >
+      <header className="finding-header">
+        <VerdictBadge verdict={finding.effective_verdict} />
+        <h3 id={titleId}>{finding.title}</h3>
+      </header>
+      {overridden && (
+        <p className="muted small">
+          Set by the team; the detectors said <strong>{VERDICT_LABELS[finding.verdict].toLowerCase()}</strong>.
+        </p>
+      )}
+      <p className="finding-summary">{finding.summary}</p>
+
+      {finding.evidence.length > 0 && (
+        <ul className="evidence-list" aria-label={`Evidence for ${finding.title}`}>
+          {finding.evidence.map((evidence, index) => (
+            <li key={index}>
+              <button
+                type="button"
+                className={
+                  selected && selectedEvidence === index ? "evidence evidence-selected" : "evidence"
+                }
+                data-testid="evidence"
+                aria-pressed={selected && selectedEvidence === index}
+                onClick={() => onSelectEvidence(finding, index, evidence)}
+              >
+                <span className="evidence-summary">{evidence.summary}</span>
+                <EvidenceMeta evidence={evidence} timezone={timezone} />
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+
+      {finding.missing.length > 0 && (
+        <div className="missing">
+          <p className="missing-title">To decide, collect:</p>
+          <ul>
+            {finding.missing.map((missing, index) => (
+              <li key={index}>
+                <span>{missing.artifact}</span>
+                <div className="command">
+                  <code>{missing.command}</code>
+                  <CopyButton text={missing.command} label="Copy command" />
+                </div>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+
+      {finding.explanation && (
+        <details className="finding-more">
+          <summary>Explanation</summary>
+          <p>{finding.explanation}</p>
+        </details>
+      )}
+      {finding.remedies.length > 0 && (
+        <details className="finding-more">
+          <summary>Remedies ({finding.remedies.length})</summary>
+          <ul>
+            {finding.remedies.map((remedy, index) => (
+              <li key={index}>{remedy}</li>
+            ))}
+          </ul>
+        </details>
+      )}
+
+      {finding.review && (finding.review.note || finding.review.verdict_override) && (
+        <div className="review-note">
+          {finding.review.note && <p className="note-text">{finding.review.note}</p>}
+          <p className="muted small">
+            {finding.review.verdict_override
+              ? `Verdict set to ${VERDICT_LABELS[finding.review.verdict_override].toLowerCase()}`
+              : "Note"}{" "}
+            by {finding.review.author || "someone"}, {formatInstant(finding.review.updated_at_ms, timezone, false)}
+          </p>
+        </div>
+      )}
+
+      {!readOnly && <ReviewForm finding={finding} apiBase={apiBase} author={author} />}
+    </article>
+  );
+}
+
+function EvidenceMeta({ evidence, timezone }: { evidence: Evidence; timezone: string }) {
+  const unit = evidence.unit && evidence.unit !== "" ? ` ${evidence.unit}` : "";
+  const value = (v: number | string | null) => (typeof v === "number" ? formatNumber(v) : v);
+  return (
+    <span className="evidence-meta">
+      {evidence.observed !== null && (
+        <span className="mono">
+          {value(evidence.observed)}
+          {unit}
+          {evidence.threshold !== null && ` (threshold ${value(evidence.threshold)}${unit})`}
+        </span>
+      )}
+      {evidence.host && <span>host {evidence.host}</span>}
+      {evidence.from_ms !== null && <span>{formatRange(evidence.from_ms, evidence.to_ms, timezone)}</span>}
+      {evidence.series && <span className="mono">{evidence.series}</span>}
+    </span>
+  );
+}
+
+function ReviewForm({ finding, apiBase, author }: { finding: Finding; apiBase: string; author?: string }) {
+  const [open, setOpen] = useState(false);
+  const [override, setOverride] = useState<Verdict | "">(finding.review?.verdict_override ?? "");
+  const [note, setNote] = useState(finding.review?.note ?? "");
+  const review = useReviewFinding(apiBase);
+  const formId = useId();
+
+  if (!open) {
+    return (
+      <button
+        type="button"
+        className="button-small"
+        onClick={() => {
+          setOverride(finding.review?.verdict_override ?? "");
+          setNote(finding.review?.note ?? "");
+          review.reset();
+          setOpen(true);
+        }}
+      >
+        {finding.review ? "Edit review" : "Review"}
+        <span className="visually-hidden"> {finding.title}</span>
+      </button>
+    );
+  }
+
+  return (
+    <form
+      className="review-form"
+      aria-label={`Review of ${finding.title}`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        review.mutate(
+          { findingId: finding.id, verdict_override: override || null, note, author: author ?? "" },
+          { onSuccess: () => setOpen(false) },
+        );
+      }}
+    >
+      <label htmlFor={`${formId}-verdict`}>Verdict override</label>
+      <select
+        id={`${formId}-verdict`}
+        value={override}
+        onChange={(event) => setOverride(event.target.value as Verdict | "")}
+      >
+        <option value="">None (use the computed verdict: {VERDICT_LABELS[finding.verdict].toLowerCase()})</option>
+        {VERDICTS.map((verdict) => (
+          <option key={verdict} value={verdict}>
+            {VERDICT_LABELS[verdict]}
+          </option>
+        ))}
+      </select>
+      <label htmlFor={`${formId}-note`}>Note</label>
+      <textarea id={`${formId}-note`} rows={3} value={note} onChange={(event) => setNote(event.target.value)} />
+      {review.isError && <ErrorMessage error={review.error} />}
+      <div className="form-actions">
+        <button type="submit" className="button-primary" disabled={review.isPending}>
+          {review.isPending ? "Saving…" : "Save review"}
+        </button>
+        <button type="button" onClick={() => setOpen(false)}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,178 @@
+import { useCallback, useMemo, useState } from "react";
+import { useChecklist } from "../../api/queries";
+import type { Evidence, Finding, Incident } from "../../api/types";
+import { ErrorBoundary } from "../../components/ErrorBoundary";
+import { formatRange } from "../../lib/time";
+import { paddedRange, type TimeRange } from "../../lib/urlState";
+import { useViewState } from "../../lib/useViewState";
+import { AnnotationForm, AnnotationList } from "../annotations/Annotations";
+import { ArtifactsTable } from "../artifacts/ArtifactsTable";
+import { Checklist } from "../checklist/Checklist";
+import { TimelineSlot, type SeriesHighlight } from "../timeline-slot/TimelineSlot";
+import { UploadPanel } from "../upload/UploadPanel";
+
+/** The highlight for the selected evidence item, with its host as a label. */
+export function highlightFor(evidence: Evidence | undefined): SeriesHighlight | null {
+  if (!evidence) return null;
+  return {
+    series: evidence.series,
+    labels: { ...evidence.labels, ...(evidence.host && !evidence.labels.host ? { host: evidence.host } : {}) },
+    from_ms: evidence.from_ms,
+    to_ms: evidence.to_ms,
+  };
+}
+
+/**
+ * Timeline beside the checklist, annotations under the timeline, then the artifacts (and the
+ * upload panel when editable). Used by the incident page and, read-only, by the shared view.
+ */
+export function IncidentWorkspace({
+  apiBase,
+  incident,
+  readOnly,
+  allowRaw,
+  author,
+}: {
+  apiBase: string;
+  incident: Incident;
+  readOnly: boolean;
+  allowRaw: boolean;
+  author?: string;
+}) {
+  const [view, setView] = useViewState();
+  const [annotating, setAnnotating] = useState<TimeRange | null>(null);
+  const checklist = useChecklist(apiBase);
+  const timezone = incident.timezone;
+
+  const window = useMemo<TimeRange | null>(
+    () =>
+      incident.window_start_ms !== null && incident.window_end_ms !== null
+        ? { from: incident.window_start_ms, to: incident.window_end_ms }
+        : null,
+    [incident.window_start_ms, incident.window_end_ms],
+  );
+
+  const selectedFinding = checklist.data?.findings.find((finding) => finding.id === view.finding);
+  const highlight = useMemo(
+    () => highlightFor(view.evidence !== null ? selectedFinding?.evidence[view.evidence] : undefined),
+    [selectedFinding, view.evidence],
+  );
+
+  const onSelectEvidence = useCallback(
+    (finding: Finding, index: number, evidence: Evidence) => {
+      const range = paddedRange(evidence.from_ms, evidence.to_ms);
+      setView({
+        finding: finding.id,
+        evidence: index,
+        ...(range ? { range } : {}),
+        ...(view.host && evidence.host && view.host !== evidence.host ? { host: evidence.host } : {}),
+      });
+    },
+    [setView, view.host],
+  );
+  const onRangeChange = useCallback((range: TimeRange | null) => setView({ range }), [setView]);
+  const onHostChange = useCallback((host: string | null) => setView({ host }), [setView]);
+
+  return (
+    <>
+      <div className="workspace">
+        <div className="workspace-main">
+          <section className="panel timeline-panel" aria-labelledby="timeline-title">
+            <div className="panel-title-row">
+              <h2 id="timeline-title">Timeline</h2>
+              <ViewSummary range={view.range} host={view.host} timezone={timezone} onReset={() => setView({ range: null, host: null, finding: null })} />
+            </div>
+            <TimelineSlot
+              apiBase={apiBase}
+              timezone={timezone}
+              window={window}
+              range={view.range}
+              onRangeChange={onRangeChange}
+              host={view.host}
+              onHostChange={onHostChange}
+              highlight={highlight}
+              readOnly={readOnly}
+              onAnnotate={readOnly ? undefined : setAnnotating}
+            />
+          </section>
+          {annotating && !readOnly && (
+            <AnnotationForm
+              apiBase={apiBase}
+              range={annotating}
+              timezone={timezone}
+              author={author}
+              host={view.host}
+              onDone={() => setAnnotating(null)}
+            />
+          )}
+          <section className="panel" aria-labelledby="annotations-title">
+            <div className="panel-title-row">
+              <h2 id="annotations-title">Annotations</h2>
+              {!readOnly && (
+                <button
+                  type="button"
+                  className="button-small"
+                  onClick={() => setAnnotating(view.range ?? window ?? { from: Date.now(), to: Date.now() })}
+                >
+                  Annotate the visible range
+                </button>
+              )}
+            </div>
+            <ErrorBoundary label="The annotations">
+              <AnnotationList apiBase={apiBase} timezone={timezone} readOnly={readOnly} onShowRange={(range) => setView({ range })} />
+            </ErrorBoundary>
+          </section>
+        </div>
+        <aside className="workspace-side panel" aria-labelledby="checklist-title">
+          <h2 id="checklist-title">Checklist</h2>
+          <ErrorBoundary label="The checklist">
+            <Checklist
+              apiBase={apiBase}
+              timezone={timezone}
+              readOnly={readOnly}
+              selectedFinding={view.finding}
+              selectedEvidence={view.evidence}
+              onSelectEvidence={onSelectEvidence}
+              author={author}
+            />
+          </ErrorBoundary>
+        </aside>
+      </div>
+
+      {!readOnly && (
+        <ErrorBoundary label="The upload panel">
+          <UploadPanel apiBase={apiBase} timezone={timezone} />
+        </ErrorBoundary>
+      )}
+      <section className="panel" aria-labelledby="artifacts-title">
+        <h2 id="artifacts-title">Artifacts</h2>
+        <ErrorBoundary label="The artifacts table">
+          <ArtifactsTable apiBase={apiBase} timezone={timezone} readOnly={readOnly} allowRaw={allowRaw} />
+        </ErrorBoundary>
+      </section>
+    </>
+  );
+}
+
+function ViewSummary({
+  range,
+  host,
+  timezone,
+  onReset,
+}: {
+  range: TimeRange | null;
+  host: string | null;
+  timezone: string;
+  onReset: () => void;
+}) {
+  if (!range && !host) return <span className="muted small">Whole incident, all hosts · times in {timezone}</span>;
+  return (
+    <span className="small view-summary">
+      {range ? <span className="mono">{formatRange(range.from, range.to, timezone)}</span> : "Whole incident"}
+      {host ? ` · host ${host}` : " · all hosts"}{" "}
+      <button type="button" className="button-link" onClick={onReset}>
+        Show everything
+      </button>
+    </span>
+  );
+}

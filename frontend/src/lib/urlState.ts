@@ -1,0 +1,82 @@
+/**
+ * The incident and share pages keep their view in the query string, so a copied URL opens the
+ * same view: `from`/`to` (visible range, UTC epoch ms), `host`, `finding` (selected checklist
+ * item) and `evidence` (index of the selected evidence item within that finding).
+ */
+
+export interface TimeRange {
+  from: number;
+  to: number;
+}
+
+export interface ViewState {
+  range: TimeRange | null;
+  host: string | null;
+  finding: string | null;
+  evidence: number | null;
+}
+
+export const EMPTY_VIEW: ViewState = { range: null, host: null, finding: null, evidence: null };
+
+const VIEW_KEYS = ["from", "to", "host", "finding", "evidence"] as const;
+
+/** Epoch ms, or an ISO-8601 instant (hand-written links); null when unreadable. */
+export function parseInstant(text: string | null): number | null {
+  if (text === null || text.trim() === "") return null;
+  const trimmed = text.trim();
+  if (/^-?\d+$/.test(trimmed)) {
+    const value = Number(trimmed);
+    return Number.isSafeInteger(value) ? value : null;
+  }
+  const parsed = Date.parse(trimmed);
+  return Number.isNaN(parsed) ? null : parsed;
+}
+
+export function parseViewState(search: URLSearchParams | string): ViewState {
+  const params = typeof search === "string" ? new URLSearchParams(search) : search;
+  const from = parseInstant(params.get("from"));
+  const to = parseInstant(params.get("to"));
+  const range = from !== null && to !== null && to > from ? { from, to } : null;
+  const host = params.get("host")?.trim() || null;
+  const finding = params.get("finding")?.trim() || null;
+  const evidenceText = params.get("evidence");
+  const evidence =
+    finding && evidenceText && /^\d+$/.test(evidenceText) ? Number(evidenceText) : null;
+  return { range, host, finding, evidence };
+}
+
+/** The query string for `state`, keeping any unrelated parameters of `base`. */
+export function formatViewState(state: ViewState, base?: URLSearchParams | string): URLSearchParams {
+  const params = new URLSearchParams(base ?? "");
+  for (const key of VIEW_KEYS) params.delete(key);
+  if (state.range) {
+    params.set("from", String(Math.round(state.range.from)));
+    params.set("to", String(Math.round(state.range.to)));
+  }
+  if (state.host) params.set("host", state.host);
+  if (state.finding) {
+    params.set("finding", state.finding);
+    if (state.evidence !== null) params.set("evidence", String(state.evidence));
+  }
+  return params;
+}
+
+/**
+ * The range to show for an evidence item: its own range padded by a fifth of its length on each
+ * side (at least 5 s), so the signature sits in the middle with some context; null when the
+ * evidence has no time.
+ */
+export function paddedRange(fromMs: number | null, toMs: number | null): TimeRange | null {
+  if (fromMs === null && toMs === null) return null;
+  const start = fromMs ?? toMs!;
+  const end = toMs ?? fromMs!;
+  const pad = Math.max((end - start) / 5, 5000);
+  return { from: Math.round(start - pad), to: Math.round(end + pad) };
+}
+
+/** Only our own paths are followed after sign-in (never another origin: `//evil`, `/\evil`). */
+export function safeNextPath(next: string | null): string {
+  if (!next || !next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\")) return "/";
+  if (next.startsWith("/login")) return "/";
+  return next;
+}
