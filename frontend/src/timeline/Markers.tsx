@@ -1,0 +1,130 @@
+/** Event markers: a strip above the lanes (hoverable) and faint lines across every lane. */
+import { memo } from "react";
+import { formatDuration, formatFull } from "./format";
+import { timeToX } from "./range";
+import type { TimeRange } from "./types";
+
+export type MarkerKind = "gc" | "rejection" | "overflow" | "annotation" | "reset" | "dump" | "other";
+
+export interface Marker {
+  kind: MarkerKind;
+  t: number;
+  /** Span length (GC pause, annotation range), ms. */
+  duration: number | null;
+  text: string;
+}
+
+export const MARKER_COLORS: Record<MarkerKind, string> = {
+  gc: "#e07b00",
+  rejection: "#c8102e",
+  overflow: "#7b3fb5",
+  annotation: "#1565c0",
+  reset: "#8b0000",
+  dump: "#888888",
+  other: "#555555",
+};
+
+export const MARKER_NAMES: Record<MarkerKind, string> = {
+  gc: "GC pauses",
+  rejection: "rejections",
+  overflow: "listen overflows",
+  annotation: "annotations",
+  reset: "resets / timeouts",
+  dump: "thread dumps",
+  other: "other events",
+};
+
+interface StripProps {
+  markers: Marker[];
+  range: TimeRange;
+  width: number;
+  timezone: string;
+}
+
+function MarkerStripImpl({ markers, range, width, timezone }: StripProps) {
+  const h = 26;
+  return (
+    <svg className="tl-strip__svg" width={width} height={h} role="img" aria-label="Events in view">
+      <line x1={0} x2={width} y1={h - 0.5} y2={h - 0.5} stroke="#ccc" />
+      {markers.map((m, i) => {
+        const x = timeToX(m.t, width, range);
+        const w = m.duration ? Math.max(2, (m.duration / (range.to - range.from)) * width) : 0;
+        const color = MARKER_COLORS[m.kind];
+        const title = `${MARKER_NAMES[m.kind]}: ${formatFull(m.t, timezone)}${m.duration ? ` for ${formatDuration(m.duration)}` : ""}${m.text ? ` — ${m.text}` : ""}`;
+        const row = m.kind === "annotation" ? 1 : m.kind === "gc" ? 14 : 7;
+        if (m.kind === "annotation") {
+          return (
+            <g key={i}>
+              <rect x={x} y={row} width={Math.max(3, w)} height={8} fill={color} fillOpacity={0.5}>
+                <title>{title}</title>
+              </rect>
+            </g>
+          );
+        }
+        if (w > 0) {
+          return (
+            <rect key={i} x={x} y={row} width={w} height={10} fill={color} fillOpacity={0.75}>
+              <title>{title}</title>
+            </rect>
+          );
+        }
+        return (
+          <path key={i} d={`M${x},${row + 10} l-4,-8 h8 z`} fill={color}>
+            <title>{title}</title>
+          </path>
+        );
+      })}
+    </svg>
+  );
+}
+export const MarkerStrip = memo(MarkerStripImpl);
+
+interface OverlayProps {
+  markers: Marker[];
+  range: TimeRange;
+  width: number;
+  /** Highlighted evidence range, shaded across every lane. */
+  shade: TimeRange | null;
+}
+
+/** GC pauses (the longest) drawn as lines across every lane. */
+export const MAX_GC_LINES = 20;
+
+function MarkerOverlayImpl({ markers, range, width, shade }: OverlayProps) {
+  const span = range.to - range.from;
+  const firstGc = markers.findIndex((m) => m.kind === "gc");
+  return (
+    <svg className="tl-overlay" width={width} height="100%" aria-hidden="true" preserveAspectRatio="none">
+      {shade && shade.to >= range.from && shade.from <= range.to && (
+        <rect
+          className="tl-overlay__shade"
+          x={Math.max(0, timeToX(shade.from, width, range))}
+          width={Math.max(2, Math.min(width, timeToX(shade.to, width, range)) - Math.max(0, timeToX(shade.from, width, range)))}
+          y={0}
+          height="100%"
+        />
+      )}
+      {markers.map((m, i) => {
+        // Across the lanes only the longest GC pauses (the strip above shows them all).
+        if (m.kind === "gc" && i - firstGc >= MAX_GC_LINES) return null;
+        const x = timeToX(m.t, width, range);
+        if (m.kind === "annotation" && m.duration) {
+          return <rect key={i} x={x} width={Math.max(2, (m.duration / span) * width)} y={0} height="100%" fill={MARKER_COLORS.annotation} fillOpacity={0.06} />;
+        }
+        return (
+          <line
+            key={i}
+            x1={x}
+            x2={x}
+            y1={0}
+            y2="100%"
+            stroke={MARKER_COLORS[m.kind]}
+            strokeOpacity={m.kind === "gc" || m.kind === "dump" ? 0.18 : 0.45}
+            strokeWidth={1}
+          />
+        );
+      })}
+    </svg>
+  );
+}
+export const MarkerOverlay = memo(MarkerOverlayImpl);

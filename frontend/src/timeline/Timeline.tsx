@@ -1,0 +1,405 @@
+/**
+ * The incident timeline: lanes stacked on one shared time axis with a synchronised cursor and
+ * tooltip, event markers across all lanes, drag-to-zoom (or drag-to-annotate), zoom/pan/reset
+ * buttons, a host filter and a picker for any stored series. Points come downsampled from the
+ * API for the visible range, about one per pixel, and are re-read when the range changes while
+ * the previous ones stay on screen.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { Lane, PLOT_LEFT, PLOT_RIGHT } from "./Lane";
+import type { LaneState } from "./Lane";
+import { MARKER_COLORS, MARKER_NAMES, MarkerOverlay, MarkerStrip } from "./Markers";
+import type { Marker, MarkerKind } from "./Markers";
+import { SeriesPicker } from "./SeriesPicker";
+import { largestPoints, linePoints, useAnnotations, useEvents, useSeriesList, useTimelineBatches } from "./data";
+import type { Batch, LinePoints } from "./data";
+import { formatDuration, formatFull, tickStep, timeTicks, zoneLabel } from "./format";
+import { batchIds, highlightMatches, hostsOf, planLanes, seriesNames } from "./lanes";
+import type { LanePlan } from "./lanes";
+import { clampRange, maxPointsFor, panRange, sameRange, zoomRange } from "./range";
+import type { EventRead, SeriesMeta, TimeRange, TimelineProps, TimelineSeries } from "./types";
+import { useWidth } from "./useWidth";
+import "./timeline.css";
+
+export type { SeriesHighlight, TimeRange, TimelineProps } from "./types";
+
+/** Series ids per timeline request (the API reads at most 200 per call). */
+const BATCH_SERIES = 120;
+/** Markers per kind drawn in view (the longest GC pauses, the first others). */
+export const MAX_MARKERS = 200;
+
+function extentOf(series: readonly SeriesMeta[] | undefined): TimeRange | null {
+  if (!series?.length) return null;
+  let from = Infinity;
+  let to = -Infinity;
+  for (const s of series) {
+    if (s.first_ms < from) from = s.first_ms;
+    if (s.last_ms > to) to = s.last_ms;
+  }
+  return { from, to: Math.max(to, from + 1000) };
+}
+
+function eventKind(e: EventRead): MarkerKind {
+  if (e.kind === "threadpool_rejected") return "rejection";
+  if (e.kind === "connection_reset" || e.kind === "rpc_timeout") return "reset";
+  if (e.kind.startsWith("thread_")) return "dump";
+  if (e.kind.startsWith("gc_")) return "gc";
+  return "other";
+}
+
+function eventText(e: EventRead): string {
+  const a = e.attrs as Record<string, unknown>;
+  const bits = [e.kind.replace(/_/g, " ")];
+  if (e.host) bits.push(`host ${e.host}`);
+  if (typeof a.pool === "string") bits.push(`pool ${a.pool}`);
+  if (typeof a.message === "string") bits.push(a.message.slice(0, 160));
+  return bits.join(" · ");
+}
+
+export default function Timeline(props: TimelineProps) {
+  const { apiBase, timezone, window: incidentWindow, range, onRangeChange, host, onHostChange, highlight, readOnly, onAnnotate } = props;
+  const [lanesRef, width] = useWidth<HTMLDivElement>();
+  const plotWidth = Math.max(1, width - PLOT_LEFT - PLOT_RIGHT);
+  const [added, setAdded] = useState<string[]>([]);
+  const [annotating, setAnnotating] = useState(false);
+  const canAnnotate = !readOnly && !!onAnnotate;
+
+  // The page may pass a new highlight object on every render: key it by content.
+  const highlightKey = highlight ? JSON.stringify(highlight) : "";
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const hl = useMemo(() => highlight, [highlightKey]);
+  const list = useSeriesList(apiBase);
+  const bounds = useMemo(() => incidentWindow ?? extentOf(list.data), [incidentWindow, list.data]);
+  const visible = useMemo<TimeRange | null>(
+    () => (range ? { from: range.from, to: range.to } : bounds),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [range?.from, range?.to, bounds?.from, bounds?.to],
+  );
+
+  const plan = useMemo(
+    () => planLanes(list.data ?? [], { host, range: visible, added, highlight: hl }),
+    [list.data, host, visible, added, hl],
+  );
+  const hosts = useMemo(() => hostsOf(list.data ?? []), [list.data]);
+  const names = useMemo(() => seriesNames(list.data ?? []), [list.data]);
+
+  // Requests: the fixed lanes together, each added lane apart (adding one refetches nothing else).
+  const maxPoints = maxPointsFor(plotWidth);
+  const batches = useMemo<Batch[]>(() => {
+    if (!width || !list.data) return [];
+    const fixed = plan.lanes.filter((l) => !l.key.includes(":"));
+    const extra = plan.lanes.filter((l) => l.key.includes(":"));
+    const groups = [batchIds(fixed, BATCH_SERIES), ...extra.map((l) => batchIds([l], BATCH_SERIES))].flat();
+    return groups.map((ids) => ({ ids, range: visible, maxPoints }));
+  }, [plan, visible, maxPoints, width, list.data]);
+  const results = useTimelineBatches(apiBase, batches);
+
+  const dataKey = results.map((r) => r.dataUpdatedAt).join(",");
+  const byId = useMemo(() => {
+    const map = new Map<number, TimelineSeries>();
+    for (const r of results) for (const s of r.data?.series ?? []) map.set(s.id, s);
+    return map;
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [dataKey]);
+  const batchOf = useMemo(() => {
+    const map = new Map<number, number>();
+    batches.forEach((b, i) => b.ids.forEach((id) => map.set(id, i)));
+    return map;
+  }, [batches]);
+
+  const points = useMemo(() => {
+    const map = new Map<string, LinePoints[]>();
+    for (const lane of plan.lanes) map.set(lane.key, linePoints(lane.lines, byId));
+    return map;
+  }, [plan, byId]);
+
+  const laneStatus = (lane: LanePlan): { state: LaneState; drawn: TimeRange | null; error: string | null; retry: number[] } => {
+    if (list.isError) return { state: "error", drawn: null, error: list.error.message, retry: [] };
+    if (!list.data || !width) return { state: "loading", drawn: null, error: null, retry: [] };
+    if (!lane.lines.length) return { state: "empty", drawn: visible, error: null, retry: [] };
+    const idx = [...new Set(lane.lines.flatMap((l) => l.ids.map((id) => batchOf.get(id) ?? -1)))];
+    const rs = idx.map((i) => results[i]);
+    const failed = rs.find((r) => r?.isError);
+    if (failed) return { state: "error", drawn: null, error: failed.error?.message ?? "error", retry: idx };
+    const drawn = rs[0]?.data?.range ?? null;
+    const fresh = rs.every((r) => r && r.data && !r.isPlaceholderData && sameRange(r.data.range, visible));
+    if (!fresh) return { state: "loading", drawn, error: null, retry: idx };
+    const pts = points.get(lane.key) ?? [];
+    const any = pts.some((p) => p.t.length > 0);
+    return { state: any ? "drawn" : "empty", drawn, error: null, retry: idx };
+  };
+
+  // ---- markers ----
+  const events = useEvents(apiBase, visible, host);
+  const annotations = useAnnotations(apiBase);
+  const gcInView = events.data?.kinds.find((k) => k.kind === "gc_pause")?.count ?? null;
+  const markerInfo = useMemo(() => {
+    const out: Marker[] = [];
+    const counts: Partial<Record<MarkerKind, { shown: number; total: number }>> = {};
+    const push = (kind: MarkerKind, list: Marker[], total: number) => {
+      const shown = list.slice(0, MAX_MARKERS);
+      out.push(...shown);
+      counts[kind] = { shown: shown.length, total: Math.max(total, shown.length) };
+    };
+    if (visible) {
+      const gcLane = plan.lanes.find((l) => l.key === "gc_pauses");
+      const gcPts = (points.get("gc_pauses") ?? []).flatMap((p, i) =>
+        largestPoints(p, visible, MAX_MARKERS).map((x) => ({ ...x, line: gcLane?.lines[i]?.label ?? "" })),
+      );
+      gcPts.sort((a, b) => b.v - a.v);
+      push(
+        "gc",
+        gcPts.map((p) => ({ kind: "gc", t: p.t, duration: p.v, text: `pause ${formatDuration(p.v)} ${p.line}`.trim() })),
+        gcInView ?? gcPts.length,
+      );
+      const ovLane = plan.lanes.find((l) => l.key === "listen_overflows");
+      const ov: Marker[] = [];
+      (points.get("listen_overflows") ?? []).forEach((p, i) => {
+        const line = ovLane?.lines[i];
+        if (!line || !/ListenOverflows$/.test(line.name)) return;
+        for (let j = 0; j < p.t.length; j++) {
+          const t = p.t[j]!;
+          if (p.v[j]! > 0 && t >= visible.from && t <= visible.to) {
+            ov.push({ kind: "overflow", t, duration: null, text: `${+p.v[j]!.toPrecision(3)}/s ${line.label}`.trim() });
+          }
+        }
+      });
+      push("overflow", ov, ov.length);
+      const byKind = new Map<MarkerKind, Marker[]>();
+      for (const e of events.data?.items ?? []) {
+        const kind = eventKind(e);
+        if (!byKind.has(kind)) byKind.set(kind, []);
+        byKind.get(kind)!.push({ kind, t: e.time_ms, duration: e.duration_ms, text: eventText(e) });
+      }
+      for (const [kind, list] of byKind) {
+        const total = (events.data?.kinds ?? [])
+          .filter((k) => eventKind({ kind: k.kind } as EventRead) === kind && k.kind !== "gc_pause" && k.kind !== "gc_concurrent")
+          .reduce((n, k) => n + k.count, 0);
+        push(kind, list, total);
+      }
+      const notes = (annotations.data ?? []).filter(
+        (a) => (!host || !a.host || a.host === host) && a.from_ms <= visible.to && (a.to_ms ?? a.from_ms) >= visible.from,
+      );
+      push(
+        "annotation",
+        notes.map((a) => ({
+          kind: "annotation",
+          t: a.from_ms,
+          duration: a.to_ms ? a.to_ms - a.from_ms : null,
+          text: `${a.text}${a.author ? ` (${a.author})` : ""}`,
+        })),
+        notes.length,
+      );
+    }
+    return { markers: out, counts };
+  }, [visible, plan, points, events.data, annotations.data, gcInView, host]);
+
+  // ---- highlight ----
+  const emphasis = useMemo(() => {
+    if (!hl?.series || !plan.highlightLane) return null;
+    const lane = plan.lanes.find((l) => l.key === plan.highlightLane);
+    if (!lane) return null;
+    return new Set(lane.lines.filter((l) => highlightMatches(hl, l.name, l.labels)).map((l) => l.key));
+  }, [hl, plan]);
+  const shade = useMemo<TimeRange | null>(() => {
+    if (!hl || hl.from_ms === null) return null;
+    return { from: hl.from_ms, to: hl.to_ms ?? hl.from_ms };
+  }, [hl]);
+  const laneEls = useRef(new Map<string, HTMLElement>());
+  const sectionRefs = useMemo(() => {
+    const refs = new Map<string, (el: HTMLElement | null) => void>();
+    for (const lane of plan.lanes) {
+      refs.set(lane.key, (el) => {
+        if (el) laneEls.current.set(lane.key, el);
+        else laneEls.current.delete(lane.key);
+      });
+    }
+    return refs;
+  }, [plan]);
+  const highlightTarget = hl?.series ? `${plan.highlightLane}|${highlightKey}` : null;
+  useEffect(() => {
+    if (!highlightTarget || !plan.highlightLane) return;
+    const el = laneEls.current.get(plan.highlightLane);
+    el?.scrollIntoView?.({ block: "nearest", behavior: "smooth" });
+    // Only when the evidence changes, not on every zoom.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [highlightTarget, !!list.data]);
+
+  // ---- actions ----
+  const setRange = useCallback(
+    (next: TimeRange | null) => {
+      if (!next || (bounds && next.from <= bounds.from && next.to >= bounds.to)) onRangeChange(null);
+      else onRangeChange(next);
+    },
+    [bounds, onRangeChange],
+  );
+  const annotatingRef = useRef(annotating);
+  annotatingRef.current = annotating;
+  const onSelect = useCallback(
+    (picked: TimeRange) => {
+      if (annotatingRef.current && onAnnotate) {
+        setAnnotating(false);
+        onAnnotate(picked);
+      } else {
+        setRange(clampRange(picked, bounds));
+      }
+    },
+    [onAnnotate, setRange, bounds],
+  );
+  useEffect(() => {
+    if (!annotating) return;
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && setAnnotating(false);
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [annotating]);
+
+  const retryFns = useMemo(() => {
+    const fns = new Map<string, () => void>();
+    for (const lane of plan.lanes) {
+      fns.set(lane.key, () => {
+        if (list.isError) void list.refetch();
+        const ids = new Set(lane.lines.flatMap((l) => l.ids.map((id) => batchOf.get(id) ?? -1)));
+        for (const i of ids) void results[i]?.refetch();
+      });
+    }
+    return fns;
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [plan, batchOf, list.isError, dataKey]);
+  const removeFns = useMemo(() => {
+    const fns = new Map<string, () => void>();
+    for (const p of added) fns.set(`added:${p}`, () => setAdded((a) => a.filter((x) => x !== p)));
+    return fns;
+  }, [added]);
+
+  const ticks = useMemo(
+    () => (visible ? timeTicks(visible.from, visible.to, timezone, Math.max(2, Math.floor(plotWidth / 90))) : []),
+    [visible, timezone, plotWidth],
+  );
+  const step = visible ? tickStep(visible.to - visible.from, Math.max(2, Math.floor(plotWidth / 90))) : 60000;
+
+  // Lanes with series first (in definition order), the empty ones (what to collect) after.
+  const orderedLanes = useMemo(
+    () => [...plan.lanes.filter((l) => l.lines.length), ...plan.lanes.filter((l) => !l.lines.length)],
+    [plan],
+  );
+  const zoomed = !!range && !!bounds && !sameRange(range, bounds);
+  const fetching = results.some((r) => r.isFetching) || list.isFetching;
+
+  return (
+    <div className={`tl${annotating ? " tl--annotating" : ""}`}>
+      <div className="tl-toolbar" role="toolbar" aria-label="Timeline controls">
+        <div className="tl-toolbar__group">
+          <button type="button" className="tl-btn" disabled={!visible} onClick={() => visible && setRange(zoomRange(visible, 0.5, bounds))} aria-label="Zoom in">
+            Zoom in
+          </button>
+          <button type="button" className="tl-btn" disabled={!visible || !zoomed} onClick={() => visible && setRange(zoomRange(visible, 2, bounds))} aria-label="Zoom out">
+            Zoom out
+          </button>
+          <button type="button" className="tl-btn" disabled={!visible || !zoomed} onClick={() => visible && setRange(panRange(visible, -0.5, bounds))} aria-label="Pan earlier">
+            ◀ Earlier
+          </button>
+          <button type="button" className="tl-btn" disabled={!visible || !zoomed} onClick={() => visible && setRange(panRange(visible, 0.5, bounds))} aria-label="Pan later">
+            Later ▶
+          </button>
+          <button type="button" className="tl-btn" disabled={!zoomed} onClick={() => setRange(null)}>
+            Reset zoom
+          </button>
+          {canAnnotate && (
+            <button
+              type="button"
+              className={`tl-btn${annotating ? " tl-btn--on" : ""}`}
+              aria-pressed={annotating}
+              onClick={() => setAnnotating((a) => !a)}
+              title="Then drag across any lane to pick the range to annotate"
+            >
+              Annotate range
+            </button>
+          )}
+        </div>
+        <div className="tl-toolbar__group">
+          <label className="tl-field">
+            Host{" "}
+            <select value={host ?? ""} onChange={(e) => onHostChange(e.target.value || null)}>
+              <option value="">All hosts</option>
+              {hosts.map((h) => (
+                <option key={h} value={h}>
+                  {h}
+                </option>
+              ))}
+              {host && !hosts.includes(host) && <option value={host}>{host}</option>}
+            </select>
+          </label>
+          <SeriesPicker names={names} onAdd={(p) => setAdded((a) => (a.includes(p) ? a : [...a, p]))} />
+        </div>
+      </div>
+      <div className="tl-status" aria-live="polite">
+        {visible ? (
+          <>
+            <span className="tl-status__range">
+              {formatFull(visible.from, timezone)} – {formatFull(visible.to, timezone)}
+            </span>{" "}
+            <span className="tl-status__zone">{zoneLabel(visible.from, timezone)}</span>{" "}
+            <span className="tl-status__span">· {formatDuration(visible.to - visible.from)}</span>
+          </>
+        ) : list.isPending ? (
+          "Loading series…"
+        ) : (
+          "No series stored for this incident yet: upload artifacts to fill the timeline."
+        )}
+        {fetching && <span className="tl-status__busy"> · loading…</span>}
+        {annotating && <strong className="tl-status__hint"> Drag across a lane to select the range to annotate (Esc cancels).</strong>}
+      </div>
+      {visible && width > 0 && (
+        <div className="tl-strip" style={{ paddingLeft: PLOT_LEFT, paddingRight: PLOT_RIGHT }}>
+          <MarkerStrip markers={markerInfo.markers} range={visible} width={plotWidth} timezone={timezone} />
+          <ul className="tl-strip__legend" aria-label="Event markers">
+            {(Object.keys(markerInfo.counts) as MarkerKind[])
+              .filter((k) => (markerInfo.counts[k]?.total ?? 0) > 0)
+              .map((k) => {
+                const c = markerInfo.counts[k]!;
+                return (
+                  <li key={k}>
+                    <span className="tl-swatch" style={{ background: MARKER_COLORS[k] }} aria-hidden="true" />
+                    {c.shown < c.total
+                      ? `${MARKER_NAMES[k]}: ${k === "gc" ? "longest" : "first"} ${c.shown} of ${c.total.toLocaleString("en-US")} shown`
+                      : `${MARKER_NAMES[k]}: ${c.total.toLocaleString("en-US")}`}
+                  </li>
+                );
+              })}
+          </ul>
+        </div>
+      )}
+      <div className="tl-lanes" ref={lanesRef}>
+        {visible && width > 0 && (
+          <div className="tl-overlay-wrap" style={{ left: PLOT_LEFT, width: plotWidth }}>
+            <MarkerOverlay markers={markerInfo.markers} range={visible} width={plotWidth} shade={shade} />
+          </div>
+        )}
+        {orderedLanes.map((lane) => {
+          const status = laneStatus(lane);
+          return (
+            <Lane
+              key={lane.key}
+              plan={lane}
+              points={points.get(lane.key)!}
+              state={status.state}
+              drawn={status.drawn}
+              domain={visible ?? { from: 0, to: 1 }}
+              width={width}
+              timezone={timezone}
+              ticks={ticks}
+              tickStepMs={step}
+              emphasis={lane.key === plan.highlightLane ? emphasis : null}
+              gcPausesInView={lane.key === "gc_pauses" ? gcInView : null}
+              error={status.error}
+              onRetry={retryFns.get(lane.key)!}
+              onSelect={onSelect}
+              onRemove={removeFns.get(lane.key)}
+              sectionRef={sectionRefs.get(lane.key)}
+            />
+          );
+        })}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,257 @@
+/** Fetching for the timeline (react-query) and shaping API answers into chart rows. */
+import { keepPreviousData, useQueries, useQuery } from "@tanstack/react-query";
+import { apiGet } from "../api/client";
+import type { Schemas } from "../api/client";
+import type { LinePlan } from "./lanes";
+import type { AnnotationRead, EventRead, EventKindSummary, SeriesMeta, TimeRange, TimelineSeries } from "./types";
+
+const SERIES_PAGE = 5000;
+
+/** Every stored series of the incident (paged by 5 000; pages after the first in parallel). */
+export function useSeriesList(apiBase: string) {
+  return useQuery({
+    queryKey: [apiBase, "series", "all"],
+    staleTime: 60_000,
+    queryFn: async ({ signal }): Promise<SeriesMeta[]> => {
+      const path = `${apiBase}/series`;
+      const first = await apiGet<Schemas["SeriesPage"]>(path, { limit: SERIES_PAGE, offset: 0 }, signal);
+      const rest: Promise<Schemas["SeriesPage"]>[] = [];
+      for (let offset = first.items.length; offset < first.total; offset += SERIES_PAGE) {
+        rest.push(apiGet<Schemas["SeriesPage"]>(path, { limit: SERIES_PAGE, offset }, signal));
+      }
+      const pages = await Promise.all(rest);
+      return first.items.concat(...pages.map((p) => p.items));
+    },
+  });
+}
+
+export interface Batch {
+  ids: number[];
+  range: TimeRange | null;
+  maxPoints: number;
+}
+
+/** One request per batch of series ids; the previous answer stays on screen while the next loads. */
+export function useTimelineBatches(apiBase: string, batches: Batch[]) {
+  return useQueries({
+    queries: batches.map((b) => ({
+      queryKey: [apiBase, "timeline", b.ids.join(","), b.range?.from ?? null, b.range?.to ?? null, b.maxPoints],
+      staleTime: 60_000,
+      placeholderData: keepPreviousData,
+      queryFn: ({ signal }: { signal: AbortSignal }) =>
+        apiGet<Schemas["Timeline"]>(
+          `${apiBase}/timeline`,
+          {
+            series: b.ids.join(","),
+            from: b.range?.from,
+            to: b.range?.to,
+            max_points: b.maxPoints,
+          },
+          signal,
+        ).then((t): BatchResult => {
+          return { series: t.series, range: b.range };
+        }),
+    })),
+  });
+}
+
+export interface BatchResult {
+  series: TimelineSeries[];
+  /** The range these points were read for. */
+  range: TimeRange | null;
+}
+
+/** Kinds drawn as event markers (GC pauses come from the gc.pause_ms series instead). */
+export const MARKER_KINDS = [
+  "threadpool_rejected",
+  "connection_reset",
+  "rpc_timeout",
+  "gc_to_space_exhausted",
+  "gc_allocation_stall",
+  "thread_dump",
+  "thread_deadlock",
+];
+export const MAX_EVENTS = 1000;
+
+export interface EventsInView {
+  items: EventRead[];
+  total: number;
+  /** Counts per kind in view, all kinds (GC pauses included). */
+  kinds: EventKindSummary[];
+}
+
+export function useEvents(apiBase: string, range: TimeRange | null, host: string | null) {
+  return useQuery({
+    queryKey: [apiBase, "events", range?.from ?? null, range?.to ?? null, host],
+    staleTime: 60_000,
+    placeholderData: keepPreviousData,
+    queryFn: async ({ signal }): Promise<EventsInView> => {
+      const params = { from: range?.from, to: range?.to, host: host ?? undefined };
+      const [markers, summary] = await Promise.all([
+        apiGet<Schemas["EventPage"]>(`${apiBase}/events`, { ...params, kind: MARKER_KINDS.join(","), limit: MAX_EVENTS }, signal),
+        apiGet<Schemas["EventPage"]>(`${apiBase}/events`, { ...params, limit: 1 }, signal),
+      ]);
+      return { items: markers.items, total: markers.total, kinds: summary.kinds };
+    },
+  });
+}
+
+export function useAnnotations(apiBase: string) {
+  return useQuery({
+    queryKey: [apiBase, "annotations"],
+    staleTime: 30_000,
+    queryFn: ({ signal }) => apiGet<AnnotationRead[]>(`${apiBase}/annotations`, undefined, signal),
+  });
+}
+
+// ---- shaping ----
+
+/** Points of one line: the series of all its artifacts merged in time order. */
+export interface LinePoints {
+  t: number[];
+  v: number[];
+}
+
+export function mergeLinePoints(parts: readonly { t: number[]; v: number[] }[]): LinePoints {
+  const nonEmpty = parts.filter((p) => p.t.length);
+  if (nonEmpty.length === 0) return { t: [], v: [] };
+  if (nonEmpty.length === 1) return { t: nonEmpty[0]!.t, v: nonEmpty[0]!.v };
+  const idx = nonEmpty.flatMap((p, pi) => p.t.map((_, i) => [pi, i] as const));
+  idx.sort((a, b) => nonEmpty[a[0]]!.t[a[1]]! - nonEmpty[b[0]]!.t[b[1]]!);
+  return { t: idx.map(([p, i]) => nonEmpty[p]!.t[i]!), v: idx.map(([p, i]) => nonEmpty[p]!.v[i]!) };
+}
+
+/** Points of each line of a lane, from the stored series fetched (by id). */
+export function linePoints(lines: readonly LinePlan[], byId: ReadonlyMap<number, TimelineSeries>): LinePoints[] {
+  return lines.map((line) => {
+    const parts: TimelineSeries[] = [];
+    for (const id of line.ids) {
+      const s = byId.get(id);
+      if (s) parts.push(s);
+    }
+    return mergeLinePoints(parts);
+  });
+}
+
+/** Value of a line at time `t`: the last point at or before it (or the first one after). */
+export function valueAt(p: LinePoints, t: number): { t: number; v: number } | null {
+  const n = p.t.length;
+  if (!n) return null;
+  let lo = 0;
+  let hi = n - 1;
+  if (t < p.t[0]!) return { t: p.t[0]!, v: p.v[0]! };
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (p.t[mid]! <= t) lo = mid;
+    else hi = mid - 1;
+  }
+  return { t: p.t[lo]!, v: p.v[lo]! };
+}
+
+/** Index of the tick nearest to `value` in ascending `ticks` (for the synchronised cursor). */
+export function nearestIndex(ticks: readonly { value: unknown }[], value: number): number {
+  let lo = 0;
+  let hi = ticks.length - 1;
+  if (hi < 0) return 0;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (Number(ticks[mid]!.value) < value) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo > 0 && Math.abs(Number(ticks[lo - 1]!.value) - value) <= Math.abs(Number(ticks[lo]!.value) - value)) {
+    return lo - 1;
+  }
+  return lo;
+}
+
+/** The `limit` largest values of a line within `range` (GC pauses drawn as markers). */
+export function largestPoints(p: LinePoints, range: TimeRange | null, limit: number): { t: number; v: number }[] {
+  const out: { t: number; v: number }[] = [];
+  for (let i = 0; i < p.t.length; i++) {
+    const t = p.t[i]!;
+    if (range && (t < range.from || t > range.to)) continue;
+    out.push({ t, v: p.v[i]! });
+  }
+  out.sort((a, b) => b.v - a.v);
+  return out.slice(0, limit);
+}
+
+/** A round step (1, 2, 2.5, 5 x 10^n) of at least `raw`. */
+export function niceStep(raw: number): number {
+  if (!(raw > 0) || !Number.isFinite(raw)) return 1;
+  const pow = 10 ** Math.floor(Math.log10(raw));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * pow >= raw * 0.999) return m * pow;
+  return 10 * pow;
+}
+
+/**
+ * The y axis of a lane: from 0 (or the lowest value when negative) to a round value above the
+ * highest point in `range`, with about `count` round ticks.
+ */
+export function yScale(points: readonly LinePoints[], range: TimeRange | null, count = 3): { lo: number; hi: number; ticks: number[] } {
+  let min = Infinity;
+  let max = -Infinity;
+  for (const p of points) {
+    for (let i = 0; i < p.t.length; i++) {
+      const t = p.t[i]!;
+      if (range && (t < range.from || t > range.to)) continue;
+      const v = p.v[i]!;
+      if (v < min) min = v;
+      if (v > max) max = v;
+    }
+  }
+  if (min === Infinity) return { lo: 0, hi: 1, ticks: [0, 1] };
+  let lo = min >= 0 ? 0 : min;
+  let hi = max;
+  if (hi <= lo) hi = lo + (Math.abs(lo) || 1);
+  const step = niceStep((hi - lo) / count);
+  lo = min >= 0 ? 0 : Math.floor(lo / step) * step;
+  hi = Math.ceil(hi / step) * step;
+  const ticks: number[] = [];
+  for (let v = lo; v <= hi + step / 1e6; v += step) ticks.push(+v.toPrecision(12));
+  return { lo, hi, ticks };
+}
+
+/** Distinct times of all lines snapped to `buckets` columns over `range`: the cursor's stops. */
+export function cursorTimes(points: readonly LinePoints[], range: TimeRange, buckets: number): { t: number }[] {
+  const width = (range.to - range.from) / Math.max(1, buckets);
+  const byBucket = new Map<number, number>();
+  for (const p of points) {
+    for (const t of p.t) {
+      if (t < range.from || t > range.to) continue;
+      const b = Math.floor((t - range.from) / width);
+      if (!byBucket.has(b)) byBucket.set(b, t);
+    }
+  }
+  return [...byBucket.values()].sort((a, b) => a - b).map((t) => ({ t }));
+}
+
+/** SVG path of a line (null values break it; points outside are kept, the clip hides them). */
+export function linePath(p: LinePoints, x: (t: number) => number, y: (v: number) => number): string {
+  const gap = gapThreshold(p.t);
+  const parts: string[] = [];
+  let move = true;
+  for (let i = 0; i < p.t.length; i++) {
+    const v = p.v[i]!;
+    if (!Number.isFinite(v)) {
+      move = true;
+      continue;
+    }
+    if (i > 0 && p.t[i]! - p.t[i - 1]! > gap) move = true;
+    // Tenths of a pixel, without toFixed (the hot loop of a lane with thousands of points).
+    parts.push((move ? "M" : "L") + Math.round(x(p.t[i]!) * 10) / 10 + "," + Math.round(y(v) * 10) / 10);
+    move = false;
+  }
+  return parts.join("");
+}
+
+/** Steps longer than this break a line: no data (another capture, a stopped collector). */
+export function gapThreshold(t: readonly number[]): number {
+  if (t.length < 8) return Infinity;
+  const steps: number[] = [];
+  const stride = Math.max(1, Math.floor(t.length / 200));
+  for (let i = stride; i < t.length; i += stride) steps.push((t[i]! - t[i - stride]!) / stride);
+  steps.sort((a, b) => a - b);
+  const median = steps[steps.length >> 1]!;
+  return Math.max(median * 8, 1);
+}

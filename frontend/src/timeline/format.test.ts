@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import {
+  formatAxisValue,
+  formatDuration,
+  formatFull,
+  formatTick,
+  formatValue,
+  offsetLabel,
+  tickStep,
+  timeTicks,
+  zoneLabel,
+  zoneOffsetMs,
+} from "./format";
+
+// 2026-11-21 07:50:00 UTC
+const T = Date.UTC(2026, 10, 21, 7, 50, 0);
+
+describe("time zones", () => {
+  it("reads offsets, with DST", () => {
+    expect(zoneOffsetMs(T, "UTC")).toBe(0);
+    expect(zoneOffsetMs(T, "Europe/Berlin")).toBe(3_600_000);
+    expect(zoneOffsetMs(Date.UTC(2026, 6, 1), "Europe/Berlin")).toBe(7_200_000);
+    expect(zoneOffsetMs(T, "Asia/Kolkata")).toBe(19_800_000);
+    expect(offsetLabel(T, "Asia/Kolkata")).toBe("UTC+05:30");
+    expect(offsetLabel(T, "America/Sao_Paulo")).toBe("UTC-03:00");
+    expect(zoneLabel(T, "Europe/Berlin")).toBe("Europe/Berlin (UTC+01:00)");
+    expect(zoneLabel(T, "UTC")).toBe("UTC");
+  });
+
+  it("formats instants in the incident's zone", () => {
+    expect(formatFull(T, "UTC")).toBe("2026-11-21 07:50:00");
+    expect(formatFull(T + 120, "Europe/Berlin")).toBe("2026-11-21 08:50:00.120");
+    expect(formatFull(T, "Asia/Tokyo")).toBe("2026-11-21 16:50:00");
+  });
+
+  it("formats ticks for their step, with the date at midnight", () => {
+    expect(formatTick(T, "Europe/Berlin", 60_000)).toBe("08:50");
+    expect(formatTick(T + 5000, "UTC", 5000)).toBe("07:50:05");
+    expect(formatTick(Date.UTC(2026, 10, 20, 23, 0), "Europe/Berlin", 3_600_000)).toBe("11-21 00:00");
+    expect(formatTick(T, "UTC", 86_400_000)).toBe("11-21");
+  });
+});
+
+describe("ticks", () => {
+  it("picks a round step", () => {
+    expect(tickStep(7 * 60_000, 10)).toBe(60_000);
+    expect(tickStep(24 * 3_600_000, 12)).toBe(2 * 3_600_000);
+    expect(tickStep(20_000, 10)).toBe(2000);
+  });
+
+  it("puts ticks on round local times, not round UTC times", () => {
+    const from = Date.UTC(2026, 10, 21, 0, 10);
+    const ticks = timeTicks(from, from + 6 * 3_600_000, "Asia/Kolkata", 6);
+    expect(ticks.length).toBeGreaterThanOrEqual(5);
+    for (const t of ticks) expect(formatTick(t, "Asia/Kolkata", 3_600_000)).toMatch(/:00$/);
+    expect(ticks.every((t) => t >= from && t <= from + 6 * 3_600_000)).toBe(true);
+  });
+
+  it("returns nothing for an empty range", () => {
+    expect(timeTicks(5, 5, "UTC", 10)).toEqual([]);
+  });
+});
+
+describe("values", () => {
+  it("writes values with readable units", () => {
+    expect(formatValue(21_720, "bytes")).toBe("21.2 KiB");
+    expect(formatValue(9_971_016, "bytes")).toBe("9.51 MiB");
+    expect(formatValue(1_046_000 * 8, "bits/s")).toBe("8.37 Mbit/s");
+    expect(formatValue(224, "ms")).toBe("224 ms");
+    expect(formatValue(12_345, "ms")).toBe("12.3 s");
+    expect(formatValue(63.25, "%")).toBe("63.3 %");
+    expect(formatValue(2000, "per_s")).toBe("2,000/s");
+    expect(formatValue(25_000, "per_s")).toBe("25k/s");
+    expect(formatValue(9968, "sockets")).toBe("9,968 sockets");
+    expect(formatValue(0.5, "")).toBe("0.5");
+    expect(formatValue(null, "ms")).toBe("–");
+    expect(formatValue(1, "bool")).toBe("yes");
+  });
+
+  it("keeps axis ticks short", () => {
+    expect(formatAxisValue(65_536, "bytes")).toBe("64K");
+    expect(formatAxisValue(2_500_000, "bits/s")).toBe("2.5M");
+    expect(formatAxisValue(36_000, "sockets")).toBe("36k");
+  });
+
+  it("writes durations", () => {
+    expect(formatDuration(337)).toBe("337 ms");
+    expect(formatDuration(1500)).toBe("1.5 s");
+    expect(formatDuration(7 * 60_000 + 9000)).toBe("7 min 9 s");
+    expect(formatDuration(26 * 3_600_000)).toBe("1 d 2 h");
+    expect(formatDuration(86_399_000)).toBe("1 d");
+    expect(formatDuration(3_599_700)).toBe("60 min");
+  });
+});

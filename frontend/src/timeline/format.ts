@@ -1,0 +1,235 @@
+/** Time (in the incident's zone) and value formatting, and time-axis ticks. Pure. */
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function dtf(timeZone: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = timeZone + JSON.stringify(options);
+  let f = formatters.get(key);
+  if (!f) {
+    try {
+      f = new Intl.DateTimeFormat("en-GB", { ...options, timeZone });
+    } catch {
+      f = new Intl.DateTimeFormat("en-GB", { ...options, timeZone: "UTC" });
+    }
+    formatters.set(key, f);
+  }
+  return f;
+}
+
+interface Parts {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+const partsFormatters = new Map<string, Intl.DateTimeFormat>();
+
+function partsOf(t: number, timeZone: string): Parts {
+  const out: Record<string, number> = {};
+  let f = partsFormatters.get(timeZone);
+  if (!f) partsFormatters.set(timeZone, (f = dtf(timeZone, {
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    hourCycle: "h23",
+  })));
+  for (const p of f.formatToParts(new Date(t))) {
+    if (p.type !== "literal") out[p.type] = Number(p.value);
+  }
+  return {
+    year: out.year ?? 1970,
+    month: out.month ?? 1,
+    day: out.day ?? 1,
+    hour: (out.hour ?? 0) % 24,
+    minute: out.minute ?? 0,
+    second: out.second ?? 0,
+  };
+}
+
+/** Offset of `timeZone` from UTC at instant `t`, in ms (Berlin in winter: +3 600 000). */
+export function zoneOffsetMs(t: number, timeZone: string): number {
+  const p = partsOf(t, timeZone);
+  const asUtc = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+  return asUtc - (Math.floor(t / 1000) * 1000);
+}
+
+/** "UTC", "UTC+01:00", "UTC+05:30", "UTC-03:00". */
+export function offsetLabel(t: number, timeZone: string): string {
+  const minutes = Math.round(zoneOffsetMs(t, timeZone) / 60000);
+  if (minutes === 0) return "UTC";
+  const sign = minutes > 0 ? "+" : "-";
+  const abs = Math.abs(minutes);
+  const hh = String(Math.floor(abs / 60)).padStart(2, "0");
+  const mm = String(abs % 60).padStart(2, "0");
+  return `UTC${sign}${hh}:${mm}`;
+}
+
+/** "Europe/Berlin (UTC+01:00)" or "UTC". */
+export function zoneLabel(t: number, timeZone: string): string {
+  const offset = offsetLabel(t, timeZone);
+  return timeZone === "UTC" || timeZone === "Etc/UTC" ? "UTC" : `${timeZone} (${offset})`;
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, "0");
+
+/** "2026-11-21 08:48:03.120" in the zone (milliseconds only when not zero). */
+export function formatFull(t: number, timeZone: string): string {
+  const p = partsOf(t, timeZone);
+  const ms = ((t % 1000) + 1000) % 1000;
+  const base = `${p.year}-${pad(p.month)}-${pad(p.day)} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
+  return ms ? `${base}.${pad(ms, 3)}` : base;
+}
+
+/** A tick label fitting its step: seconds shown only for sub-minute steps, the date at midnight. */
+export function formatTick(t: number, timeZone: string, stepMs: number): string {
+  const p = partsOf(t, timeZone);
+  const date = `${pad(p.month)}-${pad(p.day)}`;
+  if (stepMs >= DAY) return date;
+  const clock = stepMs < MINUTE ? `${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}` : `${pad(p.hour)}:${pad(p.minute)}`;
+  if (p.hour === 0 && p.minute === 0 && p.second === 0) return `${date} ${clock}`;
+  return clock;
+}
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+export const TICK_STEPS = [
+  SECOND, 2 * SECOND, 5 * SECOND, 10 * SECOND, 15 * SECOND, 30 * SECOND,
+  MINUTE, 2 * MINUTE, 5 * MINUTE, 10 * MINUTE, 15 * MINUTE, 30 * MINUTE,
+  HOUR, 2 * HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, DAY, 2 * DAY, 7 * DAY,
+]; // prettier-ignore
+
+/** The smallest step giving at most `maxTicks` ticks over `span`. */
+export function tickStep(spanMs: number, maxTicks: number): number {
+  const wanted = spanMs / Math.max(1, maxTicks);
+  for (const step of TICK_STEPS) if (step >= wanted) return step;
+  return Math.ceil(wanted / DAY) * DAY;
+}
+
+/**
+ * Tick instants over [from, to], at round local times in `timeZone` (08:00, 08:15 ... in
+ * Berlin, not in UTC), at most about `maxTicks` of them.
+ */
+export function timeTicks(from: number, to: number, timeZone: string, maxTicks: number): number[] {
+  if (!(to > from)) return [];
+  const step = tickStep(to - from, maxTicks);
+  const offset = zoneOffsetMs(from, timeZone);
+  const ticks: number[] = [];
+  let local = Math.ceil((from + offset) / step) * step;
+  for (let i = 0; i < 1000; i++, local += step) {
+    // Re-read the offset at each tick so a DST change keeps ticks on round local times.
+    const guess = local - offset;
+    const t = local - zoneOffsetMs(guess, timeZone);
+    if (t > to) break;
+    if (t >= from) ticks.push(t);
+  }
+  return ticks;
+}
+
+/** "5 s", "2 min 30 s", "1 h 5 min", "2 d 3 h". */
+export function formatDuration(ms: number): string {
+  if (ms < SECOND) return `${Math.round(ms)} ms`;
+  if (ms < MINUTE) return `${+(ms / SECOND).toFixed(ms < 10 * SECOND ? 2 : 1)} s`;
+  if (ms < HOUR) {
+    const s = Math.round(ms / SECOND);
+    const m = Math.floor(s / 60);
+    return s % 60 ? `${m} min ${s % 60} s` : `${m} min`;
+  }
+  if (ms < DAY) {
+    const m = Math.round(ms / MINUTE);
+    if (m >= 24 * 60) return "1 d";
+    return m % 60 ? `${Math.floor(m / 60)} h ${m % 60} min` : `${m / 60} h`;
+  }
+  const h = Math.round(ms / HOUR);
+  return h % 24 ? `${Math.floor(h / 24)} d ${h % 24} h` : `${h / 24} d`;
+}
+
+// ---- values and units ----
+
+/** How a stored unit is written next to a number. */
+export function displayUnit(unit: string): string {
+  switch (unit) {
+    case "per_s":
+      return "/s";
+    case "per_min":
+      return "/min";
+    case "percent":
+      return "%";
+    case "bool":
+    case "code":
+      return "";
+    default:
+      return unit;
+  }
+}
+
+function trim(n: number, digits = 3): string {
+  if (!Number.isFinite(n)) return String(n);
+  const abs = Math.abs(n);
+  if (abs === 0) return "0";
+  if (abs >= 100) return Math.round(n).toLocaleString("en-US");
+  return String(+n.toPrecision(digits));
+}
+
+/** 1234 -> "1.23k", 2500000 -> "2.5M". */
+export function compact(n: number): string {
+  const abs = Math.abs(n);
+  if (abs >= 1e9) return `${trim(n / 1e9)}G`;
+  if (abs >= 1e6) return `${trim(n / 1e6)}M`;
+  if (abs >= 1e4) return `${trim(n / 1e3)}k`;
+  return trim(n);
+}
+
+function scaled(n: number, base: number, suffixes: string[]): string {
+  let i = 0;
+  let v = n;
+  while (Math.abs(v) >= base && i < suffixes.length - 1) {
+    v /= base;
+    i++;
+  }
+  return `${trim(v)} ${suffixes[i]}`;
+}
+
+/** A value with its unit, readable: "21.2 KiB", "1.05 Mbit/s", "224 ms", "12.5 %", "3.1k /s". */
+export function formatValue(v: number | null | undefined, unit: string): string {
+  if (v === null || v === undefined || Number.isNaN(v)) return "–";
+  switch (unit) {
+    case "bytes":
+      return scaled(v, 1024, ["B", "KiB", "MiB", "GiB", "TiB"]);
+    case "bits/s":
+      return scaled(v, 1000, ["bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s"]);
+    case "ms":
+      return Math.abs(v) >= 10000 ? `${trim(v / 1000)} s` : `${trim(v)} ms`;
+    case "%":
+    case "percent":
+      return `${trim(v)} %`;
+    case "bool":
+      return v ? "yes" : "no";
+    case "MB":
+      return Math.abs(v) >= 10240 ? `${trim(v / 1024)} GB` : `${trim(v)} MB`;
+    default: {
+      const u = displayUnit(unit);
+      if (!u) return compact(v);
+      return u.startsWith("/") ? `${compact(v)}${u}` : `${compact(v)} ${u}`;
+    }
+  }
+}
+
+/** A y-axis tick: short, the lane header carries the unit. */
+export function formatAxisValue(v: number, unit: string): string {
+  switch (unit) {
+    case "bytes":
+      return scaled(v, 1024, ["B", "K", "M", "G", "T"]).replace(" ", "");
+    case "bits/s":
+      return scaled(v, 1000, ["", "k", "M", "G", "T"]).replace(" ", "");
+    default:
+      return compact(v);
+  }
+}

@@ -1,0 +1,587 @@
+/**
+ * What the timeline draws: lane definitions (one declarative table) and the pure planning that
+ * turns the incident's series list into lanes of lines (host filter, top-N connections,
+ * labels, highlight). No React, no fetch: unit-tested in lanes.test.ts.
+ */
+import { overlaps } from "./range";
+import type { SeriesHighlight, SeriesMeta, TimeRange } from "./types";
+
+export type LaneKind = "line" | "scatter";
+
+export interface LaneDef {
+  key: string;
+  title: string;
+  /** Unit of most of its lines (the y axis); each line still carries its own. */
+  unit: string;
+  /** Series names; `prefix*` matches a prefix. Order = drawing/legend order. */
+  match: string[];
+  /** Names excluded even though a prefix matched. */
+  exclude?: string[];
+  kind?: LaneKind;
+  /** Draw at most this many lines (highest peak first); the header says how many were left out. */
+  maxLines?: number;
+  /** Short names for exact series names, for legends. */
+  names?: Record<string, string>;
+  /** What to collect when the lane is empty. */
+  hint: string;
+}
+
+/** How many connections the per-connection lanes show. */
+export const TOP_CONNECTIONS = 5;
+/** Lines per lane when a definition sets no limit. */
+export const DEFAULT_MAX_LINES = 12;
+/** Lines drawn for a series added with the picker (all matching series, highest first). */
+export const ADDED_MAX_LINES = 10;
+
+const NETSTAT_NAMES = (names: string[]) =>
+  Object.fromEntries(
+    names.map((n) => [`netstat.${n}`, n.replace(/^TcpExt(TCP)?/, "").replace(/^Tcp/, "")]),
+  );
+
+export const LANES: LaneDef[] = [
+  {
+    key: "tcp_states",
+    title: "TCP states",
+    unit: "sockets",
+    match: ["tcp.state.*"],
+    hint: "ss -s, ss -tan or netstat -nat snapshots",
+  },
+  {
+    key: "queues",
+    title: "Send-Q / Recv-Q",
+    unit: "bytes",
+    match: ["tcp.sendq.bytes", "tcp.recvq.bytes", "tcp.conn.sendq.bytes", "tcp.conn.recvq.bytes"],
+    names: {
+      "tcp.sendq.bytes": "Send-Q (all sockets)",
+      "tcp.recvq.bytes": "Recv-Q (all sockets)",
+      "tcp.conn.sendq.bytes": "Send-Q",
+      "tcp.conn.recvq.bytes": "Recv-Q",
+    },
+    hint: "ss -tan / ss -tinm snapshots",
+  },
+  {
+    key: "conn_cwnd",
+    title: "cwnd (top connections)",
+    unit: "segments",
+    match: ["tcp.conn.cwnd"],
+    hint: "ss -tin snapshots",
+  },
+  {
+    key: "conn_rtt",
+    title: "RTT (top connections)",
+    unit: "ms",
+    match: ["tcp.conn.rtt_ms"],
+    hint: "ss -tin snapshots",
+  },
+  {
+    key: "conn_delivery",
+    title: "Delivery rate (top connections)",
+    unit: "bits/s",
+    match: ["tcp.conn.delivery_rate_bps"],
+    hint: "ss -tin snapshots",
+  },
+  {
+    key: "listen",
+    title: "Listen queues",
+    unit: "connections",
+    match: ["tcp.listen.recvq", "tcp.listen.backlog"],
+    names: { "tcp.listen.recvq": "accept queue", "tcp.listen.backlog": "backlog" },
+    hint: "ss -lnt snapshots",
+  },
+  {
+    key: "listen_overflows",
+    title: "Listen overflows",
+    unit: "per_s",
+    match: [
+      "netstat.TcpExtListenOverflows",
+      "netstat.TcpExtListenDrops",
+      "netstat.TcpExtTCPReqQFullDrop",
+    ],
+    names: NETSTAT_NAMES(["TcpExtListenOverflows", "TcpExtListenDrops", "TcpExtTCPReqQFullDrop"]),
+    hint: "nstat or netstat -s snapshots",
+  },
+  {
+    key: "retransmissions",
+    title: "Retransmissions",
+    unit: "per_s",
+    match: [
+      "netstat.TcpRetransSegs",
+      "netstat.TcpExtTCPTimeouts",
+      "netstat.TcpExtTCPLostRetransmit",
+      "netstat.TcpExtTCPSynRetrans",
+      "netstat.TcpExtTCPFastRetrans",
+    ],
+    names: NETSTAT_NAMES([
+      "TcpRetransSegs",
+      "TcpExtTCPTimeouts",
+      "TcpExtTCPLostRetransmit",
+      "TcpExtTCPSynRetrans",
+      "TcpExtTCPFastRetrans",
+    ]),
+    hint: "nstat or netstat -s snapshots",
+  },
+  {
+    key: "cpu",
+    title: "CPU",
+    unit: "%",
+    match: ["cpu.user_pct", "cpu.sys_pct", "cpu.wait_pct", "cpu.steal_pct", "cpu.busy_pct"],
+    names: {
+      "cpu.user_pct": "user",
+      "cpu.sys_pct": "sys",
+      "cpu.wait_pct": "iowait",
+      "cpu.steal_pct": "steal",
+      "cpu.busy_pct": "busy",
+    },
+    hint: "an nmon capture (CPU_ALL)",
+  },
+  {
+    key: "run_queue",
+    title: "Run queue",
+    unit: "processes",
+    match: ["proc.runqueue", "proc.blocked"],
+    names: { "proc.runqueue": "runnable", "proc.blocked": "blocked" },
+    hint: "an nmon capture (PROC)",
+  },
+  {
+    key: "net_rates",
+    title: "Network interface rates",
+    unit: "KB/s",
+    match: ["net.read_kbs", "net.write_kbs"],
+    names: { "net.read_kbs": "read", "net.write_kbs": "write" },
+    hint: "an nmon capture (NET)",
+  },
+  {
+    key: "net_packets",
+    title: "Network packets",
+    unit: "/s",
+    match: [
+      "net.packets_in",
+      "net.packets_out",
+      "net.errors_in",
+      "net.errors_out",
+      "netstat.TcpInSegs",
+      "netstat.TcpOutSegs",
+    ],
+    names: {
+      "net.packets_in": "packets in",
+      "net.packets_out": "packets out",
+      "net.errors_in": "errors in",
+      "net.errors_out": "errors out",
+      "netstat.TcpInSegs": "TCP segments in",
+      "netstat.TcpOutSegs": "TCP segments out",
+    },
+    hint: "an nmon capture (NETPACKET) or nstat snapshots",
+  },
+  {
+    key: "memory",
+    title: "Memory",
+    unit: "MB",
+    match: [
+      "mem.free_mb",
+      "mem.available_mb",
+      "mem.cached_mb",
+      "mem.buffers_mb",
+      "mem.total_mb",
+      "mem.swap_free_mb",
+    ],
+    names: {
+      "mem.free_mb": "free",
+      "mem.available_mb": "available",
+      "mem.cached_mb": "cached",
+      "mem.buffers_mb": "buffers",
+      "mem.total_mb": "total",
+      "mem.swap_free_mb": "swap free",
+    },
+    hint: "an nmon capture (MEM)",
+  },
+  {
+    key: "thread_pools",
+    title: "Thread pools",
+    unit: "threads",
+    match: [
+      "threadpool.active",
+      "threadpool.max",
+      "threadpool.pool_size",
+      "threadpool.queue",
+      "threadpool.queue_capacity",
+    ],
+    names: {
+      "threadpool.active": "active",
+      "threadpool.max": "max",
+      "threadpool.pool_size": "pool size",
+      "threadpool.queue": "queue",
+      "threadpool.queue_capacity": "queue capacity",
+    },
+    hint: "thread-pool metrics (CSV / JSON lines / Prometheus)",
+  },
+  {
+    key: "rejections",
+    title: "Rejections",
+    unit: "per_s",
+    match: ["threadpool.rejected_per_s", "threadpool.rejected_events"],
+    names: {
+      "threadpool.rejected_per_s": "rejected",
+      "threadpool.rejected_events": "EXHAUSTED log lines",
+    },
+    hint: "thread-pool metrics or application logs",
+  },
+  {
+    key: "gc_pauses",
+    title: "GC pauses",
+    unit: "ms",
+    kind: "scatter",
+    match: ["gc.pause_ms"],
+    names: { "gc.pause_ms": "pause" },
+    hint: "a GC log (-Xlog:gc* or -XX:+PrintGCDetails)",
+  },
+  {
+    key: "heap",
+    title: "Heap",
+    unit: "MB",
+    match: ["gc.heap_before_mb", "gc.heap_after_mb", "gc.heap_total_mb"],
+    names: {
+      "gc.heap_before_mb": "before GC",
+      "gc.heap_after_mb": "after GC",
+      "gc.heap_total_mb": "committed",
+    },
+    hint: "a GC log",
+  },
+  {
+    key: "jvm_threads",
+    title: "JVM threads (thread dumps)",
+    unit: "threads",
+    match: ["jvm.threads"],
+    hint: "jstack thread dumps",
+  },
+];
+
+/** Does `name` match a pattern (`exact` or `prefix*`)? */
+export function matches(pattern: string, name: string): boolean {
+  return pattern.endsWith("*") ? name.startsWith(pattern.slice(0, -1)) : name === pattern;
+}
+
+/** Index of the first pattern `name` matches, or -1. */
+function matchIndex(def: LaneDef, name: string): number {
+  if (def.exclude?.includes(name)) return -1;
+  return def.match.findIndex((p) => matches(p, name));
+}
+
+// ---- connections ----
+
+export function isConnectionSeries(s: Pick<SeriesMeta, "name">): boolean {
+  return s.name.startsWith("tcp.conn.");
+}
+
+/** One TCP connection: host + local + peer. */
+export function connectionKey(labels: Record<string, string>): string {
+  return `${labels.host ?? ""}|${labels.local ?? ""}|${labels.peer ?? ""}`;
+}
+
+export interface ConnectionRank {
+  key: string;
+  score: number;
+  points: number;
+}
+
+/**
+ * The `n` busiest connections seen in `range`: by the highest bytes_acked (else
+ * bytes_received, bytes_sent), then by how many points their series hold.
+ */
+export function topConnections(
+  series: readonly SeriesMeta[],
+  n: number,
+  range: TimeRange | null,
+): { keys: Set<string>; total: number } {
+  const ranks = new Map<string, ConnectionRank & { acked: number; received: number; sent: number }>();
+  for (const s of series) {
+    if (!isConnectionSeries(s) || !overlaps(s.first_ms, s.last_ms, range)) continue;
+    const key = connectionKey(s.labels);
+    let r = ranks.get(key);
+    if (!r) {
+      r = { key, score: 0, points: 0, acked: 0, received: 0, sent: 0 };
+      ranks.set(key, r);
+    }
+    r.points += s.point_count;
+    if (s.name === "tcp.conn.bytes_acked") r.acked = Math.max(r.acked, s.max);
+    else if (s.name === "tcp.conn.bytes_received") r.received = Math.max(r.received, s.max);
+    else if (s.name === "tcp.conn.bytes_sent") r.sent = Math.max(r.sent, s.max);
+  }
+  const list = [...ranks.values()];
+  for (const r of list) r.score = Math.max(r.acked, r.received, r.sent);
+  list.sort((a, b) => b.score - a.score || b.points - a.points || a.key.localeCompare(b.key));
+  return { keys: new Set(list.slice(0, n).map((r) => r.key)), total: list.length };
+}
+
+// ---- lines ----
+
+/** Series with the same name and labels (one per artifact) draw one line. */
+export function lineKey(name: string, labels: Record<string, string>): string {
+  const parts = Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${labels[k]}`);
+  return `${name}{${parts.join(",")}}`;
+}
+
+export interface LinePlan {
+  key: string;
+  name: string;
+  labels: Record<string, string>;
+  unit: string;
+  /** Stored series drawing this line (one per artifact). */
+  ids: number[];
+  label: string;
+  peak: number;
+  points: number;
+}
+
+export interface LanePlan {
+  key: string;
+  title: string;
+  unit: string;
+  kind: LaneKind;
+  lines: LinePlan[];
+  /** Lines that matched but were not drawn (over maxLines). */
+  dropped: number;
+  /** E.g. "top 5 of 285 connections by bytes acked". */
+  note: string | null;
+  hint: string;
+  /** Added with the series picker (removable). */
+  added: boolean;
+}
+
+function shortName(def: LaneDef | null, name: string): string {
+  const named = def?.names?.[name];
+  if (named) return named;
+  const prefix = def?.match.find((p) => p.endsWith("*") && matches(p, name));
+  if (prefix) return name.slice(prefix.length - 1);
+  return name.replace(/^netstat\./, "");
+}
+
+/** Labels that tell lines apart: keys whose value differs between lines (host only then). */
+function varyingKeys(lines: { labels: Record<string, string> }[]): string[] {
+  const values = new Map<string, Set<string>>();
+  for (const line of lines) {
+    for (const [k, v] of Object.entries(line.labels)) {
+      let set = values.get(k);
+      if (!set) values.set(k, (set = new Set()));
+      set.add(v);
+    }
+  }
+  const keys: string[] = [];
+  for (const [k, set] of values) {
+    const missing = lines.some((l) => !(k in l.labels));
+    if (set.size > 1 || missing) keys.push(k);
+  }
+  // Connection identity first, then the rest alphabetically, host last.
+  const order = (k: string) => (k === "local" ? 0 : k === "peer" ? 1 : k === "host" ? 3 : 2);
+  return keys.sort((a, b) => order(a) - order(b) || a.localeCompare(b));
+}
+
+export function labelLines(def: LaneDef | null, lines: LinePlan[]): void {
+  const distinctNames = new Set(lines.map((l) => l.name)).size;
+  const keys = varyingKeys(lines);
+  for (const line of lines) {
+    const parts: string[] = [];
+    if (distinctNames > 1 || keys.length === 0) parts.push(shortName(def, line.name));
+    const hasConn = keys.includes("local") && keys.includes("peer");
+    if (hasConn && line.labels.local !== undefined && line.labels.peer !== undefined) {
+      parts.push(`${line.labels.local} → ${line.labels.peer}`);
+    }
+    for (const k of keys) {
+      if (hasConn && (k === "local" || k === "peer")) continue;
+      if (k === "port" && keys.includes("local")) continue; // the address names the port
+      const v = line.labels[k];
+      if (v === undefined) continue;
+      if (k === "host") parts.push(`@${v}`);
+      else if (k === "local" || k === "peer") parts.push(v);
+      else if (k === "port") parts.push(`:${v}`);
+      else if (k === "pool" || k === "if" || k === "state" || k === "disk") parts.push(v);
+      else parts.push(`${k}=${v}`);
+    }
+    line.label = parts.join(" ");
+  }
+}
+
+/** Group series into lines (same name + labels) in pattern order, then by label. */
+function groupLines(def: LaneDef | null, series: SeriesMeta[]): LinePlan[] {
+  const byKey = new Map<string, LinePlan & { order: number }>();
+  for (const s of series) {
+    const key = lineKey(s.name, s.labels);
+    let line = byKey.get(key);
+    if (!line) {
+      const order = def ? matchIndex(def, s.name) : 0;
+      line = { key, name: s.name, labels: s.labels, unit: s.unit, ids: [], label: "", peak: -Infinity, points: 0, order };
+      byKey.set(key, line);
+    }
+    line.ids.push(s.id);
+    line.peak = Math.max(line.peak, s.max);
+    line.points += s.point_count;
+  }
+  return [...byKey.values()]
+    .sort((a, b) => a.order - b.order || a.key.localeCompare(b.key))
+    .map(({ order: _order, ...line }) => line);
+}
+
+/** Keep the `max` lines with the highest peaks, in their original order. */
+function capLines(lines: LinePlan[], max: number): LinePlan[] {
+  if (lines.length <= max) return lines;
+  const keep = new Set([...lines].sort((a, b) => b.peak - a.peak).slice(0, max).map((l) => l.key));
+  return lines.filter((l) => keep.has(l.key));
+}
+
+export function highlightMatches(h: SeriesHighlight | null, name: string, labels: Record<string, string>): boolean {
+  if (!h || !h.series) return false;
+  if (!matches(h.series, name)) return false;
+  return Object.entries(h.labels).every(([k, v]) => labels[k] === v);
+}
+
+export interface PlanOptions {
+  host: string | null;
+  /** The visible range: connections are ranked among those seen in it. */
+  range: TimeRange | null;
+  /** Names (or prefix*) added with the picker. */
+  added: readonly string[];
+  highlight: SeriesHighlight | null;
+  topConnections?: number;
+}
+
+export interface Plan {
+  lanes: LanePlan[];
+  /** Lane holding the highlighted series, if any. */
+  highlightLane: string | null;
+  connections: { shown: number; total: number };
+}
+
+/** Lanes for a series list: the fixed lanes (possibly empty), then added and highlight lanes. */
+export function planLanes(all: readonly SeriesMeta[], options: PlanOptions): Plan {
+  const n = options.topConnections ?? TOP_CONNECTIONS;
+  const series = options.host ? all.filter((s) => s.labels.host === options.host) : all;
+  const top = topConnections(series, n, options.range);
+  const connNote = top.total > top.keys.size ? `top ${top.keys.size} of ${top.total} connections by bytes acked` : null;
+
+  const buckets = new Map<string, SeriesMeta[]>(LANES.map((d) => [d.key, []]));
+  const laneByName = new Map<string, string | null>();
+  for (const s of series) {
+    if (isConnectionSeries(s) && !top.keys.has(connectionKey(s.labels))) continue;
+    let lane = laneByName.get(s.name);
+    if (lane === undefined) {
+      lane = LANES.find((def) => matchIndex(def, s.name) >= 0)?.key ?? null;
+      laneByName.set(s.name, lane);
+    }
+    if (lane) buckets.get(lane)!.push(s);
+  }
+
+  const lanes: LanePlan[] = LANES.map((def) => {
+    const grouped = groupLines(def, buckets.get(def.key)!);
+    const lines = capLines(grouped, def.maxLines ?? DEFAULT_MAX_LINES);
+    labelLines(def, lines);
+    const perConn = def.match.some((p) => p.startsWith("tcp.conn."));
+    return {
+      key: def.key,
+      title: def.title,
+      unit: def.unit,
+      kind: def.kind ?? "line",
+      lines,
+      dropped: grouped.length - lines.length,
+      note: perConn ? connNote : null,
+      hint: def.hint,
+      added: false,
+    };
+  });
+
+  const addedPlans = (names: readonly string[], isAdded: boolean, title: (n: string) => string) =>
+    names.map((pattern): LanePlan => {
+      const matched = series.filter((s) => matches(pattern, s.name));
+      const grouped = groupLines(null, matched);
+      const lines = capLines(grouped, ADDED_MAX_LINES);
+      labelLines(null, lines);
+      const units = new Set(lines.map((l) => l.unit));
+      return {
+        key: `${isAdded ? "added" : "highlight"}:${pattern}`,
+        title: title(pattern),
+        unit: units.size === 1 ? [...units][0]! : "",
+        kind: "line",
+        lines,
+        dropped: grouped.length - lines.length,
+        note: null,
+        hint: "no stored series by that name for this host",
+        added: isAdded,
+      };
+    });
+  lanes.push(...addedPlans(options.added, true, (p) => p));
+
+  let highlightLane: string | null = null;
+  const h = options.highlight;
+  if (h?.series) {
+    highlightLane =
+      lanes.find((l) => l.lines.some((line) => highlightMatches(h, line.name, line.labels)))?.key ?? null;
+    if (!highlightLane) {
+      const extra = addedPlans([h.series], false, (p) => `Evidence: ${p}`)[0]!;
+      const wanted = extra.lines.filter((l) => highlightMatches(h, l.name, l.labels));
+      if (wanted.length) extra.lines = wanted;
+      lanes.push(extra);
+      highlightLane = extra.key;
+    }
+  }
+  return { lanes, highlightLane, connections: { shown: top.keys.size, total: top.total } };
+}
+
+/** Distinct hosts, sorted. */
+export function hostsOf(series: readonly SeriesMeta[]): string[] {
+  const hosts = new Set<string>();
+  for (const s of series) if (s.labels.host) hosts.add(s.labels.host);
+  return [...hosts].sort();
+}
+
+export interface NameCount {
+  name: string;
+  unit: string;
+  count: number;
+}
+
+/** Distinct series names (for the picker), with how many series carry each. */
+export function seriesNames(series: readonly SeriesMeta[]): NameCount[] {
+  const byName = new Map<string, NameCount>();
+  for (const s of series) {
+    const entry = byName.get(s.name);
+    if (entry) entry.count++;
+    else byName.set(s.name, { name: s.name, unit: s.unit, count: 1 });
+  }
+  return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Picker suggestions: names containing every word of `query`, shortest first. */
+export function searchNames(names: readonly NameCount[], query: string, limit = 30): NameCount[] {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  if (!words.length) return names.slice(0, limit);
+  const hits = names.filter((n) => {
+    const lower = n.name.toLowerCase();
+    return words.every((w) => lower.includes(w.replace(/\*$/, "")));
+  });
+  return hits.sort((a, b) => a.name.length - b.name.length || a.name.localeCompare(b.name)).slice(0, limit);
+}
+
+/**
+ * Split the ids of all lanes into requests of at most `maxSeries` ids (the API reads at most
+ * 200 series per call), in lane order, so neighbouring lanes share a request.
+ */
+export function batchIds(lanes: readonly LanePlan[], maxSeries: number): number[][] {
+  const batches: number[][] = [];
+  let current: number[] = [];
+  const seen = new Set<number>();
+  for (const lane of lanes) {
+    for (const line of lane.lines) {
+      for (const id of line.ids) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+        if (current.length >= maxSeries) {
+          batches.push(current);
+          current = [];
+        }
+        current.push(id);
+      }
+    }
+  }
+  if (current.length) batches.push(current);
+  return batches;
+}

@@ -1,0 +1,37 @@
+/** The timeline's public contract (see /work/notes/contract.md) and the shapes it reads. */
+import type { Schemas } from "../api/client";
+
+export interface TimeRange {
+  from: number; // UTC epoch ms
+  to: number;
+}
+
+export interface SeriesHighlight {
+  series: string | null;
+  labels: Record<string, string>;
+  from_ms: number | null;
+  to_ms: number | null;
+}
+
+export interface TimelineProps {
+  /** "/api/incidents/<id>" or "/api/shared/<token>". */
+  apiBase: string;
+  /** IANA zone of the incident: every time shown in it, zone visible. */
+  timezone: string;
+  /** The incident's whole extent; what Reset returns to. */
+  window: TimeRange | null;
+  /** Visible range; null = the whole window. */
+  range: TimeRange | null;
+  onRangeChange: (range: TimeRange | null) => void;
+  host: string | null;
+  onHostChange: (host: string | null) => void;
+  highlight: SeriesHighlight | null;
+  readOnly: boolean;
+  onAnnotate?: (range: TimeRange) => void;
+}
+
+export type SeriesMeta = Schemas["SeriesRead"];
+export type TimelineSeries = Schemas["TimelineSeries"];
+export type EventRead = Schemas["EventRead"];
+export type EventKindSummary = Schemas["EventKindSummary"];
+export type AnnotationRead = Schemas["AnnotationRead"];
