@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from sqlalchemy import Row
 from sqlalchemy.orm import Session
 
 from rootline.parsers.base import SeriesData
@@ -80,7 +81,7 @@ def store(
     return len(ids), points
 
 
-def to_read(series: Series) -> SeriesRead:
+def to_read(series: Series | Row[Any]) -> SeriesRead:
     labels = dict(series.labels)
     if series.host:
         labels.setdefault("host", series.host)
