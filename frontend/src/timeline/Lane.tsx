@@ -1,29 +1,22 @@
-/** One lane: header (title, units, legend, state) and its Recharts chart on the shared axis. */
-import { memo, useId, useMemo, useRef } from "react";
-import type { MouseEvent as ReactMouseEvent } from "react";
-import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis, usePlotArea } from "recharts";
-import type { MouseHandlerDataParam, TooltipContentProps } from "recharts";
-import type { NameType, ValueType } from "recharts/types/component/DefaultTooltipContent";
-import { cursorTimes, largestPoints, linePath, nearestIndex, valueAt, yScale } from "./data";
-import type { LinePoints } from "./data";
+/** One lane: header (title, units, legend, state) and its chart (plain SVG) on the shared axis. */
+import { memo, useId, useMemo, useRef, useSyncExternalStore } from "react";
+import type { MouseEvent as ReactMouseEvent, ReactNode } from "react";
+import { cursorTimes, largestPoints, linePath, valueAt, yScale } from "./data";
+import type { CursorStore, LinePoints } from "./data";
 import { displayUnit, formatAxisValue, formatDuration, formatFull, formatTick, formatValue } from "./format";
 import type { LanePlan } from "./lanes";
 import { selectionToRange, timeToX } from "./range";
 import type { TimeRange } from "./types";
 
-interface TickProps {
-  x: number | string;
-  y: number | string;
-  payload: { value: unknown };
-}
-
 export type LaneState = "loading" | "drawn" | "empty" | "error";
 
-export const SYNC_ID = "rootline-timeline";
 /** Pixels left of the plot (y axis) and right of it: every lane and the overlays share them. */
 export const PLOT_LEFT = 64;
 export const PLOT_RIGHT = 16;
 export const CHART_HEIGHT = 132;
+/** The plot area inside a chart: below a small top margin, above the time axis labels. */
+export const PLOT_TOP = 6;
+export const PLOT_HEIGHT = CHART_HEIGHT - PLOT_TOP - 18;
 /** GC pauses drawn as points in view (the longest). */
 export const MAX_GC_POINTS = 200;
 /** Below this many points a line also gets dots (single-snapshot connections). */
@@ -37,12 +30,6 @@ export const COLORS = [
 
 export function colorOf(i: number): string {
   return COLORS[i % COLORS.length]!;
-}
-
-/** Synchronised cursor: pick this chart's point nearest in time to the other chart's. */
-function syncByTime(ticks: ReadonlyArray<{ value: unknown }>, data: MouseHandlerDataParam): number {
-  const t = Number(data.activeLabel);
-  return Number.isFinite(t) ? nearestIndex(ticks, t) : 0;
 }
 
 export interface LaneProps {
@@ -66,6 +53,8 @@ export interface LaneProps {
   onSelect: (range: TimeRange) => void;
   onRemove?: () => void;
   sectionRef?: (el: HTMLElement | null) => void;
+  /** The shared cursor's time (set by the timeline's one mousemove handler). */
+  cursor?: CursorStore;
 }
 
 function LaneImpl(props: LaneProps) {
@@ -150,7 +139,7 @@ function LaneBody(props: LaneProps & { gcPoints: { t: number; v: number }[][] | 
 }
 
 function Chart(props: LaneProps & { gcPoints: { t: number; v: number }[][] | null }) {
-  const { plan, points, domain, width, timezone, ticks, tickStepMs, emphasis, gcPoints, onSelect } = props;
+  const { plan, points, domain, width, timezone, ticks, tickStepMs, emphasis, gcPoints, onSelect, cursor } = props;
   const wrapRef = useRef<HTMLDivElement>(null);
   const selRef = useRef<HTMLDivElement>(null);
   const plotWidth = Math.max(1, width - PLOT_LEFT - PLOT_RIGHT);
@@ -161,9 +150,8 @@ function Chart(props: LaneProps & { gcPoints: { t: number; v: number }[][] | nul
     [points, gcPoints],
   );
   const y = useMemo(() => yScale(drawn, domain), [drawn, domain]);
-  // The chart's own data is only the cursor's stops (one per pixel column at most); the lines
-  // are drawn by <Paths> from their points, so Recharts never walks lines x rows.
-  const rows = useMemo(() => cursorTimes(drawn, domain, Math.round(plotWidth)), [drawn, domain, plotWidth]);
+  // The cursor's stops: one per pixel column at most.
+  const stops = useMemo(() => cursorTimes(drawn, domain, Math.round(plotWidth)).map((r) => r.t), [drawn, domain, plotWidth]);
 
   // Drag to select a range: the selection box is moved by hand (no re-render while dragging).
   const onMouseDown = (e: ReactMouseEvent<HTMLDivElement>) => {
@@ -191,98 +179,109 @@ function Chart(props: LaneProps & { gcPoints: { t: number; v: number }[][] | nul
     window.addEventListener("mouseup", up);
   };
 
-  const tooltip = (tp: TooltipContentProps<ValueType, NameType>) => (
-    <LaneTooltip {...tp} plan={plan} points={points} timezone={timezone} tolerance={(2 * (domain.to - domain.from)) / plotWidth} />
-  );
-
   return (
     <div className="tl-chart" ref={wrapRef} onMouseDown={onMouseDown}>
-      <LineChart
-        width={width}
-        height={CHART_HEIGHT}
-        data={rows}
-        syncId={SYNC_ID}
-        syncMethod={syncByTime}
-        margin={{ top: 6, right: PLOT_RIGHT, bottom: 0, left: 0 }}
-      >
-        <CartesianGrid
-          stroke="#e6e8eb"
-          // Our own tick positions: Recharts' default measures every tick label in the DOM.
-          verticalCoordinatesGenerator={({ offset }: { offset: { left?: number; width?: number } }) =>
-            ticks.map((t) => (offset.left ?? PLOT_LEFT) + timeToX(t, offset.width ?? plotWidth, domain))
-          }
-          horizontalCoordinatesGenerator={({ offset }: { offset: { top?: number; height?: number } }) =>
-            y.ticks.map((v) => (offset.top ?? 0) + (offset.height ?? 0) * (1 - (v - y.lo) / (y.hi - y.lo)))
-          }
+      <Axes plan={plan} y={y} domain={domain} width={width} timezone={timezone} ticks={ticks} tickStepMs={tickStepMs}>
+        <Paths lines={plan} points={drawn} y={y} domain={domain} width={width} emphasis={emphasis} scatter={!!gcPoints} />
+      </Axes>
+      <div ref={selRef} className="tl-selection" style={{ display: "none", top: PLOT_TOP, height: PLOT_HEIGHT }} />
+      {cursor && (
+        <LaneCursor
+          cursor={cursor}
+          stops={stops}
+          plan={plan}
+          points={points}
+          domain={domain}
+          plotWidth={plotWidth}
+          timezone={timezone}
+          scatter={!!gcPoints}
         />
-        <XAxis
-          dataKey="t"
-          type="number"
-          domain={[domain.from, domain.to]}
-          allowDataOverflow
-          ticks={ticks}
-          tick={(p: TickProps) => (
-            <text x={Number(p.x)} y={Number(p.y) + 10} textAnchor="middle" fontSize={10} fill="#555">
-              {formatTick(Number(p.payload.value), timezone, tickStepMs)}
-            </text>
-          )}
-          height={18}
-          interval={0}
-        />
-        <YAxis
-          type="number"
-          width={PLOT_LEFT}
-          domain={[y.lo, y.hi]}
-          allowDataOverflow
-          ticks={y.ticks}
-          tick={(p: TickProps) => (
-            <text x={Number(p.x) - 2} y={Number(p.y) + 3} textAnchor="end" fontSize={10} fill="#555">
-              {formatAxisValue(Number(p.payload.value), plan.unit)}
-            </text>
-          )}
-          interval={0}
-        />
-        <Tooltip
-          content={tooltip}
-          isAnimationActive={false}
-          cursor={{ stroke: "#333", strokeWidth: 1 }}
-          allowEscapeViewBox={{ x: false, y: true }}
-          wrapperStyle={{ zIndex: 20, pointerEvents: "none" }}
-        />
-        {/* Invisible: gives the tooltip its cursor stops (walks the rows once, not per line). */}
-        <Line dataKey="t" stroke="none" dot={false} activeDot={false} legendType="none" isAnimationActive={false} />
-        <Paths lines={plan} points={drawn} y={y} domain={domain} emphasis={emphasis} scatter={!!gcPoints} />
-      </LineChart>
-      <div ref={selRef} className="tl-selection" style={{ display: "none", top: 6, height: CHART_HEIGHT - 24 }} />
+      )}
     </div>
   );
 }
 
-/** The lines (or GC points) of a lane as plain SVG paths in the chart's plot area. */
+/** The chart's SVG: grid, axes and tick labels around the plot area (children: the data). */
+function Axes(props: {
+  plan: LanePlan;
+  y: { lo: number; hi: number; ticks: number[] };
+  domain: TimeRange;
+  width: number;
+  timezone: string;
+  ticks: number[];
+  tickStepMs: number;
+  children: ReactNode;
+}) {
+  const { plan, y, domain, width, timezone, ticks, tickStepMs } = props;
+  const plotWidth = Math.max(1, width - PLOT_LEFT - PLOT_RIGHT);
+  const right = PLOT_LEFT + plotWidth;
+  const bottom = PLOT_TOP + PLOT_HEIGHT;
+  const xs = ticks.map((t) => PLOT_LEFT + timeToX(t, plotWidth, domain));
+  const ys = y.ticks.map((v) => PLOT_TOP + PLOT_HEIGHT * (1 - (v - y.lo) / (y.hi - y.lo || 1)));
+  return (
+    <svg className="recharts-surface" width={width} height={CHART_HEIGHT} viewBox={`0 0 ${width} ${CHART_HEIGHT}`}>
+      {/* The plot area (the class is what the end-to-end tests aim their brush at). */}
+      <g className="recharts-cartesian-grid tl-grid" stroke="#e6e8eb">
+        <rect x={PLOT_LEFT} y={PLOT_TOP} width={plotWidth} height={PLOT_HEIGHT} fill="none" stroke="none" />
+        {ys.map((py, i) => (
+          <line key={`h${i}`} x1={PLOT_LEFT} x2={right} y1={py} y2={py} />
+        ))}
+        {xs.map((px, i) => (
+          <line key={`v${i}`} x1={px} x2={px} y1={PLOT_TOP} y2={bottom} />
+        ))}
+      </g>
+      <g className="tl-axis" stroke="#666">
+        <line x1={PLOT_LEFT} x2={right} y1={bottom} y2={bottom} />
+        <line x1={PLOT_LEFT} x2={PLOT_LEFT} y1={PLOT_TOP} y2={bottom} />
+        {xs.map((px, i) => (
+          <line key={`xt${i}`} x1={px} x2={px} y1={bottom} y2={bottom + 6} />
+        ))}
+        {ys.map((py, i) => (
+          <line key={`yt${i}`} x1={PLOT_LEFT - 6} x2={PLOT_LEFT} y1={py} y2={py} />
+        ))}
+      </g>
+      <g className="tl-axis__labels" fontSize={10} fill="#555">
+        {xs.map((px, i) => (
+          <text key={`x${i}`} x={px} y={CHART_HEIGHT} textAnchor="middle">
+            {formatTick(ticks[i]!, timezone, tickStepMs)}
+          </text>
+        ))}
+        {ys.map((py, i) => (
+          <text key={`y${i}`} x={PLOT_LEFT - 10} y={py + 3} textAnchor="end">
+            {formatAxisValue(y.ticks[i]!, plan.unit)}
+          </text>
+        ))}
+      </g>
+      {props.children}
+    </svg>
+  );
+}
+
+/** The lines (or GC points) of a lane as plain SVG paths in the plot area. */
 function Paths(props: {
   lines: LanePlan;
   points: LinePoints[];
   y: { lo: number; hi: number };
   domain: TimeRange;
+  width: number;
   emphasis: ReadonlySet<string> | null;
   scatter: boolean;
 }) {
-  const { lines, points, y, domain, emphasis, scatter } = props;
-  const area = usePlotArea();
+  const { lines, points, y, domain, width, emphasis, scatter } = props;
   const clipId = useId();
+  const plotWidth = Math.max(1, width - PLOT_LEFT - PLOT_RIGHT);
   const paths = useMemo(() => {
-    if (!area) return null;
-    const sx = (t: number) => area.x + timeToX(t, area.width, domain);
-    const sy = (v: number) => area.y + area.height * (1 - (v - y.lo) / (y.hi - y.lo || 1));
+    const sx = (t: number) => PLOT_LEFT + timeToX(t, plotWidth, domain);
+    const sy = (v: number) => PLOT_TOP + PLOT_HEIGHT * (1 - (v - y.lo) / (y.hi - y.lo || 1));
     return points.map((p) => ({ d: scatter ? "" : linePath(p, sx, sy), sx, sy, p }));
-  }, [area, points, domain, y, scatter]);
-  if (!area || !paths) return null;
-  const maxV = scatter ? Math.max(1, ...points.flatMap((p) => p.v)) : 1;
+  }, [plotWidth, points, domain, y, scatter]);
+  let maxV = 1;
+  if (scatter) for (const p of points) for (const v of p.v) if (v > maxV) maxV = v;
   return (
     <g className="tl-paths">
       <defs>
         <clipPath id={clipId}>
-          <rect x={area.x} y={area.y - 4} width={area.width} height={area.height + 8} />
+          <rect x={PLOT_LEFT} y={PLOT_TOP - 4} width={plotWidth} height={PLOT_HEIGHT + 8} />
         </clipPath>
       </defs>
       <g clipPath={`url(#${clipId})`}>
@@ -315,18 +314,66 @@ function Paths(props: {
   );
 }
 
-function LaneTooltip(
-  props: TooltipContentProps<ValueType, NameType> & { plan: LanePlan; points: LinePoints[]; timezone: string; tolerance: number },
-) {
-  const { active, label, plan, points, timezone, tolerance } = props;
-  if (!active || label === undefined || label === null) return null;
-  const t = Number(label);
-  if (!Number.isFinite(t)) return null;
+/** Index of the value nearest to `t` in ascending `sorted`. */
+function nearestOf(sorted: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo > 0 && Math.abs(sorted[lo - 1]! - t) <= Math.abs(sorted[lo]! - t)) return lo - 1;
+  return lo;
+}
+
+/**
+ * The shared cursor in one lane: a vertical line at this lane's point nearest to the pointer's
+ * time, and the tooltip with every line's value there. Only this small part re-renders on hover.
+ */
+function LaneCursor(props: {
+  cursor: CursorStore;
+  stops: number[];
+  plan: LanePlan;
+  points: LinePoints[];
+  domain: TimeRange;
+  plotWidth: number;
+  timezone: string;
+  scatter: boolean;
+}) {
+  const { cursor, stops, plan, points, domain, plotWidth, timezone, scatter } = props;
+  const at = useSyncExternalStore(cursor.subscribe, cursor.get);
+  if (at === null || !stops.length) return null;
+  const t = stops[nearestOf(stops, at)]!;
+  const x = timeToX(t, plotWidth, domain);
+  if (x < 0 || x > plotWidth) return null;
+  const flip = x > plotWidth / 2;
+  return (
+    <>
+      <div className="tl-cursor" style={{ left: PLOT_LEFT + x, top: PLOT_TOP, height: PLOT_HEIGHT }} aria-hidden="true" />
+      <div
+        className="tl-tooltip-wrap"
+        style={{ left: PLOT_LEFT + x + (flip ? -10 : 10), top: PLOT_TOP + 4, transform: flip ? "translateX(-100%)" : undefined }}
+      >
+        <LaneTooltip
+          t={t}
+          plan={plan}
+          points={points}
+          timezone={timezone}
+          gc={scatter}
+          tolerance={(2 * (domain.to - domain.from)) / plotWidth}
+        />
+      </div>
+    </>
+  );
+}
+
+function LaneTooltip(props: { t: number; plan: LanePlan; points: LinePoints[]; timezone: string; tolerance: number; gc: boolean }) {
+  const { t, plan, points, timezone, tolerance, gc } = props;
   const rows = plan.lines.map((line, i) => {
     const at = points[i] ? valueAt(points[i]!, t) : null;
     return { line, i, at };
   });
-  const gc = plan.kind === "scatter";
   return (
     <div className="tl-tooltip">
       <div className="tl-tooltip__time">{formatFull(t, timezone)}</div>

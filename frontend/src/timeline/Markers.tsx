@@ -1,5 +1,5 @@
 /** Event markers: a strip above the lanes (hoverable) and faint lines across every lane. */
-import { memo } from "react";
+import { memo, useMemo } from "react";
 import { formatDuration, formatFull } from "./format";
 import { timeToX } from "./range";
 import type { TimeRange } from "./types";
@@ -90,9 +90,30 @@ interface OverlayProps {
 /** GC pauses (the longest) drawn as lines across every lane. */
 export const MAX_GC_LINES = 20;
 
+/** Taller than any page: the overlay's SVG viewport cuts the lines at the lanes' bottom. */
+const FAR = 100000;
+
 function MarkerOverlayImpl({ markers, range, width, shade }: OverlayProps) {
   const span = range.to - range.from;
-  const firstGc = markers.findIndex((m) => m.kind === "gc");
+  // One path per kind (not one element per marker), annotation ranges as bands.
+  const { paths, bands } = useMemo(() => {
+    const d = new Map<MarkerKind, string[]>();
+    const bands: { x: number; w: number }[] = [];
+    let gcLines = 0;
+    for (const m of markers) {
+      // Across the lanes only the longest GC pauses (the strip above shows them all).
+      if (m.kind === "gc" && gcLines++ >= MAX_GC_LINES) continue;
+      const x = timeToX(m.t, width, range);
+      if (m.kind === "annotation" && m.duration) {
+        bands.push({ x, w: Math.max(2, (m.duration / span) * width) });
+        continue;
+      }
+      let list = d.get(m.kind);
+      if (!list) d.set(m.kind, (list = []));
+      list.push(`M${Math.round(x * 10) / 10},0V${FAR}`);
+    }
+    return { paths: [...d].map(([kind, parts]) => ({ kind, d: parts.join("") })), bands };
+  }, [markers, range, width, span]);
   return (
     <svg className="tl-overlay" width={width} height="100%" aria-hidden="true" preserveAspectRatio="none">
       {shade && shade.to >= range.from && shade.from <= range.to && (
@@ -104,26 +125,19 @@ function MarkerOverlayImpl({ markers, range, width, shade }: OverlayProps) {
           height="100%"
         />
       )}
-      {markers.map((m, i) => {
-        // Across the lanes only the longest GC pauses (the strip above shows them all).
-        if (m.kind === "gc" && i - firstGc >= MAX_GC_LINES) return null;
-        const x = timeToX(m.t, width, range);
-        if (m.kind === "annotation" && m.duration) {
-          return <rect key={i} x={x} width={Math.max(2, (m.duration / span) * width)} y={0} height="100%" fill={MARKER_COLORS.annotation} fillOpacity={0.06} />;
-        }
-        return (
-          <line
-            key={i}
-            x1={x}
-            x2={x}
-            y1={0}
-            y2="100%"
-            stroke={MARKER_COLORS[m.kind]}
-            strokeOpacity={m.kind === "gc" || m.kind === "dump" ? 0.18 : 0.45}
-            strokeWidth={1}
-          />
-        );
-      })}
+      {bands.map((b, i) => (
+        <rect key={i} x={b.x} width={b.w} y={0} height="100%" fill={MARKER_COLORS.annotation} fillOpacity={0.06} />
+      ))}
+      {paths.map(({ kind, d }) => (
+        <path
+          key={kind}
+          d={d}
+          fill="none"
+          stroke={MARKER_COLORS[kind]}
+          strokeOpacity={kind === "gc" || kind === "dump" ? 0.18 : 0.45}
+          strokeWidth={1}
+        />
+      ))}
     </svg>
   );
 }

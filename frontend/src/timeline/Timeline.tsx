@@ -6,19 +6,21 @@
  * the previous ones stay on screen.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { Lane, PLOT_LEFT, PLOT_RIGHT } from "./Lane";
+import type { MouseEvent as ReactMouseEvent } from "react";
+import { Lane, PLOT_HEIGHT, PLOT_LEFT, PLOT_RIGHT, PLOT_TOP } from "./Lane";
 import type { LaneState } from "./Lane";
 import { MARKER_COLORS, MARKER_NAMES, MarkerOverlay, MarkerStrip } from "./Markers";
 import type { Marker, MarkerKind } from "./Markers";
 import { SeriesPicker } from "./SeriesPicker";
-import { largestPoints, linePoints, useAnnotations, useEvents, useSeriesList, useTimelineBatches } from "./data";
+import { createCursorStore, largestPoints, linePoints, timelineQuery, useAnnotations, useEvents, useSeriesList, useTimelineBatches } from "./data";
 import type { Batch, LinePoints } from "./data";
 import { formatDuration, formatFull, tickStep, timeTicks, zoneLabel } from "./format";
 import { batchIds, highlightMatches, hostsOf, planLanes, seriesNames } from "./lanes";
-import type { LanePlan } from "./lanes";
-import { clampRange, maxPointsFor, panRange, sameRange, zoomRange } from "./range";
+import type { LanePlan, Plan } from "./lanes";
+import { clampRange, maxPointsFor, panRange, sameRange, xToTime, zoomRange } from "./range";
 import type { EventRead, SeriesMeta, TimeRange, TimelineProps, TimelineSeries } from "./types";
 import { useWidth } from "./useWidth";
+import { useQueryClient } from "@tanstack/react-query";
 import "./timeline.css";
 
 export type { SeriesHighlight, TimeRange, TimelineProps } from "./types";
@@ -56,6 +58,14 @@ function eventText(e: EventRead): string {
   return bits.join(" · ");
 }
 
+/** The fixed lanes' series in one request, each added lane apart (adding one refetches nothing else). */
+function batchesFor(plan: Plan, range: TimeRange | null, maxPoints: number): Batch[] {
+  const fixed = plan.lanes.filter((l) => !l.key.includes(":"));
+  const extra = plan.lanes.filter((l) => l.key.includes(":"));
+  const groups = [batchIds(fixed, BATCH_SERIES), ...extra.map((l) => batchIds([l], BATCH_SERIES))].flat();
+  return groups.map((ids) => ({ ids, range, maxPoints }));
+}
+
 export default function Timeline(props: TimelineProps) {
   const { apiBase, timezone, window: incidentWindow, range, onRangeChange, host, onHostChange, highlight, readOnly, onAnnotate } = props;
   const [lanesRef, width] = useWidth<HTMLDivElement>();
@@ -85,13 +95,10 @@ export default function Timeline(props: TimelineProps) {
 
   // Requests: the fixed lanes together, each added lane apart (adding one refetches nothing else).
   const maxPoints = maxPointsFor(plotWidth);
-  const batches = useMemo<Batch[]>(() => {
-    if (!width || !list.data) return [];
-    const fixed = plan.lanes.filter((l) => !l.key.includes(":"));
-    const extra = plan.lanes.filter((l) => l.key.includes(":"));
-    const groups = [batchIds(fixed, BATCH_SERIES), ...extra.map((l) => batchIds([l], BATCH_SERIES))].flat();
-    return groups.map((ids) => ({ ids, range: visible, maxPoints }));
-  }, [plan, visible, maxPoints, width, list.data]);
+  const batches = useMemo<Batch[]>(
+    () => (!width || !list.data ? [] : batchesFor(plan, visible, maxPoints)),
+    [plan, visible, maxPoints, width, list.data],
+  );
   const results = useTimelineBatches(apiBase, batches);
 
   const dataKey = results.map((r) => r.dataUpdatedAt).join(",");
@@ -226,12 +233,28 @@ export default function Timeline(props: TimelineProps) {
   }, [highlightTarget, !!list.data]);
 
   // ---- actions ----
+  // On a range change the points for the new range are asked for at once, while the page
+  // re-renders with the previous points (the lanes' queries then find the request under way).
+  const queryClient = useQueryClient();
+  const prefetch = useCallback(
+    (next: TimeRange | null) => {
+      if (!width || !list.data || !next) return;
+      const nextPlan = planLanes(list.data, { host, range: next, added, highlight: hl });
+      for (const b of batchesFor(nextPlan, next, maxPoints)) void queryClient.prefetchQuery(timelineQuery(apiBase, b));
+    },
+    [width, list.data, host, added, hl, maxPoints, queryClient, apiBase],
+  );
   const setRange = useCallback(
     (next: TimeRange | null) => {
-      if (!next || (bounds && next.from <= bounds.from && next.to >= bounds.to)) onRangeChange(null);
-      else onRangeChange(next);
+      if (!next || (bounds && next.from <= bounds.from && next.to >= bounds.to)) {
+        prefetch(bounds);
+        onRangeChange(null);
+      } else {
+        prefetch(next);
+        onRangeChange(next);
+      }
     },
-    [bounds, onRangeChange],
+    [bounds, onRangeChange, prefetch],
   );
   const annotatingRef = useRef(annotating);
   annotatingRef.current = annotating;
@@ -283,6 +306,25 @@ export default function Timeline(props: TimelineProps) {
     [plan],
   );
   const zoomed = !!range && !!bounds && !sameRange(range, bounds);
+
+  // The shared cursor: one mousemove handler for every lane; each lane's cursor subscribes to it.
+  const [cursor] = useState(createCursorStore);
+  const visibleRef = useRef(visible);
+  visibleRef.current = visible;
+  const onLanesMove = useCallback(
+    (e: ReactMouseEvent<HTMLDivElement>) => {
+      const chart = (e.target as Element).closest?.(".tl-chart");
+      const shown = visibleRef.current;
+      if (!chart || !shown) return cursor.set(null);
+      const rect = chart.getBoundingClientRect();
+      const x = e.clientX - rect.left - PLOT_LEFT;
+      const y = e.clientY - rect.top;
+      if (x < 0 || x > plotWidth || y < PLOT_TOP || y > PLOT_TOP + PLOT_HEIGHT) return cursor.set(null);
+      cursor.set(xToTime(x, plotWidth, shown));
+    },
+    [cursor, plotWidth],
+  );
+  const onLanesLeave = useCallback(() => cursor.set(null), [cursor]);
   const fetching = results.some((r) => r.isFetching) || list.isFetching;
 
   return (
@@ -369,7 +411,7 @@ export default function Timeline(props: TimelineProps) {
           </ul>
         </div>
       )}
-      <div className="tl-lanes" ref={lanesRef}>
+      <div className="tl-lanes" ref={lanesRef} onMouseMove={onLanesMove} onMouseLeave={onLanesLeave}>
         {visible && width > 0 && (
           <div className="tl-overlay-wrap" style={{ left: PLOT_LEFT, width: plotWidth }}>
             <MarkerOverlay markers={markerInfo.markers} range={visible} width={plotWidth} shade={shade} />
@@ -396,6 +438,7 @@ export default function Timeline(props: TimelineProps) {
               onSelect={onSelect}
               onRemove={removeFns.get(lane.key)}
               sectionRef={sectionRefs.get(lane.key)}
+              cursor={cursor}
             />
           );
         })}

@@ -31,27 +31,31 @@ export interface Batch {
   maxPoints: number;
 }
 
+/** The query of one batch (shared by the lanes' hook and the prefetch on a range change). */
+export function timelineQuery(apiBase: string, b: Batch) {
+  return {
+    queryKey: [apiBase, "timeline", b.ids.join(","), b.range?.from ?? null, b.range?.to ?? null, b.maxPoints],
+    staleTime: 60_000,
+    queryFn: ({ signal }: { signal: AbortSignal }) =>
+      apiGet<Schemas["Timeline"]>(
+        `${apiBase}/timeline`,
+        {
+          series: b.ids.join(","),
+          from: b.range?.from,
+          to: b.range?.to,
+          max_points: b.maxPoints,
+        },
+        signal,
+      ).then((t): BatchResult => {
+        return { series: t.series, range: b.range };
+      }),
+  };
+}
+
 /** One request per batch of series ids; the previous answer stays on screen while the next loads. */
 export function useTimelineBatches(apiBase: string, batches: Batch[]) {
   return useQueries({
-    queries: batches.map((b) => ({
-      queryKey: [apiBase, "timeline", b.ids.join(","), b.range?.from ?? null, b.range?.to ?? null, b.maxPoints],
-      staleTime: 60_000,
-      placeholderData: keepPreviousData,
-      queryFn: ({ signal }: { signal: AbortSignal }) =>
-        apiGet<Schemas["Timeline"]>(
-          `${apiBase}/timeline`,
-          {
-            series: b.ids.join(","),
-            from: b.range?.from,
-            to: b.range?.to,
-            max_points: b.maxPoints,
-          },
-          signal,
-        ).then((t): BatchResult => {
-          return { series: t.series, range: b.range };
-        }),
-    })),
+    queries: batches.map((b) => ({ ...timelineQuery(apiBase, b), placeholderData: keepPreviousData })),
   });
 }
 
@@ -254,4 +258,28 @@ export function gapThreshold(t: readonly number[]): number {
   steps.sort((a, b) => a - b);
   const median = steps[steps.length >> 1]!;
   return Math.max(median * 8, 1);
+}
+
+/** The shared cursor: the time under the pointer (null when it is off the plots). */
+export interface CursorStore {
+  get: () => number | null;
+  set: (t: number | null) => void;
+  subscribe: (listener: () => void) => () => void;
+}
+
+export function createCursorStore(): CursorStore {
+  let value: number | null = null;
+  const listeners = new Set<() => void>();
+  return {
+    get: () => value,
+    set: (t) => {
+      if (t === value) return;
+      value = t;
+      for (const l of listeners) l();
+    },
+    subscribe: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
 }

@@ -1,11 +1,12 @@
 /**
  * Where the timeline (the other helper's `src/timeline/Timeline.tsx`, default export) goes.
- * Loaded through `import.meta.glob` so the app builds before that file exists and picks it up
- * as soon as it does; until then a placeholder says what will be there.
+ * Found through `import.meta.glob` so the app builds before that file exists and picks it up
+ * as soon as it does; until then a placeholder says what will be there. Bundled eagerly (not a
+ * lazy chunk): the timeline's /series and /timeline requests then start as soon as the incident
+ * is read, instead of after one more round trip for the chunk.
  */
-import { lazy, Suspense, type ComponentType } from "react";
+import type { ComponentType } from "react";
 import { ErrorBoundary } from "../../components/ErrorBoundary";
-import { Loading } from "../../components/States";
 import type { TimeRange } from "../../lib/urlState";
 
 export type { TimeRange };
@@ -31,19 +32,16 @@ export interface TimelineProps {
   onAnnotate?: (range: TimeRange) => void;
 }
 
-const modules = import.meta.glob<{ default: ComponentType<TimelineProps> }>(
-  "../../timeline/Timeline.tsx",
-);
-const loader = Object.values(modules)[0];
-const LazyTimeline = loader ? lazy(loader) : null;
+const modules = import.meta.glob<{ default: ComponentType<TimelineProps> }>("../../timeline/Timeline.tsx", {
+  eager: true,
+});
+const Timeline = Object.values(modules)[0]?.default ?? null;
 
 export function TimelineSlot(props: TimelineProps) {
-  if (!LazyTimeline) return <TimelinePlaceholder {...props} />;
+  if (!Timeline) return <TimelinePlaceholder {...props} />;
   return (
     <ErrorBoundary label="The timeline">
-      <Suspense fallback={<Loading label="Loading the timeline…" />}>
-        <LazyTimeline {...props} />
-      </Suspense>
+      <Timeline {...props} />
     </ErrorBoundary>
   );
 }
