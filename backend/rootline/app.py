@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import sqlalchemy.exc
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
@@ -36,7 +37,11 @@ log = logging.getLogger("rootline")
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
-    engine = make_engine(settings.resolved_database_url)
+    engine = make_engine(
+        settings.resolved_database_url,
+        pool_size=settings.db_pool_size,
+        max_overflow=settings.db_max_overflow,
+    )
     sessionmaker = make_sessionmaker(engine)
 
     @asynccontextmanager
@@ -105,6 +110,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             exc.status_code, "http_error"
         )
         return JSONResponse({"code": code, "message": str(exc.detail)}, status_code=exc.status_code)
+
+    @app.exception_handler(sqlalchemy.exc.OperationalError)
+    @app.exception_handler(sqlalchemy.exc.TimeoutError)
+    async def database_unavailable(_request: Request, exc: Exception) -> JSONResponse:
+        # Out of connections, a failover, a locked SQLite file: worth retrying, not a bug.
+        log.warning("database unavailable: %s", exc)
+        return JSONResponse(
+            {"code": "database_unavailable", "message": "the database is busy; retry shortly"},
+            status_code=503,
+            headers={"Retry-After": "2"},
+        )
 
     @app.exception_handler(Exception)
     async def unexpected_error(_request: Request, exc: Exception) -> JSONResponse:

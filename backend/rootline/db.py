@@ -73,8 +73,13 @@ def writer_engine(engine: Engine) -> Engine:
     return engine.execution_options(**{SQLITE_BEGIN_MODE: "IMMEDIATE"})
 
 
-def make_engine(url: str) -> Engine:
-    """An engine with the per-dialect settings Rootline relies on."""
+def make_engine(url: str, *, pool_size: int = 8, max_overflow: int = 4) -> Engine:
+    """An engine with the per-dialect settings Rootline relies on.
+
+    On PostgreSQL every worker process holds its own pool: workers x (pool_size +
+    max_overflow) must stay under the server's max_connections (100 by default). A request
+    that finds the pool empty waits for a connection instead of failing.
+    """
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":
@@ -83,7 +88,9 @@ def make_engine(url: str) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    return create_engine(
+        url, pool_pre_ping=True, pool_size=pool_size, max_overflow=max_overflow, pool_timeout=60
+    )
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

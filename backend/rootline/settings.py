@@ -62,6 +62,14 @@ class Settings(BaseSettings):
         default=4 * 1024**3,
         description="Largest accepted multipart request (all its files together), in bytes.",
     )
+    db_pool_size: int = Field(
+        default=8,
+        ge=1,
+        description="Database connections each worker keeps (PostgreSQL); workers x (pool + overflow) must stay under max_connections.",
+    )
+    db_max_overflow: int = Field(
+        default=4, ge=0, description="Extra connections a worker may open under load (PostgreSQL)."
+    )
     frontend_dir: Path | None = Field(
         default=None,
         description="The built web app (index.html + assets); default <repo>/frontend/dist.",

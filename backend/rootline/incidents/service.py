@@ -95,7 +95,7 @@ def list_page(session: Session, *, search: str | None, limit: int, offset: int) 
 def update(session: Session, *, incident: Incident, data: IncidentUpdate) -> Incident:
     """Apply the fields the caller sent."""
     for field, value in data.model_dump(exclude_unset=True).items():
-        if field in {"title", "timezone", "status"} and value is None:
+        if field in {"title", "summary", "timezone", "status"} and value is None:
             continue
         setattr(incident, field, value)
     session.flush()

@@ -120,3 +120,13 @@ def test_list_shows_confirmed_causes_by_effective_verdict(client: TestClient) ->
         json={"verdict_override": "confirmed"},
     )
     assert causes() == ["time_wait_storm", "accept_queue_overflow"]
+
+
+def test_null_fields_in_an_update_leave_the_incident_as_it_was(client: TestClient) -> None:
+    # Found by the API fuzzer: a null summary reached a NOT NULL column (a 500).
+    incident = client.post("/api/incidents", json={"title": "t", "summary": "kept"}).json()
+    response = client.patch(
+        f"/api/incidents/{incident['id']}", json={"summary": None, "title": None}
+    )
+    assert response.status_code == 200, response.text
+    assert (response.json()["summary"], response.json()["title"]) == ("kept", "t")
