@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import case, func, or_, select
 from sqlalchemy.orm import Session
 
 from rootline.artifacts.models import Artifact
@@ -53,8 +53,9 @@ def artifact_summaries(
         select(
             Artifact.incident_id,
             func.count(),
-            func.min(Artifact.time_start_ms),
-            func.max(Artifact.time_end_ms),
+            # A GC log with only JVM uptime has times near 1970: it must not stretch the window.
+            func.min(case((Artifact.anchored, Artifact.time_start_ms))),
+            func.max(case((Artifact.anchored, Artifact.time_end_ms))),
         )
         .where(Artifact.incident_id.in_(incident_ids))
         .group_by(Artifact.incident_id)

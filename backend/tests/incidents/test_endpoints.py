@@ -6,7 +6,7 @@ from fastapi.testclient import TestClient
 
 from rootline.app import create_app
 from rootline.settings import Settings
-from tests.conftest import REPO_DIR
+from tests.conftest import FIXTURES_DIR, REPO_DIR
 
 
 def test_create_read_update_delete(client: TestClient) -> None:
@@ -130,3 +130,16 @@ def test_null_fields_in_an_update_leave_the_incident_as_it_was(client: TestClien
     )
     assert response.status_code == 200, response.text
     assert (response.json()["summary"], response.json()["title"]) == ("kept", "t")
+
+
+def test_an_unanchored_gc_log_does_not_stretch_the_window_to_1970(client: TestClient) -> None:
+    incident_id = client.post("/api/incidents", json={"title": "window"}).json()["id"]
+    url = f"/api/incidents/{incident_id}/artifacts"
+    uptime_only = (FIXTURES_DIR / "gc_unified" / "parallel-uptime.log").read_bytes()
+    upload = client.post(url, files=[("files", ("gc.log", uptime_only))]).json()
+    assert upload["artifacts"][0]["anchored"] is False
+    capture = (FIXTURES_DIR / "ss" / "ss-s.txt").read_bytes()
+    client.post(url, files=[("files", ("ss-s.txt", capture))])
+    incident = client.get(f"/api/incidents/{incident_id}").json()
+    assert incident["artifact_count"] == 2
+    assert incident["window_start_ms"] > 1_600_000_000_000  # the ss capture's time, not 1970

@@ -1,7 +1,8 @@
-import { useCallback, useMemo, useState } from "react";
+import { lazy, Suspense, useCallback, useMemo, useState } from "react";
 import { useChecklist } from "../../api/queries";
 import type { Evidence, Finding, Incident } from "../../api/types";
 import { ErrorBoundary } from "../../components/ErrorBoundary";
+import { Loading } from "../../components/States";
 import { formatRange } from "../../lib/time";
 import { paddedRange, type TimeRange } from "../../lib/urlState";
 import { useViewState } from "../../lib/useViewState";
@@ -10,6 +11,11 @@ import { ArtifactsTable } from "../artifacts/ArtifactsTable";
 import { Checklist } from "../checklist/Checklist";
 import { TimelineSlot, type SeriesHighlight } from "../timeline-slot/TimelineSlot";
 import { UploadPanel } from "../upload/UploadPanel";
+
+// Recharts is only needed by the coverage chart: keep it out of the main bundle.
+const CoverageChart = lazy(() =>
+  import("../coverage/CoverageChart").then((module) => ({ default: module.CoverageChart })),
+);
 
 /** The highlight for the selected evidence item, with its host as a label. */
 export function highlightFor(evidence: Evidence | undefined): SeriesHighlight | null {
@@ -146,6 +152,11 @@ export function IncidentWorkspace({
       )}
       <section className="panel" aria-labelledby="artifacts-title">
         <h2 id="artifacts-title">Artifacts</h2>
+        <ErrorBoundary label="The coverage chart">
+          <Suspense fallback={<Loading label="Loading coverage…" />}>
+            <CoverageChart apiBase={apiBase} timezone={timezone} />
+          </Suspense>
+        </ErrorBoundary>
         <ErrorBoundary label="The artifacts table">
           <ArtifactsTable apiBase={apiBase} timezone={timezone} readOnly={readOnly} allowRaw={allowRaw} />
         </ErrorBoundary>
