@@ -9,9 +9,50 @@ STAMP := $(VENV)/.installed-$(shell cat backend/requirements.lock backend/pyproj
 export ROOTLINE_DATA_DIR ?= $(CURDIR)/data
 PG_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/postgres
 
-.PHONY: setup run test test-backend test-sqlite test-postgres lint bench lab demo clean
+# Frontend and end-to-end packages: `npm ci` again only when a package-lock.json changes.
+# Playwright never downloads browsers: the tests drive Debian's Chromium.
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
+CHROMIUM ?= /usr/bin/chromium
+export ROOTLINE_CHROMIUM ?= $(CHROMIUM)
+lockstamp = $(1)/node_modules/.installed-$(shell cksum < $(1)/package-lock.json | cut -d' ' -f1)
+FRONTEND_STAMP := $(call lockstamp,frontend)
+E2E_STAMP := $(call lockstamp,e2e)
+FRONTEND_SOURCES := $(shell find frontend/src -type f 2>/dev/null) frontend/index.html \
+	frontend/package.json frontend/package-lock.json frontend/vite.config.ts \
+	$(wildcard frontend/tsconfig*.json)
+FRONTEND_BUILD := frontend/dist/index.html
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-setup: $(STAMP)
+.PHONY: setup setup-python setup-node chromium build run test test-backend test-sqlite \
+	test-postgres test-frontend test-e2e lint bench bench-backend bench-browser bench-load lab demo clean
+
+setup: setup-python setup-node chromium
+
+setup-python: $(STAMP)
+
+setup-node: $(FRONTEND_STAMP) $(E2E_STAMP)
+
+# `npm ci` wipes node_modules first, so it runs only when the tree does not match the lock
+# (`npm ls` fails): never under a dev server or a test run that is using a good tree.
+npm_ci = cd $(1) && { test -d node_modules && npm ls --depth=0 >/dev/null 2>&1 \
+	|| npm ci --no-audit --no-fund --loglevel=error; } && rm -f node_modules/.installed-* && touch $(2)
+
+$(FRONTEND_STAMP): frontend/package-lock.json
+	$(call npm_ci,frontend,node_modules/$(notdir $@))
+
+$(E2E_STAMP): e2e/package-lock.json
+	$(call npm_ci,e2e,node_modules/$(notdir $@))
+
+chromium:
+	@test -x $(CHROMIUM) || { echo "Installing Debian's Chromium"; \
+		$(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q chromium; }
+
+# The web app the server serves from frontend/dist; rebuilt only when its sources change.
+build: $(FRONTEND_BUILD)
+
+$(FRONTEND_BUILD): $(FRONTEND_STAMP) $(FRONTEND_SOURCES)
+	cd frontend && npm run build
+	@touch $@
 
 $(STAMP):
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,39 +61,61 @@ $(STAMP):
 	@$(BIN)/python -c "import rootline, fastapi, sqlalchemy, tsdownsample" || (echo "setup failed" && exit 1)
 	@rm -f $(VENV)/.installed-* && touch $@
 
-run: setup
+run: setup build
 	$(BIN)/rootline serve --host $(HOST) --port $(PORT)
 
-demo: setup
+demo: setup-python
 	$(BIN)/rootline demo
 
-lint: setup
+lint: setup-python
 	$(BIN)/ruff check --config backend/pyproject.toml backend/rootline backend/tests backend/bench migrations
 	cd backend && .venv/bin/mypy rootline
 
-test: lint test-backend
+test: lint test-frontend test-backend test-e2e
 
 test-backend: test-sqlite test-postgres
 
-test-sqlite: setup
+test-sqlite: setup-python
 	cd backend && .venv/bin/pytest -q -p no:cacheprovider
 
 # Re-runs every test that touches a database on a real PostgreSQL, in a database of its own.
-test-postgres: setup
+test-postgres: setup-python
 	@if $(BIN)/python -c "import sqlalchemy as sa; sa.create_engine('$(PG_URL)').connect().close()" 2>/dev/null; then \
 		cd backend && ROOTLINE_TEST_DATABASE=postgresql ROOTLINE_TEST_POSTGRES_URL=$(PG_URL) .venv/bin/pytest -q -p no:cacheprovider -m db; \
 	else \
 		echo "PostgreSQL is not reachable at $(PG_URL): the PostgreSQL suite is SKIPPED."; \
 	fi
 
+# Type check and unit tests of the web app (Vitest, jsdom).
+test-frontend: setup-node
+	cd frontend && npx tsc -b && npx vitest run
+
+# Playwright in Chromium against a real server (its own temporary data dir) serving frontend/dist.
+test-e2e: setup build
+	cd e2e && npx tsc --noEmit && npx playwright test
+
 # Re-runs every lab scenario live (root; about 8 minutes) and checks the detectors on the fresh captures.
-lab: setup
+lab: setup-python
 	rm -rf lab/out
 	lab/run.sh
 	cd backend && ROOTLINE_LAB_DIR=$(CURDIR)/lab/out .venv/bin/pytest -q -p no:cacheprovider tests/detectors/test_lab_scenarios.py
 
-bench: setup
+bench: bench-backend bench-browser bench-load
+
+bench-backend: setup-python
 	cd backend && .venv/bin/python -m bench.run
 
+# 50 uploaders of 10 MB and 200 timeline readers for 60 s against 4 workers on PostgreSQL.
+bench-load: setup-python
+	@if $(BIN)/python -c "import sqlalchemy as sa; sa.create_engine('$(PG_URL)').connect().close()" 2>/dev/null; then \
+		cd backend && .venv/bin/python -m bench.load; \
+	else \
+		echo "PostgreSQL is not reachable at $(PG_URL): the load benchmark is SKIPPED."; \
+	fi
+
+# 60 series x 24 h at 1 s in a real server, drawn in Chromium: first full draw and brush zoom.
+bench-browser: setup build
+	cd e2e && npx playwright test --config playwright.bench.config.ts
+
 clean:
-	rm -rf $(VENV) bench-data
+	rm -rf $(VENV) bench-data e2e/test-results e2e/playwright-report e2e/screenshots

@@ -1,0 +1,29 @@
+/**
+ * One real server for the whole e2e run, in a fresh temporary data directory (SQLite, no demo),
+ * with one admin user. Tests read where it is from the environment (see fixtures.ts).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { copyLog, createUser, E2E_DIR, makeDataDir, randomPassword, startServer } from "./server";
+
+export default async function globalSetup(): Promise<() => Promise<void>> {
+  const dataDir = makeDataDir("rootline-e2e-");
+  const server = await startServer({
+    dataDir,
+    env: { ROOTLINE_MAX_UPLOAD_BYTES: String(64 * 1024 * 1024) },
+  });
+  const username = "e2e";
+  const password = randomPassword();
+  createUser(server, username, password);
+  process.env.ROOTLINE_E2E_URL = server.url;
+  process.env.ROOTLINE_E2E_USER = username;
+  process.env.ROOTLINE_E2E_PASSWORD = password;
+  process.env.ROOTLINE_E2E_DATA_DIR = dataDir;
+  console.log(`e2e: rootline serve at ${server.url}, data in ${dataDir}, user ${username}`);
+
+  return async () => {
+    await server.stop();
+    copyLog(server, path.join(E2E_DIR, "test-results", "server.log"));
+    if (!process.env.ROOTLINE_E2E_KEEP) fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+}
