@@ -2,8 +2,8 @@
 
 The store is an interface with two backends: a local directory (the default) and an
 S3-compatible bucket (``ROOTLINE_STORAGE=s3``); ``make_store`` picks one from the settings.
-Writes go to a temporary file first, hashed and size-checked on the way, and only then take
-their name (a rename, or an upload under the digest's key), so a crash or an oversized
+Every upload is hashed and size-checked as it is read, and takes its name (a rename, or an
+upload under the digest's key) only once complete and accepted, so a crash or an oversized
 upload never leaves a half-written blob under a valid name.
 """
 
@@ -15,9 +15,10 @@ import io
 import os
 import tempfile
 from collections.abc import AsyncIterator, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, Protocol
 
 if TYPE_CHECKING:
     from rootline.settings import Settings
@@ -58,10 +59,56 @@ def _check_digest(sha256: str) -> None:
         raise ValueError(f"not a sha256 digest: {sha256!r}")
 
 
-class LocalArtifactStore:
-    """Blobs under ``root/ab/abcdef...``; identical uploads share one file."""
+class _Digest:
+    """Hashes and counts the blocks of one upload; ``TooLarge`` as soon as they pass ``limit``."""
 
-    COPY_CHUNK = 1024 * 1024
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.size = 0
+        self._hasher = hashlib.sha256()
+
+    def add(self, block: bytes) -> bytes:
+        self.size += len(block)
+        if self.size > self.limit:
+            raise TooLarge(self.limit)
+        self._hasher.update(block)
+        return block
+
+    def blob(self) -> StoredBlob:
+        return StoredBlob(self._hasher.hexdigest(), self.size)
+
+
+COPY_CHUNK = 1024 * 1024
+
+
+class _StagingStore:
+    """Writes an upload to a temporary file, hashing and size-checking it on the way, and
+    hands only a complete, accepted file to ``_commit``; the temporary file is gone after."""
+
+    def _staging_file(self) -> AbstractContextManager[IO[bytes]]:
+        raise NotImplementedError
+
+    def _commit(self, staged: IO[bytes], blob: StoredBlob) -> StoredBlob:
+        raise NotImplementedError
+
+    def put_file(self, source: BinaryIO, limit: int) -> StoredBlob:
+        digest = _Digest(limit)
+        with self._staging_file() as staged:
+            while block := source.read(COPY_CHUNK):
+                staged.write(digest.add(block))
+            return self._commit(staged, digest.blob())
+
+    async def put_stream(self, chunks: AsyncIterator[bytes], limit: int) -> StoredBlob:
+        digest = _Digest(limit)
+        with self._staging_file() as staged:
+            async for block in chunks:
+                staged.write(digest.add(block))
+            # Committing may block on a disk or the network: keep it off the event loop.
+            return await asyncio.to_thread(self._commit, staged, digest.blob())
+
+
+class LocalArtifactStore(_StagingStore):
+    """Blobs under ``root/ab/abcdef...``; identical uploads share one file."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -72,70 +119,36 @@ class LocalArtifactStore:
         _check_digest(sha256)
         return self.root / sha256[:2] / sha256
 
-    def _commit(self, tmp_path: Path, digest: str, size: int) -> StoredBlob:
-        target = self.path_for(digest)
+    @contextmanager
+    def _staging_file(self) -> Iterator[IO[bytes]]:
+        """A named file under ``root/.tmp`` (same file system: ``_commit`` renames it)."""
+        out = tempfile.NamedTemporaryFile(dir=self.tmp, delete=False)  # noqa: SIM115
+        try:
+            with out:
+                yield out
+        finally:
+            Path(out.name).unlink(missing_ok=True)
+
+    def _commit(self, staged: IO[bytes], blob: StoredBlob) -> StoredBlob:
+        staged.flush()
+        target = self.path_for(blob.sha256)
         target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(tmp_path, target)
-        return StoredBlob(digest, size)
-
-    def _tempfile(self) -> tuple[BinaryIO, Path]:
-        fd, name = tempfile.mkstemp(dir=self.tmp)
-        return os.fdopen(fd, "wb"), Path(name)
-
-    def put_file(self, source: BinaryIO, limit: int) -> StoredBlob:
-        hasher = hashlib.sha256()
-        size = 0
-        out, tmp_path = self._tempfile()
-        try:
-            with out:
-                while block := source.read(self.COPY_CHUNK):
-                    size += len(block)
-                    if size > limit:
-                        raise TooLarge(limit)
-                    hasher.update(block)
-                    out.write(block)
-            return self._commit(tmp_path, hasher.hexdigest(), size)
-        finally:
-            tmp_path.unlink(missing_ok=True)
-
-    async def put_stream(self, chunks: AsyncIterator[bytes], limit: int) -> StoredBlob:
-        hasher = hashlib.sha256()
-        size = 0
-        out, tmp_path = self._tempfile()
-        try:
-            with out:
-                async for block in chunks:
-                    size += len(block)
-                    if size > limit:
-                        raise TooLarge(limit)
-                    hasher.update(block)
-                    out.write(block)
-            return self._commit(tmp_path, hasher.hexdigest(), size)
-        finally:
-            tmp_path.unlink(missing_ok=True)
+        os.replace(staged.name, target)
+        return blob
 
     def put_bytes(self, data: bytes) -> StoredBlob:
-        digest = hashlib.sha256(data).hexdigest()
-        if not self.exists(digest):
-            out, tmp_path = self._tempfile()
-            try:
-                with out:
-                    out.write(data)
-                self._commit(tmp_path, digest, len(data))
-            finally:
-                tmp_path.unlink(missing_ok=True)
-        return StoredBlob(digest, len(data))
+        blob = StoredBlob(hashlib.sha256(data).hexdigest(), len(data))
+        if not self.exists(blob.sha256):
+            with self._staging_file() as staged:
+                staged.write(data)
+                self._commit(staged, blob)
+        return blob
 
     def read(self, sha256: str) -> bytes:
         return self.path_for(sha256).read_bytes()
 
     def open(self, sha256: str) -> BinaryIO:
         return self.path_for(sha256).open("rb")
-
-    def iter_chunks(self, sha256: str) -> Iterator[bytes]:
-        with self.open(sha256) as handle:
-            while block := handle.read(self.COPY_CHUNK):
-                yield block
 
     def exists(self, sha256: str) -> bool:
         return self.path_for(sha256).is_file()
@@ -144,17 +157,19 @@ class LocalArtifactStore:
         self.path_for(sha256).unlink(missing_ok=True)
 
 
-class S3ArtifactStore:
+class S3ArtifactStore(_StagingStore):
     """Blobs under ``<prefix>ab/abcdef...`` in one bucket of an S3-compatible object store.
 
-    An upload is hashed and size-checked while it is spooled to a temporary file (deleted
-    on close, even on a crash); only a complete, accepted file is uploaded, under its
-    digest's key, in parts when large. Bytes the bucket already holds are not sent again.
-    A missing blob raises ``FileNotFoundError``, as with the local store.
+    The key is the digest, known only once every byte was read, and nothing over the limit
+    may be kept: a seekable source (a file, an upload Starlette already spooled) is read
+    once to hash and check it, then uploaded from where it started; a stream is spooled to
+    a temporary file (deleted on close, even on a crash) on the way. Uploads go in parts
+    when large; bytes the bucket already holds are not sent again. A missing blob raises
+    ``FileNotFoundError``, as with the local store.
     """
 
-    COPY_CHUNK = 1024 * 1024
     PART_SIZE = 16 * 1024 * 1024
+    _MISSING = frozenset({"404", "NotFound", "NoSuchKey"})
 
     def __init__(
         self, client: Any, bucket: str, prefix: str = "", spool_dir: Path | None = None
@@ -216,7 +231,7 @@ class S3ArtifactStore:
             self.client.head_bucket(Bucket=self.bucket)
             return
         except ClientError as exc:
-            if _error_code(exc) not in {"404", "NoSuchBucket", "NotFound"}:
+            if _error_code(exc) not in self._MISSING | {"NoSuchBucket"}:
                 raise
         arguments: dict[str, Any] = {"Bucket": self.bucket}
         if region and region != "us-east-1":
@@ -227,56 +242,37 @@ class S3ArtifactStore:
             if _error_code(exc) not in {"BucketAlreadyOwnedByYou", "BucketAlreadyExists"}:
                 raise
 
-    def _spool(self) -> BinaryIO:
+    def _staging_file(self) -> AbstractContextManager[IO[bytes]]:
         return tempfile.TemporaryFile(dir=self.spool_dir)
 
-    def _upload(self, spool: BinaryIO, digest: str, size: int) -> StoredBlob:
-        if not self.exists(digest):
-            spool.seek(0)
+    def _commit(self, staged: IO[bytes], blob: StoredBlob) -> StoredBlob:
+        staged.seek(0)
+        return self._upload(staged, blob)
+
+    def _upload(self, source: IO[bytes], blob: StoredBlob) -> StoredBlob:
+        """Send ``source`` from where it stands to its end, unless the bucket holds it."""
+        if not self.exists(blob.sha256):
             self.client.upload_fileobj(
-                spool,
+                source,
                 self.bucket,
-                self.key_for(digest),
+                self.key_for(blob.sha256),
                 ExtraArgs={"ContentType": "application/octet-stream"},
                 Config=self.transfer,
             )
-        return StoredBlob(digest, size)
+        return blob
 
     def put_file(self, source: BinaryIO, limit: int) -> StoredBlob:
-        hasher = hashlib.sha256()
-        size = 0
-        with self._spool() as spool:
-            while block := source.read(self.COPY_CHUNK):
-                size += len(block)
-                if size > limit:
-                    raise TooLarge(limit)
-                hasher.update(block)
-                spool.write(block)
-            return self._upload(spool, hasher.hexdigest(), size)
-
-    async def put_stream(self, chunks: AsyncIterator[bytes], limit: int) -> StoredBlob:
-        hasher = hashlib.sha256()
-        size = 0
-        with self._spool() as spool:
-            async for block in chunks:
-                size += len(block)
-                if size > limit:
-                    raise TooLarge(limit)
-                hasher.update(block)
-                spool.write(block)
-            # The upload blocks on the network: keep it off the event loop.
-            return await asyncio.to_thread(self._upload, spool, hasher.hexdigest(), size)
+        if not source.seekable():
+            return super().put_file(source, limit)
+        start = source.tell()
+        digest = _Digest(limit)
+        while block := source.read(COPY_CHUNK):
+            digest.add(block)
+        source.seek(start)
+        return self._upload(source, digest.blob())
 
     def put_bytes(self, data: bytes) -> StoredBlob:
-        digest = hashlib.sha256(data).hexdigest()
-        if not self.exists(digest):
-            self.client.put_object(
-                Bucket=self.bucket,
-                Key=self.key_for(digest),
-                Body=data,
-                ContentType="application/octet-stream",
-            )
-        return StoredBlob(digest, len(data))
+        return self.put_file(io.BytesIO(data), len(data))
 
     def _get_body(self, sha256: str) -> Any:
         from botocore.exceptions import ClientError
@@ -285,7 +281,7 @@ class S3ArtifactStore:
         try:
             response = self.client.get_object(Bucket=self.bucket, Key=key)
         except ClientError as exc:
-            if _error_code(exc) in {"NoSuchKey", "404", "NotFound"}:
+            if _error_code(exc) in self._MISSING:
                 raise FileNotFoundError(f"no blob {sha256} in s3://{self.bucket}/{key}") from exc
             raise
         return response["Body"]
@@ -299,7 +295,7 @@ class S3ArtifactStore:
 
     def open(self, sha256: str) -> BinaryIO:
         """A buffered reader over the object's HTTP body: read as it streams, never whole."""
-        return io.BufferedReader(_BodyReader(self._get_body(sha256)), self.COPY_CHUNK)
+        return io.BufferedReader(_BodyReader(self._get_body(sha256)), COPY_CHUNK)
 
     def exists(self, sha256: str) -> bool:
         from botocore.exceptions import ClientError
@@ -307,7 +303,7 @@ class S3ArtifactStore:
         try:
             self.client.head_object(Bucket=self.bucket, Key=self.key_for(sha256))
         except ClientError as exc:
-            if _error_code(exc) in {"404", "NoSuchKey", "NotFound"}:
+            if _error_code(exc) in self._MISSING:
                 return False
             raise
         return True

@@ -58,10 +58,6 @@ def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
     executable = str(MOTO_SERVER) if MOTO_SERVER.exists() else shutil.which("moto_server")
     if executable is None:
         pytest.skip("moto_server not installed (pip install 'moto[server]'): S3 tests SKIPPED")
-    try:
-        import boto3  # noqa: F401
-    except ImportError:
-        pytest.skip("boto3 not installed: S3 tests SKIPPED")
     port = free_port()
     log_path = tmp_path_factory.mktemp("moto") / "moto_server.log"
     log = log_path.open("w")

@@ -16,6 +16,7 @@ from rootline.storage import (
     ArtifactStore,
     LocalArtifactStore,
     S3ArtifactStore,
+    StoredBlob,
     TooLarge,
     make_store,
 )
@@ -57,6 +58,13 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> StoreUnderTest:
 async def _chunks(blocks: list[bytes]) -> AsyncIterator[bytes]:
     for block in blocks:
         yield block
+
+
+class _Pipe(io.BytesIO):
+    """A source that cannot seek (a pipe, a socket): the S3 store must spool it."""
+
+    def seekable(self) -> bool:
+        return False
 
 
 def test_round_trip_through_every_write_path(backend: StoreUnderTest) -> None:
@@ -107,8 +115,9 @@ def test_blobs_are_named_by_digest_under_a_two_letter_folder(backend: StoreUnder
 def test_over_the_limit_leaves_nothing_behind(backend: StoreUnderTest) -> None:
     store = backend.store
     data = b"x" * (3 * MB)
-    with pytest.raises(TooLarge):
-        store.put_file(io.BytesIO(data), limit=2 * MB)
+    for source in (io.BytesIO(data), _Pipe(data)):
+        with pytest.raises(TooLarge):
+            store.put_file(source, limit=2 * MB)
     with pytest.raises(TooLarge):
         asyncio.run(store.put_stream(_chunks([data[:MB], data[MB:]]), limit=MB + 10))
     assert not store.exists(hashlib.sha256(data).hexdigest())
@@ -116,6 +125,18 @@ def test_over_the_limit_leaves_nothing_behind(backend: StoreUnderTest) -> None:
     assert backend.scratch() == []
     # Exactly at the limit is accepted.
     assert store.put_file(io.BytesIO(data), limit=len(data)).size_bytes == len(data)
+
+
+def test_put_file_takes_the_source_from_where_it_stands(backend: StoreUnderTest) -> None:
+    data = b"skipped header\n" + b"ss -tan output\n" * 1000
+    payload = data[15:]
+    for source in (io.BytesIO(data), _Pipe(data)):
+        source.read(15)
+        blob = backend.store.put_file(source, limit=len(payload))
+        assert blob == StoredBlob(hashlib.sha256(payload).hexdigest(), len(payload))
+        assert backend.store.read(blob.sha256) == payload
+    assert len(backend.blobs()) == 1
+    assert backend.scratch() == []
 
 
 def test_streams_a_file_of_tens_of_megabytes(backend: StoreUnderTest, tmp_path: Path) -> None:
