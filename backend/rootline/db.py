@@ -22,7 +22,6 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
-from sqlalchemy.pool import NullPool
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -184,24 +183,24 @@ MIGRATION_LOCK_KEY = 0x726F6F746C696E65  # "rootline"
 
 
 def upgrade(url: str) -> None:
-    """Bring the database at ``url`` to the newest migration.
+    """Bring the database at ``url`` to the newest migration, in one transaction.
 
-    On PostgreSQL an advisory lock makes processes that start at the same moment take turns:
-    the first migrates, the others then find the database at head. (``rootline serve``
-    migrates once, before it starts its workers.)
+    On PostgreSQL that transaction first takes an advisory lock, so processes that start at
+    the same moment take turns: the first migrates, the others then find the database at
+    head. The lock ends with the transaction (commit, rollback or a lost connection), so it
+    needs no unlocking. (``rootline serve`` migrates once, before it starts its workers.)
     """
     from alembic import command
 
-    if not url.startswith("postgresql"):
-        command.upgrade(alembic_config(url), "head")
-        return
-    engine = create_engine(url, poolclass=NullPool, isolation_level="AUTOCOMMIT")
+    config = alembic_config(url)
+    engine = make_engine(url)
     try:
-        with engine.connect() as lock:
-            lock.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
-            try:
-                command.upgrade(alembic_config(url), "head")
-            finally:
-                lock.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK_KEY})
+        with engine.begin() as connection:
+            if connection.dialect.name == "postgresql":
+                connection.execute(
+                    text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY}
+                )
+            config.attributes["connection"] = connection  # migrations/env.py runs on it
+            command.upgrade(config, "head")
     finally:
         engine.dispose()
