@@ -6,7 +6,6 @@ a test fails when a setting is missing from it.
 
 from __future__ import annotations
 
-import enum
 import re
 import sys
 from pathlib import Path
@@ -34,8 +33,6 @@ def _default(value: Any) -> str:
         return "(secret)"
     if isinstance(value, bool):
         return f"`{str(value).lower()}`"
-    if isinstance(value, enum.Enum):
-        value = value.value
     if isinstance(value, Path):
         value = value.as_posix()
     return f"`{value}`"
