@@ -12,20 +12,16 @@ import { LoginPage } from "./pages/LoginPage";
 import { NotFoundPage } from "./pages/NotFoundPage";
 import { SharePage } from "./pages/SharePage";
 
-export function makeQueryClient(): QueryClient {
-  return new QueryClient({
-    defaultOptions: {
-      queries: {
-        staleTime: 10_000,
-        refetchOnWindowFocus: false,
-        // 4xx answers do not get better by asking again.
-        retry: (count, error) => !(error instanceof ApiError && error.status >= 400 && error.status < 500) && count < 2,
-      },
+const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      staleTime: 10_000,
+      refetchOnWindowFocus: false,
+      // 4xx answers do not get better by asking again.
+      retry: (count, error) => !(error instanceof ApiError && error.status >= 400 && error.status < 500) && count < 2,
     },
-  });
-}
-
-const queryClient = makeQueryClient();
+  },
+});
 
 /** Sends the browser to /login (and back afterwards) when a private API call answers 401. */
 function UnauthorizedRedirect() {

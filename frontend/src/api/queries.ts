@@ -1,5 +1,10 @@
-/** TanStack Query hooks: server state lives here only. Keys start with the api base. */
+/**
+ * TanStack Query hooks: server state lives here only. An incident's keys start with its api base
+ * (`[apiBase, what]`, the timeline's too), so invalidating `[apiBase]` refreshes all of it; the
+ * incident list is `["incidents", ...]`.
+ */
 import {
+  type QueryClient,
   useMutation,
   useQuery,
   useQueryClient,
@@ -31,6 +36,9 @@ export const sharedBase = (token: string) => `/api/shared/${encodeURIComponent(t
 // ---- auth ------------------------------------------------------------------------------------
 
 export const ME_KEY = ["auth", "me"] as const;
+const TOKENS_KEY = ["tokens"] as const;
+const INCIDENTS_KEY = ["incidents"] as const;
+const sharesKey = (incidentId: string) => [incidentBase(incidentId), "shares"] as const;
 
 /** The signed-in user (401 when there is none). */
 export function useMe(): UseQueryResult<Me, ApiError> {
@@ -77,7 +85,7 @@ export function useChangePassword() {
 
 export function useTokens() {
   return useQuery<TokenRead[], ApiError>({
-    queryKey: ["tokens"],
+    queryKey: TOKENS_KEY,
     queryFn: ({ signal }) => apiGet<TokenRead[]>("/api/tokens", undefined, signal),
   });
 }
@@ -90,7 +98,7 @@ export function useCreateToken() {
     { name: string; scope: TokenScope; incident_id: string | null }
   >({
     mutationFn: (body) => request<TokenCreated>("POST", "/api/tokens", { json: body }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["tokens"] }),
+    onSuccess: () => client.invalidateQueries({ queryKey: TOKENS_KEY }),
   });
 }
 
@@ -98,17 +106,17 @@ export function useRevokeToken() {
   const client = useQueryClient();
   return useMutation<void, ApiError, TokenRead["id"]>({
     mutationFn: (id) => request<void>("DELETE", `/api/tokens/${encodeURIComponent(String(id))}`),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["tokens"] }),
+    onSuccess: () => client.invalidateQueries({ queryKey: TOKENS_KEY }),
   });
 }
 
 // ---- incidents -------------------------------------------------------------------------------
 
-export const INCIDENTS_PAGE_SIZE = 50;
+const INCIDENTS_PAGE_SIZE = 50;
 
 export function useIncidents(q: string, page: number) {
   return useQuery<IncidentPage, ApiError>({
-    queryKey: ["incidents", q, page],
+    queryKey: [...INCIDENTS_KEY, q, page],
     queryFn: ({ signal }) =>
       apiGet<IncidentPage>(
         "/api/incidents",
@@ -138,7 +146,7 @@ export function useCreateIncident() {
   const client = useQueryClient();
   return useMutation<Incident, ApiError, IncidentCreate>({
     mutationFn: (body) => request<Incident>("POST", "/api/incidents", { json: body }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["incidents"] }),
+    onSuccess: () => client.invalidateQueries({ queryKey: INCIDENTS_KEY }),
   });
 }
 
@@ -147,7 +155,7 @@ export function useUpdateIncident(id: string) {
   return useMutation<Incident, ApiError, IncidentUpdate>({
     mutationFn: (body) => request<Incident>("PATCH", incidentBase(id), { json: body }),
     onSuccess: () => {
-      void client.invalidateQueries({ queryKey: ["incidents"] });
+      void client.invalidateQueries({ queryKey: INCIDENTS_KEY });
       // A new timezone changes how zone-less artifacts are read: refresh everything.
       void client.invalidateQueries({ queryKey: [incidentBase(id)] });
     },
@@ -160,20 +168,26 @@ export function useDeleteIncident() {
     mutationFn: (id) => request<void>("DELETE", incidentBase(id)),
     onSuccess: (_data, id) => {
       client.removeQueries({ queryKey: [incidentBase(id)] });
-      void client.invalidateQueries({ queryKey: ["incidents"] });
+      void client.invalidateQueries({ queryKey: INCIDENTS_KEY });
     },
   });
 }
 
 // ---- artifacts -------------------------------------------------------------------------------
 
+/**
+ * After an upload or a re-parse: points, events, the checklist and the incident's window all
+ * change under `apiBase`, and so do the list's counts and top causes.
+ */
+export function artifactsChanged(client: QueryClient, apiBase: string): void {
+  void client.invalidateQueries({ queryKey: [apiBase] });
+  void client.invalidateQueries({ queryKey: INCIDENTS_KEY });
+}
+
 export function useArtifacts(apiBase: string) {
   return useQuery<Artifact[], ApiError>({
     queryKey: [apiBase, "artifacts"],
     queryFn: ({ signal }) => apiGet<Artifact[]>(`${apiBase}/artifacts`, undefined, signal),
-    // Parsing may run off the request path: poll while anything is still pending.
-    refetchInterval: (query) =>
-      query.state.data?.some((artifact) => artifact.status === "pending") ? 2000 : false,
   });
 }
 
@@ -182,7 +196,7 @@ export function useReparse(apiBase: string) {
   return useMutation<Artifact, ApiError, string>({
     mutationFn: (artifactId) =>
       request<Artifact>("POST", `${apiBase}/artifacts/${encodeURIComponent(artifactId)}/reparse`),
-    onSuccess: () => client.invalidateQueries({ queryKey: [apiBase] }),
+    onSuccess: () => artifactsChanged(client, apiBase),
   });
 }
 
@@ -204,18 +218,23 @@ export function useReviewFinding(apiBase: string) {
   >({
     mutationFn: ({ findingId, ...body }) =>
       request("PATCH", `${apiBase}/checklist/${encodeURIComponent(findingId)}`, { json: body }),
+    // A review changes verdicts (the checklist, the incident's top causes), not the timeline's data.
     onSuccess: () => {
-      void client.invalidateQueries({ queryKey: [apiBase] });
-      void client.invalidateQueries({ queryKey: ["incidents"] });
+      void client.invalidateQueries({ queryKey: [apiBase, "checklist"] });
+      void client.invalidateQueries({ queryKey: [apiBase, "incident"] });
+      void client.invalidateQueries({ queryKey: INCIDENTS_KEY });
     },
   });
 }
 
 // ---- annotations -----------------------------------------------------------------------------
 
+/** Shared with the timeline's annotation markers: a change here redraws them too. */
+const annotationsKey = (apiBase: string) => [apiBase, "annotations"] as const;
+
 export function useAnnotations(apiBase: string) {
   return useQuery<Annotation[], ApiError>({
-    queryKey: [apiBase, "annotations"],
+    queryKey: annotationsKey(apiBase),
     queryFn: ({ signal }) => apiGet<Annotation[]>(`${apiBase}/annotations`, undefined, signal),
   });
 }
@@ -224,7 +243,7 @@ export function useCreateAnnotation(apiBase: string) {
   const client = useQueryClient();
   return useMutation<Annotation, ApiError, AnnotationCreate>({
     mutationFn: (body) => request<Annotation>("POST", `${apiBase}/annotations`, { json: body }),
-    onSuccess: () => client.invalidateQueries({ queryKey: [apiBase] }),
+    onSuccess: () => client.invalidateQueries({ queryKey: annotationsKey(apiBase) }),
   });
 }
 
@@ -233,7 +252,7 @@ export function useDeleteAnnotation(apiBase: string) {
   return useMutation<void, ApiError, number>({
     mutationFn: (annotationId) =>
       request<void>("DELETE", `${apiBase}/annotations/${annotationId}`),
-    onSuccess: () => client.invalidateQueries({ queryKey: [apiBase] }),
+    onSuccess: () => client.invalidateQueries({ queryKey: annotationsKey(apiBase) }),
   });
 }
 
@@ -241,7 +260,7 @@ export function useDeleteAnnotation(apiBase: string) {
 
 export function useShares(incidentId: string) {
   return useQuery<ShareRead[], ApiError>({
-    queryKey: [incidentBase(incidentId), "shares"],
+    queryKey: sharesKey(incidentId),
     queryFn: ({ signal }) =>
       apiGet<ShareRead[]>(`${incidentBase(incidentId)}/shares`, undefined, signal),
   });
@@ -257,7 +276,7 @@ export function useCreateShare(incidentId: string) {
     mutationFn: (body) =>
       request<ShareCreated>("POST", `${incidentBase(incidentId)}/shares`, { json: body }),
     onSuccess: () =>
-      client.invalidateQueries({ queryKey: [incidentBase(incidentId), "shares"] }),
+      client.invalidateQueries({ queryKey: sharesKey(incidentId) }),
   });
 }
 
@@ -270,6 +289,6 @@ export function useRevokeShare(incidentId: string) {
         `${incidentBase(incidentId)}/shares/${encodeURIComponent(String(shareId))}`,
       ),
     onSuccess: () =>
-      client.invalidateQueries({ queryKey: [incidentBase(incidentId), "shares"] }),
+      client.invalidateQueries({ queryKey: sharesKey(incidentId) }),
   });
 }

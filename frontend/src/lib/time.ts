@@ -83,15 +83,22 @@ export function formatBytes(bytes: number): string {
   return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
 
+const numberFormat = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
+
 export function formatNumber(value: number): string {
-  return new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 }).format(value);
+  return numberFormat.format(value);
 }
 
-/** Every IANA zone the browser knows (for the timezone pickers), UTC first. */
-export function timeZones(): string[] {
-  const supported = (Intl as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf;
-  const zones = supported ? supported("timeZone") : [];
-  return ["UTC", ...zones.filter((zone) => zone !== "UTC")];
+let zones: readonly string[] | null = null;
+
+/** Every IANA zone the browser knows (for the timezone pickers), UTC first; read once. */
+export function timeZones(): readonly string[] {
+  if (!zones) {
+    const supported = (Intl as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf;
+    const known = supported ? supported("timeZone") : [];
+    zones = ["UTC", ...known.filter((zone) => zone !== "UTC")];
+  }
+  return zones;
 }
 
 export function isValidTimeZone(zone: string): boolean {

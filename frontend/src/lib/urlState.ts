@@ -16,8 +16,6 @@ export interface ViewState {
   evidence: number | null;
 }
 
-export const EMPTY_VIEW: ViewState = { range: null, host: null, finding: null, evidence: null };
-
 const VIEW_KEYS = ["from", "to", "host", "finding", "evidence"] as const;
 
 /** Epoch ms, or an ISO-8601 instant (hand-written links); null when unreadable. */

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useChangePassword, useCreateToken, useIncidents, useMe, useRevokeToken, useTokens } from "../api/queries";
 import type { TokenCreated, TokenScope } from "../api/types";
-import { CopyButton } from "../components/CopyButton";
+import { OneTimeSecret } from "../components/OneTimeSecret";
 import { Empty, ErrorMessage, Loading } from "../components/States";
 import { browserTimeZone, formatInstant } from "../lib/time";
 
@@ -132,13 +132,9 @@ function TokensSection() {
       </form>
       {create.isError && <ErrorMessage error={create.error} />}
       {created && (
-        <div className="secret" role="status">
-          <p><strong>Copy this token now:</strong> it is shown only once.</p>
-          <div className="command">
-            <input className="mono" readOnly value={created.token} aria-label="New API token" onFocus={(event) => event.target.select()} />
-            <CopyButton text={created.token} label="Copy token" />
-          </div>
-        </div>
+        <OneTimeSecret value={created.token} name="New API token" copyLabel="Copy token">
+          <strong>Copy this token now:</strong> it is shown only once.
+        </OneTimeSecret>
       )}
 
       {tokens.isPending && <Loading label="Loading tokens…" />}

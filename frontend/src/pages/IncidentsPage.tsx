@@ -1,10 +1,10 @@
 import { useEffect, useState } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router";
-import { INCIDENTS_PAGE_SIZE, useCreateIncident, useDeleteIncident, useIncidents, useUpdateIncident } from "../api/queries";
+import { useCreateIncident, useIncidents } from "../api/queries";
 import type { Incident } from "../api/types";
-import { ConfirmDialog } from "../components/Modal";
 import { Empty, ErrorMessage, Loading } from "../components/States";
 import { StatusBadge } from "../components/VerdictBadge";
+import { DeleteIncidentDialog, EditIncidentDialog } from "../features/incidents/IncidentDialogs";
 import { IncidentFormDialog } from "../features/incidents/IncidentForm";
 import { formatDuration, formatNumber, formatRange } from "../lib/time";
 
@@ -19,7 +19,6 @@ export function IncidentsPage() {
   const [deleting, setDeleting] = useState<Incident | null>(null);
   const navigate = useNavigate();
   const create = useCreateIncident();
-  const remove = useDeleteIncident();
 
   useEffect(() => setSearch(q), [q]);
   // Search as you type, without a history entry per key.
@@ -69,9 +68,16 @@ export function IncidentsPage() {
 
       {incidents.isPending && <Loading label="Loading incidents…" />}
       {incidents.isError && <ErrorMessage error={incidents.error} onRetry={() => void incidents.refetch()} />}
-      {data && data.items.length === 0 && (
-        <Empty>{q ? `No incidents match “${q}”.` : "No incidents yet. Create one, then upload what you collected."}</Empty>
-      )}
+      {data && data.items.length === 0 &&
+        (page > 0 ? (
+          // Past the end (the last one on this page was deleted, or an old link).
+          <Empty>
+            Nothing on this page.{" "}
+            <button type="button" className="button-link" onClick={() => goToPage(0)}>Back to the first page</button>
+          </Empty>
+        ) : (
+          <Empty>{q ? `No incidents match “${q}”.` : "No incidents yet. Create one, then upload what you collected."}</Empty>
+        ))}
       {data && data.items.length > 0 && (
         <>
           <div className="table-scroll">
@@ -127,7 +133,7 @@ export function IncidentsPage() {
                       <button type="button" className="button-small" onClick={() => setEditing(incident)}>
                         Edit<span className="visually-hidden"> {incident.title}</span>
                       </button>
-                      <button type="button" className="button-small button-danger" onClick={() => { remove.reset(); setDeleting(incident); }}>
+                      <button type="button" className="button-small button-danger" onClick={() => setDeleting(incident)}>
                         Delete<span className="visually-hidden"> {incident.title}</span>
                       </button>
                     </td>
@@ -147,9 +153,6 @@ export function IncidentsPage() {
           </nav>
         </>
       )}
-      {data && data.total <= INCIDENTS_PAGE_SIZE && page > 0 && data.items.length === 0 && (
-        <button type="button" onClick={() => goToPage(0)}>Back to the first page</button>
-      )}
 
       {creating && (
         <IncidentFormDialog
@@ -161,36 +164,11 @@ export function IncidentsPage() {
           }
         />
       )}
-      {editing && <EditIncident incident={editing} onClose={() => setEditing(null)} />}
+      {editing && <EditIncidentDialog incident={editing} onClose={() => setEditing(null)} />}
       {deleting && (
-        <ConfirmDialog
-          title="Delete incident"
-          message={
-            <p>
-              Delete “{deleting.title}” with its {deleting.artifact_count} artifacts, findings, notes and share links?
-              This cannot be undone.
-            </p>
-          }
-          confirmLabel="Delete incident"
-          pending={remove.isPending}
-          error={remove.isError ? <ErrorMessage error={remove.error} /> : undefined}
-          onCancel={() => setDeleting(null)}
-          onConfirm={() => remove.mutate(deleting.id, { onSuccess: () => setDeleting(null) })}
-        />
+        <DeleteIncidentDialog incident={deleting} onClose={() => setDeleting(null)} onDeleted={() => setDeleting(null)} />
       )}
     </main>
   );
 }
 
-export function EditIncident({ incident, onClose }: { incident: Incident; onClose: () => void }) {
-  const update = useUpdateIncident(incident.id);
-  return (
-    <IncidentFormDialog
-      incident={incident}
-      pending={update.isPending}
-      error={update.error}
-      onClose={onClose}
-      onSubmit={(values) => update.mutate(values, { onSuccess: onClose })}
-    />
-  );
-}

@@ -3,7 +3,8 @@ import type { ApiError } from "../../api/client";
 import type { Incident } from "../../api/types";
 import { Modal } from "../../components/Modal";
 import { ErrorMessage } from "../../components/States";
-import { browserTimeZone, isValidTimeZone, timeZones } from "../../lib/time";
+import { TimeZoneList } from "../../components/TimeZoneList";
+import { browserTimeZone, isValidTimeZone } from "../../lib/time";
 
 export interface IncidentFormValues {
   title: string;
@@ -30,7 +31,6 @@ export function IncidentFormDialog({
   const [summary, setSummary] = useState(incident?.summary ?? "");
   const [timezone, setTimezone] = useState(incident?.timezone ?? browserTimeZone());
   const [status, setStatus] = useState<Incident["status"]>(incident?.status ?? "draft");
-  const [zones] = useState(timeZones);
   const id = useId();
   const zoneOk = isValidTimeZone(timezone.trim());
 
@@ -69,11 +69,7 @@ export function IncidentFormDialog({
           aria-describedby={`${id}-tz-hint`}
           onChange={(event) => setTimezone(event.target.value)}
         />
-        <datalist id={`${id}-zones`}>
-          {zones.map((zone) => (
-            <option key={zone} value={zone} />
-          ))}
-        </datalist>
+        <TimeZoneList id={`${id}-zones`} />
         <p id={`${id}-tz-hint`} className={zoneOk ? "hint" : "state-error-inline"}>
           {zoneOk
             ? "IANA zone: times are shown in it, and files without a zone are read in it."

@@ -6,10 +6,12 @@ import { Loading } from "../../components/States";
 import { formatRange } from "../../lib/time";
 import { paddedRange, type TimeRange } from "../../lib/urlState";
 import { useViewState } from "../../lib/useViewState";
+// Bundled eagerly (not a lazy chunk): the timeline's /series and /timeline requests then start as
+// soon as the incident is read, instead of after one more round trip for the chunk.
+import Timeline, { type SeriesHighlight } from "../../timeline/Timeline";
 import { AnnotationForm, AnnotationList } from "../annotations/Annotations";
 import { ArtifactsTable } from "../artifacts/ArtifactsTable";
 import { Checklist } from "../checklist/Checklist";
-import { TimelineSlot, type SeriesHighlight } from "../timeline-slot/TimelineSlot";
 import { UploadPanel } from "../upload/UploadPanel";
 
 // Recharts is only needed by the coverage chart: keep it out of the main bundle.
@@ -50,7 +52,8 @@ export function IncidentWorkspace({
   const checklist = useChecklist(apiBase);
   const timezone = incident.timezone;
 
-  const window = useMemo<TimeRange | null>(
+  // The incident's whole extent (named so as not to shadow the global `window`).
+  const extent = useMemo<TimeRange | null>(
     () =>
       incident.window_start_ms !== null && incident.window_end_ms !== null
         ? { from: incident.window_start_ms, to: incident.window_end_ms }
@@ -88,18 +91,20 @@ export function IncidentWorkspace({
               <h2 id="timeline-title">Timeline</h2>
               <ViewSummary range={view.range} host={view.host} timezone={timezone} onReset={() => setView({ range: null, host: null, finding: null })} />
             </div>
-            <TimelineSlot
-              apiBase={apiBase}
-              timezone={timezone}
-              window={window}
-              range={view.range}
-              onRangeChange={onRangeChange}
-              host={view.host}
-              onHostChange={onHostChange}
-              highlight={highlight}
-              readOnly={readOnly}
-              onAnnotate={readOnly ? undefined : setAnnotating}
-            />
+            <ErrorBoundary label="The timeline">
+              <Timeline
+                apiBase={apiBase}
+                timezone={timezone}
+                window={extent}
+                range={view.range}
+                onRangeChange={onRangeChange}
+                host={view.host}
+                onHostChange={onHostChange}
+                highlight={highlight}
+                readOnly={readOnly}
+                onAnnotate={readOnly ? undefined : setAnnotating}
+              />
+            </ErrorBoundary>
           </section>
           {annotating && !readOnly && (
             <AnnotationForm
@@ -118,7 +123,7 @@ export function IncidentWorkspace({
                 <button
                   type="button"
                   className="button-small"
-                  onClick={() => setAnnotating(view.range ?? window ?? { from: Date.now(), to: Date.now() })}
+                  onClick={() => setAnnotating(view.range ?? extent ?? { from: Date.now(), to: Date.now() })}
                 >
                   Annotate the visible range
                 </button>

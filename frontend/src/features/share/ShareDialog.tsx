@@ -1,8 +1,8 @@
 import { useState } from "react";
 import { useCreateShare, useRevokeShare, useShares } from "../../api/queries";
 import type { ShareCreated, ShareRead } from "../../api/types";
-import { CopyButton } from "../../components/CopyButton";
 import { Modal } from "../../components/Modal";
+import { OneTimeSecret } from "../../components/OneTimeSecret";
 import { Empty, ErrorMessage, Loading } from "../../components/States";
 import { formatInstant } from "../../lib/time";
 
@@ -90,17 +90,11 @@ export function ShareDialog({
       </form>
 
       {created && (
-        <div className="secret" role="status">
-          <p>
-            <strong>Copy this link now:</strong> it is shown only once. Anyone with it can read this
-            incident{created.allow_raw ? ", including the original files," : ""} until it is revoked
-            {created.expires_at_ms ? ` or expires (${formatInstant(created.expires_at_ms, timezone, false)})` : ""}.
-          </p>
-          <div className="command">
-            <input className="mono" readOnly value={link} aria-label="Share link" onFocus={(event) => event.target.select()} />
-            <CopyButton text={link} label="Copy link" />
-          </div>
-        </div>
+        <OneTimeSecret value={link} name="Share link" copyLabel="Copy link">
+          <strong>Copy this link now:</strong> it is shown only once. Anyone with it can read this
+          incident{created.allow_raw ? ", including the original files," : ""} until it is revoked
+          {created.expires_at_ms ? ` or expires (${formatInstant(created.expires_at_ms, timezone, false)})` : ""}.
+        </OneTimeSecret>
       )}
 
       <h3>Links</h3>

@@ -1,4 +1,5 @@
 import { useId, useRef, useState, type DragEvent } from "react";
+import { TimeZoneList } from "../../components/TimeZoneList";
 import { StatusBadge } from "../../components/VerdictBadge";
 import { formatBytes } from "../../lib/time";
 import { totals, type UploadItem } from "./uploadQueue";
@@ -58,11 +59,7 @@ export function UploadPanel({ apiBase, timezone }: { apiBase: string; timezone: 
         </p>
       </div>
 
-      <datalist id={zonesId}>
-        {(Intl as { supportedValuesOf?: (k: string) => string[] })
-          .supportedValuesOf?.("timeZone")
-          .map((zone) => <option key={zone} value={zone} />)}
-      </datalist>
+      <TimeZoneList id={zonesId} />
 
       {items.length > 0 && (
         <>
