@@ -124,28 +124,25 @@ export interface Drawing {
   state: string | null;
   from: number;
   to: number;
-  /** Visible SVG paths with a non-empty `d` (the lanes' lines: Recharts curves or plain paths). */
+  /** Visible SVG paths with a non-empty `d` (the lanes' lines). */
   curves: number;
   /** Drawing commands (about one per point) in the longest path, and in all of them. */
   maxPoints: number;
   totalPoints: number;
   /** Characters of `d` over all paths. */
   dLength: number;
-  /** Dots (scatter points, GC pauses, points of sparse lines). */
+  /** Dots (GC pauses, points of sparse lines). */
   symbols: number;
-  bars: number;
 }
 
 /**
- * What one lane's SVG actually holds. Counts the visible data paths wherever they come from
- * (`path.recharts-curve` or the timeline's own paths), leaving out what is not data: clip paths,
- * the tooltip cursor and invisible helper lines (`stroke="none"`).
+ * What one lane's SVG actually holds: the visible data paths, leaving out what is not data
+ * (clip paths and anything drawn with `stroke="none"` or hidden).
  */
 export async function drawing(laneLocator: Locator): Promise<Drawing> {
   return laneLocator.evaluate((el) => {
     const visible = (p: Element) => {
-      if (p.closest("clipPath, defs, .recharts-tooltip-cursor, .recharts-legend-wrapper")) return false;
-      if (p.classList.contains("recharts-tooltip-cursor")) return false;
+      if (p.closest("clipPath, defs")) return false;
       const style = getComputedStyle(p);
       return style.stroke !== "none" && style.visibility !== "hidden" && style.display !== "none";
     };
@@ -162,13 +159,12 @@ export async function drawing(laneLocator: Locator): Promise<Drawing> {
       maxPoints: Math.max(0, ...points),
       totalPoints: points.reduce((a, b) => a + b, 0),
       dLength: curves.reduce((a, d) => a + d.length, 0),
-      symbols: el.querySelectorAll("svg circle, svg .recharts-scatter-symbol").length,
-      bars: el.querySelectorAll("svg .recharts-bar-rectangle, svg .recharts-rectangle").length,
+      symbols: el.querySelectorAll("svg circle").length,
     };
   });
 }
 
-/** Every lane named is drawn, from real data: a long curve, or many symbols/bars. */
+/** Every lane named is drawn, from real data: a long curve, or many dots. */
 export async function expectLanesDrawReal(page: Page, keys: string[], minPoints = 8): Promise<Record<string, Drawing>> {
   const found: Record<string, Drawing> = {};
   for (const key of keys) {
@@ -176,7 +172,7 @@ export async function expectLanesDrawReal(page: Page, keys: string[], minPoints 
     await expect(locator, `lane ${key}`).toHaveAttribute("data-state", "drawn");
     const d = await drawing(locator);
     found[key] = d;
-    const marks = Math.max(d.totalPoints, d.symbols, d.bars);
+    const marks = Math.max(d.totalPoints, d.symbols);
     expect(marks, `lane ${key} draws ${JSON.stringify(d)}`).toBeGreaterThanOrEqual(minPoints);
     if (d.curves > 0) expect(d.dLength, `lane ${key} path d`).toBeGreaterThan(100);
   }
@@ -200,13 +196,12 @@ export async function drawnRange(page: Page): Promise<{ from: number; to: number
 
 /**
  * Drag across a lane's plot area with the mouse, from one fraction of its width to another.
- * The plot area is the chart's grid (the SVG also holds the y axis on the left).
+ * The plot area is the chart's `rect.tl-plot` (the SVG also holds the y axis on the left).
  */
 export async function brush(page: Page, laneLocator: Locator, fromFraction: number, toFraction: number): Promise<void> {
-  const surface = laneLocator.locator("svg.recharts-surface").first();
-  await surface.scrollIntoViewIfNeeded();
-  const grid = laneLocator.locator(".recharts-cartesian-grid").first();
-  const box = (await grid.count()) ? await grid.boundingBox() : await surface.boundingBox();
+  const plot = laneLocator.locator("svg.tl-surface rect.tl-plot").first();
+  await plot.scrollIntoViewIfNeeded();
+  const box = await plot.boundingBox();
   if (!box || box.width < 10) throw new Error("lane has no visible plot to brush");
   const y = box.y + box.height * 0.5;
   const x = (fraction: number) => box.x + box.width * fraction;

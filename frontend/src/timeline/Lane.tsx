@@ -1,9 +1,10 @@
 /** One lane: header (title, units, legend, state) and its chart (plain SVG) on the shared axis. */
 import { memo, useId, useMemo, useRef, useSyncExternalStore } from "react";
 import type { MouseEvent as ReactMouseEvent, ReactNode } from "react";
-import { cursorTimes, largestPoints, linePath, valueAt, yScale } from "./data";
+import { formatDuration } from "../lib/time";
+import { cursorTimes, largestPoints, linePath, nearestIndex, valueAt, yScale } from "./data";
 import type { CursorStore, LinePoints } from "./data";
-import { displayUnit, formatAxisValue, formatDuration, formatFull, formatTick, formatValue } from "./format";
+import { displayUnit, formatAxisValue, formatFull, formatTick, formatValue } from "./format";
 import type { LanePlan } from "./lanes";
 import { selectionToRange, timeToX } from "./range";
 import type { TimeRange } from "./types";
@@ -13,26 +14,38 @@ export type LaneState = "loading" | "drawn" | "empty" | "error";
 /** Pixels left of the plot (y axis) and right of it: every lane and the overlays share them. */
 export const PLOT_LEFT = 64;
 export const PLOT_RIGHT = 16;
-export const CHART_HEIGHT = 132;
+const CHART_HEIGHT = 132;
 /** The plot area inside a chart: below a small top margin, above the time axis labels. */
 export const PLOT_TOP = 6;
 export const PLOT_HEIGHT = CHART_HEIGHT - PLOT_TOP - 18;
 /** GC pauses drawn as points in view (the longest). */
-export const MAX_GC_POINTS = 200;
+const MAX_GC_POINTS = 200;
 /** Below this many points a line also gets dots (single-snapshot connections). */
 const DOT_BELOW = 8;
 
-export const COLORS = [
+const COLORS = [
   "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
   "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
   "#393b79", "#637939",
 ]; // prettier-ignore
 
-export function colorOf(i: number): string {
+function colorOf(i: number): string {
   return COLORS[i % COLORS.length]!;
 }
 
-export interface LaneProps {
+/** Width of the plot area in a lane (or the overlays) `width` pixels wide. */
+export function plotWidthOf(width: number): number {
+  return Math.max(1, width - PLOT_LEFT - PLOT_RIGHT);
+}
+
+type YScale = ReturnType<typeof yScale>;
+
+/** Pixel row of value `v` on the y axis `y`. */
+function yToPx(y: YScale, v: number): number {
+  return PLOT_TOP + PLOT_HEIGHT * (1 - (v - y.lo) / (y.hi - y.lo || 1));
+}
+
+interface LaneProps {
   plan: LanePlan;
   points: LinePoints[];
   state: LaneState;
@@ -46,7 +59,7 @@ export interface LaneProps {
   tickStepMs: number;
   /** Keys of lines to emphasise (others dimmed); null = no highlight in this lane. */
   emphasis: ReadonlySet<string> | null;
-  /** In the incident's GC-pause count in view, for the lane note. */
+  /** The incident's GC-pause count in view (GC lane only), for the lane note. */
   gcPausesInView: number | null;
   error: string | null;
   onRetry: () => void;
@@ -58,7 +71,7 @@ export interface LaneProps {
 }
 
 function LaneImpl(props: LaneProps) {
-  const { plan, points, state, drawn, domain, width, emphasis } = props;
+  const { plan, points, state, drawn, domain, emphasis } = props;
   const totalPoints = points.reduce((n, p) => n + p.t.length, 0);
   const units = [...new Set(plan.lines.map((l) => displayUnit(l.unit)).filter(Boolean))];
   const unitText = units.length ? units.join(", ") : displayUnit(plan.unit);
@@ -70,7 +83,7 @@ function LaneImpl(props: LaneProps) {
   let note = plan.note;
   if (plan.dropped > 0) note = [note, `${plan.dropped} more lines not drawn`].filter(Boolean).join("; ");
   if (gcPoints) {
-    const shown = gcPoints.reduce((n, p) => n + p.length, 0);
+    const shown = gcPoints.reduce((n, p) => n + p.t.length, 0);
     const total = props.gcPausesInView;
     if (total !== null && total > shown) note = `longest ${shown} of ${total.toLocaleString("en-US")} pauses in view`;
   }
@@ -109,12 +122,14 @@ function LaneImpl(props: LaneProps) {
       </header>
       <LaneBody {...props} gcPoints={gcPoints} totalPoints={totalPoints} />
       {state === "loading" && totalPoints > 0 && <span className="tl-lane__badge">updating…</span>}
-      {width > 0 && plan.lines.length === 0 && null}
     </section>
   );
 }
 
-function LaneBody(props: LaneProps & { gcPoints: { t: number; v: number }[][] | null; totalPoints: number }) {
+/** GC pauses: only the longest in view (null in line lanes). */
+type ChartProps = LaneProps & { gcPoints: LinePoints[] | null };
+
+function LaneBody(props: ChartProps & { totalPoints: number }) {
   const { plan, state, totalPoints } = props;
   if (state === "error") {
     return (
@@ -130,7 +145,7 @@ function LaneBody(props: LaneProps & { gcPoints: { t: number; v: number }[][] | 
     return <div className="tl-lane__msg">No data. Collect {plan.hint} to fill this lane.</div>;
   }
   if (state === "empty") {
-    return <div className="tl-lane__msg">No points in this range{plan.lines.length ? ` for ${plan.lines.length} series` : ""}.</div>;
+    return <div className="tl-lane__msg">No points in this range for {plan.lines.length} series.</div>;
   }
   if (state === "loading" && totalPoints === 0) {
     return <div className="tl-lane__msg tl-lane__msg--loading" style={{ height: CHART_HEIGHT }}>Loading…</div>;
@@ -138,20 +153,15 @@ function LaneBody(props: LaneProps & { gcPoints: { t: number; v: number }[][] | 
   return <Chart {...props} />;
 }
 
-function Chart(props: LaneProps & { gcPoints: { t: number; v: number }[][] | null }) {
+function Chart(props: ChartProps) {
   const { plan, points, domain, width, timezone, ticks, tickStepMs, emphasis, gcPoints, onSelect, cursor } = props;
   const wrapRef = useRef<HTMLDivElement>(null);
   const selRef = useRef<HTMLDivElement>(null);
-  const plotWidth = Math.max(1, width - PLOT_LEFT - PLOT_RIGHT);
-
-  // GC pauses: only the longest in view, as points sized by duration.
-  const drawn = useMemo(
-    () => (gcPoints ? gcPoints.map((p) => ({ t: p.map((x) => x.t), v: p.map((x) => x.v) })) : points),
-    [points, gcPoints],
-  );
+  const plotWidth = plotWidthOf(width);
+  const drawn = gcPoints ?? points;
   const y = useMemo(() => yScale(drawn, domain), [drawn, domain]);
   // The cursor's stops: one per pixel column at most.
-  const stops = useMemo(() => cursorTimes(drawn, domain, Math.round(plotWidth)).map((r) => r.t), [drawn, domain, plotWidth]);
+  const stops = useMemo(() => cursorTimes(drawn, domain, Math.round(plotWidth)), [drawn, domain, plotWidth]);
 
   // Drag to select a range: the selection box is moved by hand (no re-render while dragging).
   const onMouseDown = (e: ReactMouseEvent<HTMLDivElement>) => {
@@ -181,8 +191,8 @@ function Chart(props: LaneProps & { gcPoints: { t: number; v: number }[][] | nul
 
   return (
     <div className="tl-chart" ref={wrapRef} onMouseDown={onMouseDown}>
-      <Axes plan={plan} y={y} domain={domain} width={width} timezone={timezone} ticks={ticks} tickStepMs={tickStepMs}>
-        <Paths lines={plan} points={drawn} y={y} domain={domain} width={width} emphasis={emphasis} scatter={!!gcPoints} />
+      <Axes unit={plan.unit} y={y} domain={domain} width={width} timezone={timezone} ticks={ticks} tickStepMs={tickStepMs}>
+        <Paths plan={plan} points={drawn} y={y} domain={domain} plotWidth={plotWidth} emphasis={emphasis} scatter={!!gcPoints} />
       </Axes>
       <div ref={selRef} className="tl-selection" style={{ display: "none", top: PLOT_TOP, height: PLOT_HEIGHT }} />
       {cursor && (
@@ -203,8 +213,8 @@ function Chart(props: LaneProps & { gcPoints: { t: number; v: number }[][] | nul
 
 /** The chart's SVG: grid, axes and tick labels around the plot area (children: the data). */
 function Axes(props: {
-  plan: LanePlan;
-  y: { lo: number; hi: number; ticks: number[] };
+  unit: string;
+  y: YScale;
   domain: TimeRange;
   width: number;
   timezone: string;
@@ -212,17 +222,17 @@ function Axes(props: {
   tickStepMs: number;
   children: ReactNode;
 }) {
-  const { plan, y, domain, width, timezone, ticks, tickStepMs } = props;
-  const plotWidth = Math.max(1, width - PLOT_LEFT - PLOT_RIGHT);
+  const { unit, y, domain, width, timezone, ticks, tickStepMs } = props;
+  const plotWidth = plotWidthOf(width);
   const right = PLOT_LEFT + plotWidth;
   const bottom = PLOT_TOP + PLOT_HEIGHT;
   const xs = ticks.map((t) => PLOT_LEFT + timeToX(t, plotWidth, domain));
-  const ys = y.ticks.map((v) => PLOT_TOP + PLOT_HEIGHT * (1 - (v - y.lo) / (y.hi - y.lo || 1)));
+  const ys = y.ticks.map((v) => yToPx(y, v));
   return (
-    <svg className="recharts-surface" width={width} height={CHART_HEIGHT} viewBox={`0 0 ${width} ${CHART_HEIGHT}`}>
-      {/* The plot area (the class is what the end-to-end tests aim their brush at). */}
-      <g className="recharts-cartesian-grid tl-grid" stroke="#e6e8eb">
-        <rect x={PLOT_LEFT} y={PLOT_TOP} width={plotWidth} height={PLOT_HEIGHT} fill="none" stroke="none" />
+    <svg className="tl-surface" width={width} height={CHART_HEIGHT} viewBox={`0 0 ${width} ${CHART_HEIGHT}`}>
+      {/* The plot area (what a drag selects in, and what the end-to-end tests aim their brush at). */}
+      <rect className="tl-plot" x={PLOT_LEFT} y={PLOT_TOP} width={plotWidth} height={PLOT_HEIGHT} fill="none" stroke="none" />
+      <g className="tl-grid" stroke="#e6e8eb">
         {ys.map((py, i) => (
           <line key={`h${i}`} x1={PLOT_LEFT} x2={right} y1={py} y2={py} />
         ))}
@@ -248,7 +258,7 @@ function Axes(props: {
         ))}
         {ys.map((py, i) => (
           <text key={`y${i}`} x={PLOT_LEFT - 10} y={py + 3} textAnchor="end">
-            {formatAxisValue(y.ticks[i]!, plan.unit)}
+            {formatAxisValue(y.ticks[i]!, unit)}
           </text>
         ))}
       </g>
@@ -259,24 +269,23 @@ function Axes(props: {
 
 /** The lines (or GC points) of a lane as plain SVG paths in the plot area. */
 function Paths(props: {
-  lines: LanePlan;
+  plan: LanePlan;
   points: LinePoints[];
-  y: { lo: number; hi: number };
+  y: YScale;
   domain: TimeRange;
-  width: number;
+  plotWidth: number;
   emphasis: ReadonlySet<string> | null;
   scatter: boolean;
 }) {
-  const { lines, points, y, domain, width, emphasis, scatter } = props;
+  const { plan, points, y, domain, plotWidth, emphasis, scatter } = props;
   const clipId = useId();
-  const plotWidth = Math.max(1, width - PLOT_LEFT - PLOT_RIGHT);
-  const paths = useMemo(() => {
+  const { paths, maxV } = useMemo(() => {
     const sx = (t: number) => PLOT_LEFT + timeToX(t, plotWidth, domain);
-    const sy = (v: number) => PLOT_TOP + PLOT_HEIGHT * (1 - (v - y.lo) / (y.hi - y.lo || 1));
-    return points.map((p) => ({ d: scatter ? "" : linePath(p, sx, sy), sx, sy, p }));
+    const sy = (v: number) => yToPx(y, v);
+    let maxV = 1;
+    if (scatter) for (const p of points) for (const v of p.v) if (v > maxV) maxV = v;
+    return { paths: points.map((p) => ({ d: scatter ? "" : linePath(p, sx, sy), sx, sy, p })), maxV };
   }, [plotWidth, points, domain, y, scatter]);
-  let maxV = 1;
-  if (scatter) for (const p of points) for (const v of p.v) if (v > maxV) maxV = v;
   return (
     <g className="tl-paths">
       <defs>
@@ -285,7 +294,7 @@ function Paths(props: {
         </clipPath>
       </defs>
       <g clipPath={`url(#${clipId})`}>
-        {lines.lines.map((line, i) => {
+        {plan.lines.map((line, i) => {
           const path = paths[i];
           if (!path) return null;
           const color = colorOf(i);
@@ -314,19 +323,6 @@ function Paths(props: {
   );
 }
 
-/** Index of the value nearest to `t` in ascending `sorted`. */
-function nearestOf(sorted: readonly number[], t: number): number {
-  let lo = 0;
-  let hi = sorted.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid]! < t) lo = mid + 1;
-    else hi = mid;
-  }
-  if (lo > 0 && Math.abs(sorted[lo - 1]! - t) <= Math.abs(sorted[lo]! - t)) return lo - 1;
-  return lo;
-}
-
 /**
  * The shared cursor in one lane: a vertical line at this lane's point nearest to the pointer's
  * time, and the tooltip with every line's value there. Only this small part re-renders on hover.
@@ -339,15 +335,18 @@ function LaneCursor(props: {
   domain: TimeRange;
   plotWidth: number;
   timezone: string;
+  /** GC pauses: a value only at a pause, none carried over from an earlier one. */
   scatter: boolean;
 }) {
   const { cursor, stops, plan, points, domain, plotWidth, timezone, scatter } = props;
   const at = useSyncExternalStore(cursor.subscribe, cursor.get);
   if (at === null || !stops.length) return null;
-  const t = stops[nearestOf(stops, at)]!;
+  const t = stops[nearestIndex(stops, at)]!;
   const x = timeToX(t, plotWidth, domain);
   if (x < 0 || x > plotWidth) return null;
   const flip = x > plotWidth / 2;
+  // Within a couple of pixels a point is "at" the cursor.
+  const tolerance = (2 * (domain.to - domain.from)) / plotWidth;
   return (
     <>
       <div className="tl-cursor" style={{ left: PLOT_LEFT + x, top: PLOT_TOP, height: PLOT_HEIGHT }} aria-hidden="true" />
@@ -355,49 +354,31 @@ function LaneCursor(props: {
         className="tl-tooltip-wrap"
         style={{ left: PLOT_LEFT + x + (flip ? -10 : 10), top: PLOT_TOP + 4, transform: flip ? "translateX(-100%)" : undefined }}
       >
-        <LaneTooltip
-          t={t}
-          plan={plan}
-          points={points}
-          timezone={timezone}
-          gc={scatter}
-          tolerance={(2 * (domain.to - domain.from)) / plotWidth}
-        />
+        <div className="tl-tooltip">
+          <div className="tl-tooltip__time">{formatFull(t, timezone)}</div>
+          <table>
+            <tbody>
+              {plan.lines.map((line, i) => {
+                const near = points[i] ? valueAt(points[i]!, t) : null;
+                const off = near && Math.abs(near.t - t) > tolerance ? near.t - t : 0;
+                return (
+                  <tr key={line.key} className={off !== 0 ? "tl-tooltip__stale" : undefined}>
+                    <td>
+                      <span className="tl-swatch" style={{ background: colorOf(i) }} />
+                      {line.label}
+                    </td>
+                    <td className="tl-tooltip__value">
+                      {near && (!scatter || off === 0) ? formatValue(near.v, line.unit) : "–"}
+                      {near && off !== 0 && !scatter ? ` (${formatDuration(Math.abs(off))} ${off < 0 ? "before" : "after"})` : ""}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
       </div>
     </>
-  );
-}
-
-function LaneTooltip(props: { t: number; plan: LanePlan; points: LinePoints[]; timezone: string; tolerance: number; gc: boolean }) {
-  const { t, plan, points, timezone, tolerance, gc } = props;
-  const rows = plan.lines.map((line, i) => {
-    const at = points[i] ? valueAt(points[i]!, t) : null;
-    return { line, i, at };
-  });
-  return (
-    <div className="tl-tooltip">
-      <div className="tl-tooltip__time">{formatFull(t, timezone)}</div>
-      <table>
-        <tbody>
-          {rows.map(({ line, i, at }) => {
-            // Within a couple of pixels the point is "at" the cursor.
-            const off = at && Math.abs(at.t - t) > tolerance ? at.t - t : 0;
-            return (
-              <tr key={line.key} className={off !== 0 ? "tl-tooltip__stale" : undefined}>
-                <td>
-                  <span className="tl-swatch" style={{ background: colorOf(i) }} />
-                  {line.label}
-                </td>
-                <td className="tl-tooltip__value">
-                  {at && (!gc || off === 0) ? formatValue(at.v, line.unit) : "–"}
-                  {at && off !== 0 && !gc ? ` (${off < 0 ? formatDuration(-off) + " before" : formatDuration(off) + " after"})` : ""}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
   );
 }
 

@@ -1,6 +1,7 @@
 /** Event markers: a strip above the lanes (hoverable) and faint lines across every lane. */
 import { memo, useMemo } from "react";
-import { formatDuration, formatFull } from "./format";
+import { formatDuration } from "../lib/time";
+import { formatFull } from "./format";
 import { timeToX } from "./range";
 import type { TimeRange } from "./types";
 
@@ -51,16 +52,14 @@ function MarkerStripImpl({ markers, range, width, timezone }: StripProps) {
         const w = m.duration ? Math.max(2, (m.duration / (range.to - range.from)) * width) : 0;
         const color = MARKER_COLORS[m.kind];
         const title = `${MARKER_NAMES[m.kind]}: ${formatFull(m.t, timezone)}${m.duration ? ` for ${formatDuration(m.duration)}` : ""}${m.text ? ` — ${m.text}` : ""}`;
-        const row = m.kind === "annotation" ? 1 : m.kind === "gc" ? 14 : 7;
         if (m.kind === "annotation") {
           return (
-            <g key={i}>
-              <rect x={x} y={row} width={Math.max(3, w)} height={8} fill={color} fillOpacity={0.5}>
-                <title>{title}</title>
-              </rect>
-            </g>
+            <rect key={i} x={x} y={1} width={Math.max(3, w)} height={8} fill={color} fillOpacity={0.5}>
+              <title>{title}</title>
+            </rect>
           );
         }
+        const row = m.kind === "gc" ? 14 : 7;
         if (w > 0) {
           return (
             <rect key={i} x={x} y={row} width={w} height={10} fill={color} fillOpacity={0.75}>
@@ -88,13 +87,12 @@ interface OverlayProps {
 }
 
 /** GC pauses (the longest) drawn as lines across every lane. */
-export const MAX_GC_LINES = 20;
+const MAX_GC_LINES = 20;
 
 /** Taller than any page: the overlay's SVG viewport cuts the lines at the lanes' bottom. */
 const FAR = 100000;
 
 function MarkerOverlayImpl({ markers, range, width, shade }: OverlayProps) {
-  const span = range.to - range.from;
   // One path per kind (not one element per marker), annotation ranges as bands.
   const { paths, bands } = useMemo(() => {
     const d = new Map<MarkerKind, string[]>();
@@ -105,7 +103,7 @@ function MarkerOverlayImpl({ markers, range, width, shade }: OverlayProps) {
       if (m.kind === "gc" && gcLines++ >= MAX_GC_LINES) continue;
       const x = timeToX(m.t, width, range);
       if (m.kind === "annotation" && m.duration) {
-        bands.push({ x, w: Math.max(2, (m.duration / span) * width) });
+        bands.push({ x, w: Math.max(2, (m.duration / (range.to - range.from)) * width) });
         continue;
       }
       let list = d.get(m.kind);
@@ -113,18 +111,15 @@ function MarkerOverlayImpl({ markers, range, width, shade }: OverlayProps) {
       list.push(`M${Math.round(x * 10) / 10},0V${FAR}`);
     }
     return { paths: [...d].map(([kind, parts]) => ({ kind, d: parts.join("") })), bands };
-  }, [markers, range, width, span]);
+  }, [markers, range, width]);
+  let shaded: { x: number; w: number } | null = null;
+  if (shade && shade.to >= range.from && shade.from <= range.to) {
+    const x = Math.max(0, timeToX(shade.from, width, range));
+    shaded = { x, w: Math.max(2, Math.min(width, timeToX(shade.to, width, range)) - x) };
+  }
   return (
     <svg className="tl-overlay" width={width} height="100%" aria-hidden="true" preserveAspectRatio="none">
-      {shade && shade.to >= range.from && shade.from <= range.to && (
-        <rect
-          className="tl-overlay__shade"
-          x={Math.max(0, timeToX(shade.from, width, range))}
-          width={Math.max(2, Math.min(width, timeToX(shade.to, width, range)) - Math.max(0, timeToX(shade.from, width, range)))}
-          y={0}
-          height="100%"
-        />
-      )}
+      {shaded && <rect className="tl-overlay__shade" x={shaded.x} width={shaded.w} y={0} height="100%" />}
       {bands.map((b, i) => (
         <rect key={i} x={b.x} width={b.w} y={0} height="100%" fill={MARKER_COLORS.annotation} fillOpacity={0.06} />
       ))}

@@ -7,14 +7,16 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { MouseEvent as ReactMouseEvent } from "react";
-import { Lane, PLOT_HEIGHT, PLOT_LEFT, PLOT_RIGHT, PLOT_TOP } from "./Lane";
+import { useAnnotations } from "../api/queries";
+import { formatDuration } from "../lib/time";
+import { Lane, PLOT_HEIGHT, PLOT_LEFT, PLOT_RIGHT, PLOT_TOP, plotWidthOf } from "./Lane";
 import type { LaneState } from "./Lane";
 import { MARKER_COLORS, MARKER_NAMES, MarkerOverlay, MarkerStrip } from "./Markers";
 import type { Marker, MarkerKind } from "./Markers";
 import { SeriesPicker } from "./SeriesPicker";
-import { createCursorStore, largestPoints, linePoints, timelineQuery, useAnnotations, useEvents, useSeriesList, useTimelineBatches } from "./data";
+import { createCursorStore, largestPoints, linePoints, timelineQuery, useEvents, useSeriesList, useTimelineBatches } from "./data";
 import type { Batch, LinePoints } from "./data";
-import { formatDuration, formatFull, tickStep, timeTicks, zoneLabel } from "./format";
+import { formatFull, formatValue, tickStep, timeTicks, zoneLabel } from "./format";
 import { batchIds, highlightMatches, hostsOf, planLanes, seriesNames } from "./lanes";
 import type { LanePlan, Plan } from "./lanes";
 import { clampRange, maxPointsFor, panRange, sameRange, xToTime, zoomRange } from "./range";
@@ -28,7 +30,7 @@ export type { SeriesHighlight, TimeRange, TimelineProps } from "./types";
 /** Series ids per timeline request (the API reads at most 200 per call). */
 const BATCH_SERIES = 120;
 /** Markers per kind drawn in view (the longest GC pauses, the first others). */
-export const MAX_MARKERS = 200;
+const MAX_MARKERS = 200;
 
 function extentOf(series: readonly SeriesMeta[] | undefined): TimeRange | null {
   if (!series?.length) return null;
@@ -41,11 +43,11 @@ function extentOf(series: readonly SeriesMeta[] | undefined): TimeRange | null {
   return { from, to: Math.max(to, from + 1000) };
 }
 
-function eventKind(e: EventRead): MarkerKind {
-  if (e.kind === "threadpool_rejected") return "rejection";
-  if (e.kind === "connection_reset" || e.kind === "rpc_timeout") return "reset";
-  if (e.kind.startsWith("thread_")) return "dump";
-  if (e.kind.startsWith("gc_")) return "gc";
+function markerKind(eventKind: string): MarkerKind {
+  if (eventKind === "threadpool_rejected") return "rejection";
+  if (eventKind === "connection_reset" || eventKind === "rpc_timeout") return "reset";
+  if (eventKind.startsWith("thread_")) return "dump";
+  if (eventKind.startsWith("gc_")) return "gc";
   return "other";
 }
 
@@ -69,7 +71,7 @@ function batchesFor(plan: Plan, range: TimeRange | null, maxPoints: number): Bat
 export default function Timeline(props: TimelineProps) {
   const { apiBase, timezone, window: incidentWindow, range, onRangeChange, host, onHostChange, highlight, readOnly, onAnnotate } = props;
   const [lanesRef, width] = useWidth<HTMLDivElement>();
-  const plotWidth = Math.max(1, width - PLOT_LEFT - PLOT_RIGHT);
+  const plotWidth = plotWidthOf(width);
   const [added, setAdded] = useState<string[]>([]);
   const [annotating, setAnnotating] = useState(false);
   const canAnnotate = !readOnly && !!onAnnotate;
@@ -108,11 +110,16 @@ export default function Timeline(props: TimelineProps) {
     return map;
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [dataKey]);
-  const batchOf = useMemo(() => {
-    const map = new Map<number, number>();
-    batches.forEach((b, i) => b.ids.forEach((id) => map.set(id, i)));
+  // Which requests (indices into `batches`/`results`) carry each lane's series.
+  const laneBatches = useMemo(() => {
+    const batchOf = new Map<number, number>();
+    batches.forEach((b, i) => b.ids.forEach((id) => batchOf.set(id, i)));
+    const map = new Map<string, number[]>();
+    for (const lane of plan.lanes) {
+      map.set(lane.key, [...new Set(lane.lines.flatMap((l) => l.ids.map((id) => batchOf.get(id) ?? -1)))]);
+    }
     return map;
-  }, [batches]);
+  }, [batches, plan]);
 
   const points = useMemo(() => {
     const map = new Map<string, LinePoints[]>();
@@ -120,20 +127,18 @@ export default function Timeline(props: TimelineProps) {
     return map;
   }, [plan, byId]);
 
-  const laneStatus = (lane: LanePlan): { state: LaneState; drawn: TimeRange | null; error: string | null; retry: number[] } => {
-    if (list.isError) return { state: "error", drawn: null, error: list.error.message, retry: [] };
-    if (!list.data || !width) return { state: "loading", drawn: null, error: null, retry: [] };
-    if (!lane.lines.length) return { state: "empty", drawn: visible, error: null, retry: [] };
-    const idx = [...new Set(lane.lines.flatMap((l) => l.ids.map((id) => batchOf.get(id) ?? -1)))];
-    const rs = idx.map((i) => results[i]);
+  const laneStatus = (lane: LanePlan): { state: LaneState; drawn: TimeRange | null; error: string | null } => {
+    if (list.isError) return { state: "error", drawn: null, error: list.error.message };
+    if (!list.data || !width) return { state: "loading", drawn: null, error: null };
+    if (!lane.lines.length) return { state: "empty", drawn: visible, error: null };
+    const rs = (laneBatches.get(lane.key) ?? []).map((i) => results[i]);
     const failed = rs.find((r) => r?.isError);
-    if (failed) return { state: "error", drawn: null, error: failed.error?.message ?? "error", retry: idx };
+    if (failed) return { state: "error", drawn: null, error: failed.error?.message ?? "error" };
     const drawn = rs[0]?.data?.range ?? null;
     const fresh = rs.every((r) => r && r.data && !r.isPlaceholderData && sameRange(r.data.range, visible));
-    if (!fresh) return { state: "loading", drawn, error: null, retry: idx };
-    const pts = points.get(lane.key) ?? [];
-    const any = pts.some((p) => p.t.length > 0);
-    return { state: any ? "drawn" : "empty", drawn, error: null, retry: idx };
+    if (!fresh) return { state: "loading", drawn, error: null };
+    const any = (points.get(lane.key) ?? []).some((p) => p.t.length > 0);
+    return { state: any ? "drawn" : "empty", drawn, error: null };
   };
 
   // ---- markers ----
@@ -150,15 +155,17 @@ export default function Timeline(props: TimelineProps) {
     };
     if (visible) {
       const gcLane = plan.lanes.find((l) => l.key === "gc_pauses");
-      const gcPts = (points.get("gc_pauses") ?? []).flatMap((p, i) =>
-        largestPoints(p, visible, MAX_MARKERS).map((x) => ({ ...x, line: gcLane?.lines[i]?.label ?? "" })),
-      );
-      gcPts.sort((a, b) => b.v - a.v);
-      push(
-        "gc",
-        gcPts.map((p) => ({ kind: "gc", t: p.t, duration: p.v, text: `pause ${formatDuration(p.v)} ${p.line}`.trim() })),
-        gcInView ?? gcPts.length,
-      );
+      const gc: Marker[] = [];
+      (points.get("gc_pauses") ?? []).forEach((p, i) => {
+        const top = largestPoints(p, visible, MAX_MARKERS);
+        const label = gcLane?.lines[i]?.label ?? "";
+        top.t.forEach((t, j) => {
+          const v = top.v[j]!;
+          gc.push({ kind: "gc", t, duration: v, text: `pause ${formatValue(v, "ms")} ${label}`.trim() });
+        });
+      });
+      gc.sort((a, b) => b.duration! - a.duration!);
+      push("gc", gc, gcInView ?? gc.length);
       const ovLane = plan.lanes.find((l) => l.key === "listen_overflows");
       const ov: Marker[] = [];
       (points.get("listen_overflows") ?? []).forEach((p, i) => {
@@ -174,13 +181,13 @@ export default function Timeline(props: TimelineProps) {
       push("overflow", ov, ov.length);
       const byKind = new Map<MarkerKind, Marker[]>();
       for (const e of events.data?.items ?? []) {
-        const kind = eventKind(e);
+        const kind = markerKind(e.kind);
         if (!byKind.has(kind)) byKind.set(kind, []);
         byKind.get(kind)!.push({ kind, t: e.time_ms, duration: e.duration_ms, text: eventText(e) });
       }
       for (const [kind, list] of byKind) {
         const total = (events.data?.kinds ?? [])
-          .filter((k) => eventKind({ kind: k.kind } as EventRead) === kind && k.kind !== "gc_pause" && k.kind !== "gc_concurrent")
+          .filter((k) => markerKind(k.kind) === kind && k.kind !== "gc_pause" && k.kind !== "gc_concurrent")
           .reduce((n, k) => n + k.count, 0);
         push(kind, list, total);
       }
@@ -281,24 +288,24 @@ export default function Timeline(props: TimelineProps) {
     for (const lane of plan.lanes) {
       fns.set(lane.key, () => {
         if (list.isError) void list.refetch();
-        const ids = new Set(lane.lines.flatMap((l) => l.ids.map((id) => batchOf.get(id) ?? -1)));
-        for (const i of ids) void results[i]?.refetch();
+        for (const i of laneBatches.get(lane.key) ?? []) void results[i]?.refetch();
       });
     }
     return fns;
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [plan, batchOf, list.isError, dataKey]);
+  }, [plan, laneBatches, list.isError, dataKey]);
   const removeFns = useMemo(() => {
     const fns = new Map<string, () => void>();
     for (const p of added) fns.set(`added:${p}`, () => setAdded((a) => a.filter((x) => x !== p)));
     return fns;
   }, [added]);
 
-  const ticks = useMemo(
-    () => (visible ? timeTicks(visible.from, visible.to, timezone, Math.max(2, Math.floor(plotWidth / 90))) : []),
-    [visible, timezone, plotWidth],
-  );
-  const step = visible ? tickStep(visible.to - visible.from, Math.max(2, Math.floor(plotWidth / 90))) : 60000;
+  // The shared time axis: about one tick per 90 px.
+  const { ticks, step } = useMemo(() => {
+    if (!visible) return { ticks: [], step: 60_000 };
+    const maxTicks = Math.max(2, Math.floor(plotWidth / 90));
+    return { ticks: timeTicks(visible.from, visible.to, timezone, maxTicks), step: tickStep(visible.to - visible.from, maxTicks) };
+  }, [visible, timezone, plotWidth]);
 
   // Lanes with series first (in definition order), the empty ones (what to collect) after.
   const orderedLanes = useMemo(

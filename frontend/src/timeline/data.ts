@@ -3,7 +3,7 @@ import { keepPreviousData, useQueries, useQuery } from "@tanstack/react-query";
 import { apiGet } from "../api/client";
 import type { Schemas } from "../api/client";
 import type { LinePlan } from "./lanes";
-import type { AnnotationRead, EventRead, EventKindSummary, SeriesMeta, TimeRange, TimelineSeries } from "./types";
+import type { EventRead, EventKindSummary, SeriesMeta, TimeRange, TimelineSeries } from "./types";
 
 const SERIES_PAGE = 5000;
 
@@ -66,7 +66,7 @@ export interface BatchResult {
 }
 
 /** Kinds drawn as event markers (GC pauses come from the gc.pause_ms series instead). */
-export const MARKER_KINDS = [
+const MARKER_KINDS = [
   "threadpool_rejected",
   "connection_reset",
   "rpc_timeout",
@@ -75,7 +75,7 @@ export const MARKER_KINDS = [
   "thread_dump",
   "thread_deadlock",
 ];
-export const MAX_EVENTS = 1000;
+const MAX_EVENTS = 1000;
 
 export interface EventsInView {
   items: EventRead[];
@@ -100,14 +100,6 @@ export function useEvents(apiBase: string, range: TimeRange | null, host: string
   });
 }
 
-export function useAnnotations(apiBase: string) {
-  return useQuery({
-    queryKey: [apiBase, "annotations"],
-    staleTime: 30_000,
-    queryFn: ({ signal }) => apiGet<AnnotationRead[]>(`${apiBase}/annotations`, undefined, signal),
-  });
-}
-
 // ---- shaping ----
 
 /** Points of one line: the series of all its artifacts merged in time order. */
@@ -120,9 +112,10 @@ export function mergeLinePoints(parts: readonly { t: number[]; v: number[] }[]):
   const nonEmpty = parts.filter((p) => p.t.length);
   if (nonEmpty.length === 0) return { t: [], v: [] };
   if (nonEmpty.length === 1) return { t: nonEmpty[0]!.t, v: nonEmpty[0]!.v };
-  const idx = nonEmpty.flatMap((p, pi) => p.t.map((_, i) => [pi, i] as const));
-  idx.sort((a, b) => nonEmpty[a[0]]!.t[a[1]]! - nonEmpty[b[0]]!.t[b[1]]!);
-  return { t: idx.map(([p, i]) => nonEmpty[p]!.t[i]!), v: idx.map(([p, i]) => nonEmpty[p]!.v[i]!) };
+  const t = nonEmpty.flatMap((p) => p.t);
+  const v = nonEmpty.flatMap((p) => p.v);
+  const order = t.map((_, i) => i).sort((a, b) => t[a]! - t[b]!);
+  return { t: order.map((i) => t[i]!), v: order.map((i) => v[i]!) };
 }
 
 /** Points of each line of a lane, from the stored series fetched (by id). */
@@ -152,36 +145,34 @@ export function valueAt(p: LinePoints, t: number): { t: number; v: number } | nu
   return { t: p.t[lo]!, v: p.v[lo]! };
 }
 
-/** Index of the tick nearest to `value` in ascending `ticks` (for the synchronised cursor). */
-export function nearestIndex(ticks: readonly { value: unknown }[], value: number): number {
+/** Index of the value nearest to `t` in ascending `sorted` (the cursor's stop); 0 when empty. */
+export function nearestIndex(sorted: readonly number[], t: number): number {
   let lo = 0;
-  let hi = ticks.length - 1;
+  let hi = sorted.length - 1;
   if (hi < 0) return 0;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (Number(ticks[mid]!.value) < value) lo = mid + 1;
+    if (sorted[mid]! < t) lo = mid + 1;
     else hi = mid;
   }
-  if (lo > 0 && Math.abs(Number(ticks[lo - 1]!.value) - value) <= Math.abs(Number(ticks[lo]!.value) - value)) {
-    return lo - 1;
-  }
+  if (lo > 0 && Math.abs(sorted[lo - 1]! - t) <= Math.abs(sorted[lo]! - t)) return lo - 1;
   return lo;
 }
 
-/** The `limit` largest values of a line within `range` (GC pauses drawn as markers). */
-export function largestPoints(p: LinePoints, range: TimeRange | null, limit: number): { t: number; v: number }[] {
-  const out: { t: number; v: number }[] = [];
+/** The `limit` largest values of a line within `range`, largest first (GC pauses). */
+export function largestPoints(p: LinePoints, range: TimeRange | null, limit: number): LinePoints {
+  const idx: number[] = [];
   for (let i = 0; i < p.t.length; i++) {
     const t = p.t[i]!;
-    if (range && (t < range.from || t > range.to)) continue;
-    out.push({ t, v: p.v[i]! });
+    if (!range || (t >= range.from && t <= range.to)) idx.push(i);
   }
-  out.sort((a, b) => b.v - a.v);
-  return out.slice(0, limit);
+  idx.sort((a, b) => p.v[b]! - p.v[a]!);
+  idx.length = Math.min(idx.length, limit);
+  return { t: idx.map((i) => p.t[i]!), v: idx.map((i) => p.v[i]!) };
 }
 
 /** A round step (1, 2, 2.5, 5 x 10^n) of at least `raw`. */
-export function niceStep(raw: number): number {
+function niceStep(raw: number): number {
   if (!(raw > 0) || !Number.isFinite(raw)) return 1;
   const pow = 10 ** Math.floor(Math.log10(raw));
   for (const m of [1, 2, 2.5, 5, 10]) if (m * pow >= raw * 0.999) return m * pow;
@@ -217,7 +208,7 @@ export function yScale(points: readonly LinePoints[], range: TimeRange | null, c
 }
 
 /** Distinct times of all lines snapped to `buckets` columns over `range`: the cursor's stops. */
-export function cursorTimes(points: readonly LinePoints[], range: TimeRange, buckets: number): { t: number }[] {
+export function cursorTimes(points: readonly LinePoints[], range: TimeRange, buckets: number): number[] {
   const width = (range.to - range.from) / Math.max(1, buckets);
   const byBucket = new Map<number, number>();
   for (const p of points) {
@@ -227,7 +218,7 @@ export function cursorTimes(points: readonly LinePoints[], range: TimeRange, buc
       if (!byBucket.has(b)) byBucket.set(b, t);
     }
   }
-  return [...byBucket.values()].sort((a, b) => a - b).map((t) => ({ t }));
+  return [...byBucket.values()].sort((a, b) => a - b);
 }
 
 /** SVG path of a line (null values break it; points outside are kept, the clip hides them). */

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
   formatAxisValue,
-  formatDuration,
   formatFull,
   formatTick,
   formatValue,
@@ -81,14 +80,5 @@ describe("values", () => {
     expect(formatAxisValue(65_536, "bytes")).toBe("64K");
     expect(formatAxisValue(2_500_000, "bits/s")).toBe("2.5M");
     expect(formatAxisValue(36_000, "sockets")).toBe("36k");
-  });
-
-  it("writes durations", () => {
-    expect(formatDuration(337)).toBe("337 ms");
-    expect(formatDuration(1500)).toBe("1.5 s");
-    expect(formatDuration(7 * 60_000 + 9000)).toBe("7 min 9 s");
-    expect(formatDuration(26 * 3_600_000)).toBe("1 d 2 h");
-    expect(formatDuration(86_399_000)).toBe("1 d");
-    expect(formatDuration(3_599_700)).toBe("60 min");
   });
 });

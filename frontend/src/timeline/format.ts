@@ -1,20 +1,12 @@
-/** Time (in the incident's zone) and value formatting, and time-axis ticks. Pure. */
+/**
+ * Time (in the incident's zone) and value formatting, and time-axis ticks. Pure. Durations:
+ * formatDuration in src/lib/time.ts.
+ */
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function dtf(timeZone: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
-  const key = timeZone + JSON.stringify(options);
-  let f = formatters.get(key);
-  if (!f) {
-    try {
-      f = new Intl.DateTimeFormat("en-GB", { ...options, timeZone });
-    } catch {
-      f = new Intl.DateTimeFormat("en-GB", { ...options, timeZone: "UTC" });
-    }
-    formatters.set(key, f);
-  }
-  return f;
-}
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
 
 interface Parts {
   year: number;
@@ -25,21 +17,34 @@ interface Parts {
   second: number;
 }
 
+/** One numeric-parts formatter per zone (an unknown zone reads as UTC). */
 const partsFormatters = new Map<string, Intl.DateTimeFormat>();
+
+function partsFormatter(timeZone: string): Intl.DateTimeFormat {
+  let f = partsFormatters.get(timeZone);
+  if (!f) {
+    const options: Intl.DateTimeFormatOptions = {
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      hourCycle: "h23",
+    };
+    try {
+      f = new Intl.DateTimeFormat("en-GB", { ...options, timeZone });
+    } catch {
+      f = new Intl.DateTimeFormat("en-GB", { ...options, timeZone: "UTC" });
+    }
+    partsFormatters.set(timeZone, f);
+  }
+  return f;
+}
 
 function partsOf(t: number, timeZone: string): Parts {
   const out: Record<string, number> = {};
-  let f = partsFormatters.get(timeZone);
-  if (!f) partsFormatters.set(timeZone, (f = dtf(timeZone, {
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-    hourCycle: "h23",
-  })));
-  for (const p of f.formatToParts(new Date(t))) {
+  for (const p of partsFormatter(timeZone).formatToParts(new Date(t))) {
     if (p.type !== "literal") out[p.type] = Number(p.value);
   }
   return {
@@ -96,11 +101,7 @@ export function formatTick(t: number, timeZone: string, stepMs: number): string 
   return clock;
 }
 
-const SECOND = 1000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
-export const TICK_STEPS = [
+const TICK_STEPS = [
   SECOND, 2 * SECOND, 5 * SECOND, 10 * SECOND, 15 * SECOND, 30 * SECOND,
   MINUTE, 2 * MINUTE, 5 * MINUTE, 10 * MINUTE, 15 * MINUTE, 30 * MINUTE,
   HOUR, 2 * HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, DAY, 2 * DAY, 7 * DAY,
@@ -133,24 +134,6 @@ export function timeTicks(from: number, to: number, timeZone: string, maxTicks: 
   return ticks;
 }
 
-/** "5 s", "2 min 30 s", "1 h 5 min", "2 d 3 h". */
-export function formatDuration(ms: number): string {
-  if (ms < SECOND) return `${Math.round(ms)} ms`;
-  if (ms < MINUTE) return `${+(ms / SECOND).toFixed(ms < 10 * SECOND ? 2 : 1)} s`;
-  if (ms < HOUR) {
-    const s = Math.round(ms / SECOND);
-    const m = Math.floor(s / 60);
-    return s % 60 ? `${m} min ${s % 60} s` : `${m} min`;
-  }
-  if (ms < DAY) {
-    const m = Math.round(ms / MINUTE);
-    if (m >= 24 * 60) return "1 d";
-    return m % 60 ? `${Math.floor(m / 60)} h ${m % 60} min` : `${m / 60} h`;
-  }
-  const h = Math.round(ms / HOUR);
-  return h % 24 ? `${Math.floor(h / 24)} d ${h % 24} h` : `${h / 24} d`;
-}
-
 // ---- values and units ----
 
 /** How a stored unit is written next to a number. */
@@ -179,7 +162,7 @@ function trim(n: number, digits = 3): string {
 }
 
 /** 1234 -> "1.23k", 2500000 -> "2.5M". */
-export function compact(n: number): string {
+function compact(n: number): string {
   const abs = Math.abs(n);
   if (abs >= 1e9) return `${trim(n / 1e9)}G`;
   if (abs >= 1e6) return `${trim(n / 1e6)}M`;

@@ -162,27 +162,28 @@ describe("batching and points", () => {
   });
 
   it("merges a line's parts in time order", () => {
-    const merged = mergeLinePoints([{ t: [5, 7], v: [50, 70] }, { t: [1, 6], v: [10, 60] }]);
+    const merged = mergeLinePoints([{ t: [5, 7], v: [50, 70] }, { t: [1, 6], v: [10, 60] }, { t: [], v: [] }]);
     expect(merged).toEqual({ t: [1, 5, 6, 7], v: [10, 50, 60, 70] });
   });
 
-  it("reads a line's value at a time and the nearest tick", () => {
+  it("reads a line's value at a time and the cursor's nearest stop", () => {
     const p = { t: [10, 20, 30], v: [1, 2, 3] };
     expect(valueAt(p, 25)).toEqual({ t: 20, v: 2 });
     expect(valueAt(p, 5)).toEqual({ t: 10, v: 1 });
     expect(valueAt({ t: [], v: [] }, 5)).toBeNull();
-    const ticks = [10, 20, 30].map((value) => ({ value }));
-    expect(nearestIndex(ticks, 24)).toBe(1);
-    expect(nearestIndex(ticks, 26)).toBe(2);
-    expect(nearestIndex(ticks, 100)).toBe(2);
+    const stops = [10, 20, 30];
+    expect(nearestIndex(stops, 24)).toBe(1);
+    expect(nearestIndex(stops, 26)).toBe(2);
+    expect(nearestIndex(stops, 25)).toBe(1); // a tie goes to the earlier stop
+    expect(nearestIndex(stops, -100)).toBe(0);
+    expect(nearestIndex(stops, 100)).toBe(2);
+    expect(nearestIndex([], 5)).toBe(0);
   });
 
   it("keeps the largest points in view (GC pauses)", () => {
     const p = { t: [1, 2, 3, 4, 5], v: [5, 50, 10, 40, 99] };
-    expect(largestPoints(p, { from: 1, to: 4 }, 2)).toEqual([
-      { t: 2, v: 50 },
-      { t: 4, v: 40 },
-    ]);
+    expect(largestPoints(p, { from: 1, to: 4 }, 2)).toEqual({ t: [2, 4], v: [50, 40] });
+    expect(largestPoints(p, null, 10)).toEqual({ t: [5, 2, 4, 3, 1], v: [99, 50, 40, 10, 5] });
   });
 });
 
@@ -190,7 +191,7 @@ describe("drawing", () => {
   it("gives the cursor at most one stop per pixel column", () => {
     const range = { from: 0, to: 100 };
     const stops = cursorTimes([{ t: [0, 1, 2, 50, 51, 99, 150], v: [] }, { t: [3, 52], v: [] }], range, 10);
-    expect(stops.map((s) => s.t)).toEqual([0, 50, 99]);
+    expect(stops).toEqual([0, 50, 99]);
   });
 
   it("scales the y axis to round ticks from zero", () => {

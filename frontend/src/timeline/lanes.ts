@@ -27,11 +27,11 @@ export interface LaneDef {
 }
 
 /** How many connections the per-connection lanes show. */
-export const TOP_CONNECTIONS = 5;
+const TOP_CONNECTIONS = 5;
 /** Lines per lane when a definition sets no limit. */
-export const DEFAULT_MAX_LINES = 12;
+const DEFAULT_MAX_LINES = 12;
 /** Lines drawn for a series added with the picker (all matching series, highest first). */
-export const ADDED_MAX_LINES = 10;
+const ADDED_MAX_LINES = 10;
 
 const NETSTAT_NAMES = (names: string[]) =>
   Object.fromEntries(
@@ -268,46 +268,40 @@ function matchIndex(def: LaneDef, name: string): number {
 
 // ---- connections ----
 
-export function isConnectionSeries(s: Pick<SeriesMeta, "name">): boolean {
+function isConnectionSeries(s: Pick<SeriesMeta, "name">): boolean {
   return s.name.startsWith("tcp.conn.");
 }
 
 /** One TCP connection: host + local + peer. */
-export function connectionKey(labels: Record<string, string>): string {
+function connectionKey(labels: Record<string, string>): string {
   return `${labels.host ?? ""}|${labels.local ?? ""}|${labels.peer ?? ""}`;
 }
 
-export interface ConnectionRank {
-  key: string;
-  score: number;
-  points: number;
-}
+/** Series whose peak ranks a connection. */
+const CONNECTION_VOLUME = new Set(["tcp.conn.bytes_acked", "tcp.conn.bytes_received", "tcp.conn.bytes_sent"]);
 
 /**
- * The `n` busiest connections seen in `range`: by the highest bytes_acked (else
- * bytes_received, bytes_sent), then by how many points their series hold.
+ * The `n` busiest connections seen in `range`: by the highest peak of bytes_acked,
+ * bytes_received or bytes_sent, then by how many points their series hold.
  */
 export function topConnections(
   series: readonly SeriesMeta[],
   n: number,
   range: TimeRange | null,
 ): { keys: Set<string>; total: number } {
-  const ranks = new Map<string, ConnectionRank & { acked: number; received: number; sent: number }>();
+  const ranks = new Map<string, { key: string; score: number; points: number }>();
   for (const s of series) {
     if (!isConnectionSeries(s) || !overlaps(s.first_ms, s.last_ms, range)) continue;
     const key = connectionKey(s.labels);
     let r = ranks.get(key);
     if (!r) {
-      r = { key, score: 0, points: 0, acked: 0, received: 0, sent: 0 };
+      r = { key, score: 0, points: 0 };
       ranks.set(key, r);
     }
     r.points += s.point_count;
-    if (s.name === "tcp.conn.bytes_acked") r.acked = Math.max(r.acked, s.max);
-    else if (s.name === "tcp.conn.bytes_received") r.received = Math.max(r.received, s.max);
-    else if (s.name === "tcp.conn.bytes_sent") r.sent = Math.max(r.sent, s.max);
+    if (CONNECTION_VOLUME.has(s.name)) r.score = Math.max(r.score, s.max);
   }
   const list = [...ranks.values()];
-  for (const r of list) r.score = Math.max(r.acked, r.received, r.sent);
   list.sort((a, b) => b.score - a.score || b.points - a.points || a.key.localeCompare(b.key));
   return { keys: new Set(list.slice(0, n).map((r) => r.key)), total: list.length };
 }
@@ -315,7 +309,7 @@ export function topConnections(
 // ---- lines ----
 
 /** Series with the same name and labels (one per artifact) draw one line. */
-export function lineKey(name: string, labels: Record<string, string>): string {
+function lineKey(name: string, labels: Record<string, string>): string {
   const parts = Object.keys(labels)
     .sort()
     .map((k) => `${k}=${labels[k]}`);
@@ -377,7 +371,7 @@ function varyingKeys(lines: { labels: Record<string, string> }[]): string[] {
   return keys.sort((a, b) => order(a) - order(b) || a.localeCompare(b));
 }
 
-export function labelLines(def: LaneDef | null, lines: LinePlan[]): void {
+function labelLines(def: LaneDef | null, lines: LinePlan[]): void {
   const distinctNames = new Set(lines.map((l) => l.name)).size;
   const keys = varyingKeys(lines);
   for (const line of lines) {

@@ -1,10 +1,9 @@
 /** The timeline's public contract (see /work/notes/contract.md) and the shapes it reads. */
 import type { Schemas } from "../api/client";
+import type { TimeRange } from "../lib/urlState";
 
-export interface TimeRange {
-  from: number; // UTC epoch ms
-  to: number;
-}
+/** UTC epoch ms; the app's own range type (the page keeps it in the URL). */
+export type { TimeRange };
 
 export interface SeriesHighlight {
   series: string | null;
@@ -34,4 +33,3 @@ export type SeriesMeta = Schemas["SeriesRead"];
 export type TimelineSeries = Schemas["TimelineSeries"];
 export type EventRead = Schemas["EventRead"];
 export type EventKindSummary = Schemas["EventKindSummary"];
-export type AnnotationRead = Schemas["AnnotationRead"];
