@@ -15,11 +15,10 @@ from __future__ import annotations
 import hmac
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import Depends, FastAPI, Request
+from fastapi import BackgroundTasks, Depends, FastAPI, Request
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute, iter_route_contexts
 from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBearer
@@ -28,7 +27,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from rootline.accounts import crypto
 from rootline.accounts import repository as accounts_repository
 from rootline.accounts import service as accounts_service
-from rootline.deps import SessionDep, SettingsDep
+from rootline.accounts.models import User
+from rootline.deps import SAFE_METHODS, SessionDep, SettingsDep
 from rootline.errors import Forbidden, Unauthorized
 from rootline.incidents import service as incidents_service
 from rootline.incidents.models import Incident
@@ -38,7 +38,6 @@ from rootline.timeutil import now_ms
 SESSION_COOKIE = "rootline_session"
 CSRF_COOKIE = "rootline_csrf"
 CSRF_HEADER = "X-CSRF-Token"
-SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 Action = Literal["read", "write", "ingest"]
 
@@ -136,72 +135,57 @@ session_cookie_scheme = APIKeyCookie(
 )
 
 
-@contextmanager
-def _short_session(request: Request, *, write: bool = False) -> Iterator[Session]:
-    factory: sessionmaker[Session] = (
-        request.app.state.writer_sessionmaker if write else request.app.state.sessionmaker
+def _principal(user: User, **grant: Any) -> Principal:
+    return Principal(
+        user_id=user.id,
+        username=user.username,
+        is_admin=user.is_admin,
+        has_password=user.password_hash is not None,
+        **grant,
     )
-    with factory.begin() as session:
-        yield session
 
 
-def _token_principal(request: Request, secret: str) -> Principal:
-    # Looked up in a short transaction of its own, before the route's transaction begins,
-    # so that recording the last use never waits behind (or blocks) the route's own writes.
+def _token_principal(
+    session: Session, background: BackgroundTasks, factory: sessionmaker[Session], secret: str
+) -> Principal:
+    found = accounts_repository.live_token(session, crypto.digest(secret))
+    if found is None or found[1].disabled:
+        raise Unauthorized("unauthenticated", "unknown, revoked or disabled API token")
+    token, user = found
     now = now_ms()
-    with _short_session(request) as session:
-        found = accounts_repository.live_token(session, crypto.digest(secret))
-        if found is None or found[1].disabled:
-            raise Unauthorized("unauthenticated", "unknown, revoked or disabled API token")
-        token, user = found
-        principal = Principal(
-            user_id=user.id,
-            username=user.username,
-            is_admin=user.is_admin,
-            has_password=user.password_hash is not None,
-            token_id=token.id,
-            scope=token.scope,
-            incident_id=token.incident_id,
-        )
-        stale = token.last_used_at_ms is None or token.last_used_at_ms < now - (
-            accounts_service.TOUCH_EVERY_MS
-        )
-    if stale:
-        with _short_session(request, write=True) as session:
-            accounts_repository.touch_token(
-                session, principal.token_id or 0, now, every_ms=accounts_service.TOUCH_EVERY_MS
-            )
-    return principal
+    if accounts_service.use_is_due(token, now):
+        # Recorded after the response, in a short transaction of its own: a GET stays a
+        # read, and the write neither waits behind nor holds up the route's transaction.
+        background.add_task(accounts_service.record_use, factory, token.id, now)
+    return _principal(user, token_id=token.id, scope=token.scope, incident_id=token.incident_id)
 
 
-def _session_principal(request: Request, secret: str) -> Principal | None:
-    with _short_session(request) as session:
-        found = accounts_repository.live_session(session, crypto.digest(secret), now_ms())
-        if found is None or found[1].disabled:
-            return None
-        login, user = found
-        return Principal(
-            user_id=user.id,
-            username=user.username,
-            is_admin=user.is_admin,
-            has_password=user.password_hash is not None,
-            session_id=login.id,
-            csrf_token=login.csrf_token,
-        )
+def _session_principal(session: Session, secret: str) -> Principal | None:
+    found = accounts_repository.live_session(session, crypto.digest(secret), now_ms())
+    if found is None or found[1].disabled:
+        return None
+    login, user = found
+    return _principal(user, session_id=login.id, csrf_token=login.csrf_token)
 
 
 def current_principal(
     request: Request,
     settings: SettingsDep,
+    session: SessionDep,
+    background: BackgroundTasks,
     bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)],
     session_cookie: Annotated[str | None, Depends(session_cookie_scheme)],
 ) -> Principal | None:
-    """The caller, or None; a bad token is 401 and a cookie write without CSRF proof 403."""
+    """The caller, or None; a bad token is 401 and a cookie write without CSRF proof 403.
+
+    Looked up in the route's own session and transaction: one query, no transaction more.
+    """
     if bearer is not None:
-        return _token_principal(request, bearer.credentials)
+        factory = request.app.state.writer_sessionmaker
+        return _token_principal(session, background, factory, bearer.credentials)
     if not session_cookie:
         return None
-    principal = _session_principal(request, session_cookie)
+    principal = _session_principal(session, session_cookie)
     if principal is not None and request.method not in SAFE_METHODS:
         _check_csrf(request, settings, principal)
     return principal

@@ -15,10 +15,17 @@ from rootline.db import session_scope
 from rootline.settings import Settings
 from rootline.storage import ArtifactStore
 
+# Methods that change nothing: they run in a reading transaction and need no CSRF proof.
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
 
 def get_session(request: Request) -> Iterator[Session]:
-    """One transaction per request, committed when the route returns without error."""
-    reads_only = request.method in {"GET", "HEAD", "OPTIONS"}
+    """One transaction per request, committed when the route returns without error.
+
+    Used with ``scope="function"``: the commit comes before the response is sent (a client
+    told 201 finds its write), and before the response's background tasks run.
+    """
+    reads_only = request.method in SAFE_METHODS
     factory = (
         request.app.state.sessionmaker if reads_only else request.app.state.writer_sessionmaker
     )
@@ -40,7 +47,7 @@ def get_settings(request: Request) -> Settings:
     return settings
 
 
-SessionDep = Annotated[Session, Depends(get_session)]
-WriterSessionDep = Annotated[Session, Depends(get_writer_session)]
+SessionDep = Annotated[Session, Depends(get_session, scope="function")]
+WriterSessionDep = Annotated[Session, Depends(get_writer_session, scope="function")]
 StoreDep = Annotated[ArtifactStore, Depends(get_store)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]

@@ -9,7 +9,8 @@ from collections.abc import Iterator
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import select
+from sqlalchemy import event, select
+from sqlalchemy.orm import Session, sessionmaker
 
 from rootline.accounts import service
 from rootline.accounts.models import ApiToken, LoginSession, User
@@ -27,7 +28,7 @@ from tests.conftest import (
 
 
 @pytest.fixture()
-def db(database_url: str) -> Iterator[make_sessionmaker]:  # type: ignore[type-arg]
+def db(database_url: str) -> Iterator[sessionmaker[Session]]:
     engine = make_engine(database_url)
     yield make_sessionmaker(engine)
     engine.dispose()
@@ -50,7 +51,7 @@ def upload(client: TestClient, incident_id: str, headers: dict[str, str] | None 
 # --- Passwords, sign-in, sessions ------------------------------------------------------
 
 
-def test_passwords_are_stored_as_argon2_hashes(db: make_sessionmaker) -> None:  # type: ignore[type-arg]
+def test_passwords_are_stored_as_argon2_hashes(db: sessionmaker[Session]) -> None:
     with db.begin() as session:
         service.create_user(session, "li.wei", password="s3cret-enough")
     with db() as session:
@@ -63,7 +64,9 @@ def test_passwords_are_stored_as_argon2_hashes(db: make_sessionmaker) -> None:  
         assert service.authenticate(session, "nobody", "s3cret-enough") is None
 
 
-def test_login_me_logout(anon_client: TestClient, database_url: str, db: make_sessionmaker) -> None:  # type: ignore[type-arg]
+def test_login_me_logout(
+    anon_client: TestClient, database_url: str, db: sessionmaker[Session]
+) -> None:
     add_user(database_url, "li.wei")
     assert anon_client.get("/api/auth/me").status_code == 401
     wrong = anon_client.post("/api/auth/login", json={"username": "li.wei", "password": "nope"})
@@ -134,7 +137,7 @@ def test_disabled_user_is_refused_with_its_sessions_and_tokens(
     client: TestClient,
     anon_client: TestClient,
     database_url: str,
-    db: make_sessionmaker,  # type: ignore[type-arg]
+    db: sessionmaker[Session],
 ) -> None:
     user_id = add_user(database_url, "li.wei")
     token = add_token(database_url, user_id)
@@ -153,9 +156,13 @@ def test_disabled_user_is_refused_with_its_sessions_and_tokens(
     assert refused.status_code == 401
 
 
-def test_password_change(anon_client: TestClient, database_url: str) -> None:
+def test_password_change(
+    anon_client: TestClient,
+    database_url: str,
+    db: sessionmaker[Session],
+) -> None:
     add_user(database_url, "li.wei", password=None)
-    with make_sessionmaker(make_engine(database_url)).begin() as session:
+    with db.begin() as session:
         user = session.scalar(select(User).where(User.username == "li.wei"))
         assert user is not None
         link = service.create_link(session, user)
@@ -228,7 +235,7 @@ def test_bearer_requests_need_no_csrf(anon_client: TestClient, database_url: str
 def test_token_api_create_list_revoke(
     client: TestClient,
     anon_client: TestClient,
-    db: make_sessionmaker,  # type: ignore[type-arg]
+    db: sessionmaker[Session],
 ) -> None:
     created = client.post("/api/tokens", json={"name": "laptop", "scope": "read-write"})
     assert created.status_code == 201, created.text
@@ -255,6 +262,21 @@ def test_token_api_create_list_revoke(
     assert revoked.status_code == 401 and revoked.json()["code"] == "unauthenticated"
     assert anon_client.get("/api/incidents", headers=bearer("rl_nope")).status_code == 401
     assert client.delete("/api/tokens/999999").status_code == 404
+
+
+def test_the_principal_costs_no_transaction_of_its_own(
+    app: FastAPI, client: TestClient, database_url: str, incident_id: str
+) -> None:
+    """The caller is looked up in the route's transaction; a token's use is recorded after
+    the response in a short one of its own, at most once a minute."""
+    token = bearer(add_token(database_url, add_user(database_url, "ci")))
+    begins: list[object] = []
+    event.listen(app.state.engine, "begin", begins.append)  # the app is this test's own
+    for headers, transactions in (({}, 1), (token, 2), (token, 1)):
+        begins.clear()
+        response = client.get(f"/api/incidents/{incident_id}", headers=headers)
+        assert response.status_code == 200
+        assert len(begins) == transactions, headers
 
 
 def test_token_for_an_unknown_incident_is_refused(client: TestClient) -> None:
@@ -329,7 +351,7 @@ def test_users_list_is_for_administrators(
 def test_one_time_link_signs_in_once(
     anon_client: TestClient,
     database_url: str,
-    db: make_sessionmaker,  # type: ignore[type-arg]
+    db: sessionmaker[Session],
 ) -> None:
     add_user(database_url, "li.wei", password=None)
     with db.begin() as session:
@@ -350,7 +372,7 @@ def test_one_time_link_signs_in_once(
 
 
 def test_first_start_creates_admin_and_a_link_until_it_signs_in(
-    db: make_sessionmaker,  # type: ignore[type-arg]
+    db: sessionmaker[Session],
 ) -> None:
     with db.begin() as session:
         first = service.ensure_admin(session)

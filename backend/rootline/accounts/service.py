@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 
 from rootline.accounts import crypto, repository
 from rootline.accounts.models import ApiToken, LoginSession, OneTimeLink, User
@@ -230,3 +230,15 @@ def revoke_token(session: Session, token_id: int, *, owner_id: int | None) -> No
     if token.revoked_at_ms is None:
         token.revoked_at_ms = now_ms()
     session.flush()
+
+
+def use_is_due(token: ApiToken, now: int) -> bool:
+    """Whether a use of ``token`` at ``now`` should be recorded (at most once a minute)."""
+    return token.last_used_at_ms is None or token.last_used_at_ms < now - TOUCH_EVERY_MS
+
+
+def record_use(factory: sessionmaker[Session], token_id: int, now: int) -> None:
+    """Record a use of the token, in a transaction of its own (a no-op when another request
+    recorded one less than a minute ago)."""
+    with factory.begin() as session:
+        repository.touch_token(session, token_id, now, every_ms=TOUCH_EVERY_MS)
