@@ -1,9 +1,16 @@
-"""Parsing of query parameters shared by several routers."""
+"""Path and query parameters shared by several routers."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
+from fastapi import Path
+
 from rootline.errors import BadRequest
 from rootline.timeutil import parse_instant
+
+# A BIGINT primary key in a path: anything larger would fail in the database, not here.
+IdPath = Annotated[int, Path(ge=1, le=2**63 - 1)]
 
 
 def split_list(values: list[str] | None) -> list[str]:

@@ -29,6 +29,7 @@ from rootline.auth import (
 )
 from rootline.deps import SessionDep, SettingsDep, WriterSessionDep
 from rootline.errors import BadRequest, NotFound, Unauthorized
+from rootline.params import IdPath
 from rootline.settings import Settings
 
 auth_router = APIRouter(prefix="/api/auth", tags=["auth"])
@@ -36,7 +37,6 @@ users_router = APIRouter(prefix="/api/users", tags=["users"])
 tokens_router = APIRouter(prefix="/api/tokens", tags=["tokens"])
 
 DAY_MS = 24 * 3600 * 1000
-MAX_ID = 2**63 - 1
 
 
 def _set_cookies(
@@ -189,9 +189,7 @@ def create_token(data: TokenCreate, user: UserDep, session: SessionDep) -> Token
 
 
 @tokens_router.delete("/{token_id}", status_code=status.HTTP_204_NO_CONTENT)
-def revoke_token(
-    token_id: Annotated[int, Path(ge=1, le=MAX_ID)], user: UserDep, session: SessionDep
-) -> Response:
+def revoke_token(token_id: IdPath, user: UserDep, session: SessionDep) -> Response:
     """Revoke one of the signed-in user's tokens (an administrator may revoke any)."""
     service.revoke_token(session, token_id, owner_id=None if user.is_admin else user.user_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

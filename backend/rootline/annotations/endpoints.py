@@ -1,9 +1,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Response, status
+from fastapi import APIRouter, Depends, Response, status
 
 from rootline.annotations import repository
 from rootline.annotations.models import Annotation
@@ -12,8 +11,7 @@ from rootline.auth import PrincipalDep, WriteIncident, read_incident
 from rootline.deps import SessionDep
 from rootline.errors import NotFound
 from rootline.incidents.models import Incident
-
-MAX_ID = 2**63 - 1
+from rootline.params import IdPath
 
 
 def read_routes(incident_dep: Callable[..., Incident]) -> APIRouter:
@@ -54,7 +52,7 @@ def create_annotation(
 
 @router.delete("/annotations/{annotation_id}", status_code=status.HTTP_204_NO_CONTENT)
 def delete_annotation(
-    annotation_id: Annotated[int, Path(ge=1, le=MAX_ID)],
+    annotation_id: IdPath,
     incident: WriteIncident,
     session: SessionDep,
 ) -> Response:

@@ -24,11 +24,10 @@ from rootline.facts.endpoints import read_routes as fact_reads
 from rootline.incidents import repository as incidents_repository
 from rootline.incidents import service as incidents_service
 from rootline.incidents.models import Incident
+from rootline.params import IdPath
 from rootline.series.endpoints import read_routes as series_reads
 from rootline.shares import service
 from rootline.shares.schemas import ShareCreate, ShareCreated, SharedIncident, ShareRead
-
-MAX_ID = 2**63 - 1
 
 router = APIRouter(prefix="/api/incidents/{incident_id}/shares", tags=["shares"])
 
@@ -48,9 +47,7 @@ def list_shares(incident: UserIncident, session: SessionDep) -> list[ShareRead]:
 
 
 @router.delete("/{share_id}", status_code=status.HTTP_204_NO_CONTENT)
-def revoke_share(
-    share_id: Annotated[int, Path(ge=1, le=MAX_ID)], incident: UserIncident, session: SessionDep
-) -> Response:
+def revoke_share(share_id: IdPath, incident: UserIncident, session: SessionDep) -> Response:
     """Revoke a share link: it stops working at once."""
     service.revoke(session, incident=incident, share_id=share_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
