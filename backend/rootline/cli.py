@@ -45,20 +45,16 @@ def serve(
     """Migrate the database and serve the API and the web app."""
     import uvicorn
 
-    from rootline.db import upgrade
+    from rootline.accounts import service as accounts_service
     from rootline.settings import get_settings
 
     settings = get_settings()
-    if migrate:
-        upgrade(settings.resolved_database_url)
+    with _database(migrate=migrate) as session:
+        link = accounts_service.ensure_admin(session)
     base = f"http://{_link_host(host)}:{port}"
     typer.echo(
         f"Rootline on http://{host}:{port}/  (database: {_redact(settings.resolved_database_url)})"
     )
-    from rootline.accounts import service as accounts_service
-
-    with _database() as session:
-        link = accounts_service.ensure_admin(session)
     if link is not None:
         typer.echo("Sign in as admin (then set a password) with this one-time link:")
         typer.echo(f"{base}/api/auth/one-time/{link}")
@@ -84,17 +80,23 @@ def _link_host(host: str) -> str:
 
 
 @contextmanager
-def _database() -> Iterator[Session]:
-    """A migrated database's session; committed when the block ends without error."""
+def _database(*, migrate: bool = True) -> Iterator[Session]:
+    """A session on the configured (by default first migrated) database, committed when the
+    block ends without error; an `ApiError` in the block is printed and exits with 1."""
     from rootline.db import make_engine, make_sessionmaker, upgrade
+    from rootline.errors import ApiError
     from rootline.settings import get_settings
 
     url = get_settings().resolved_database_url
-    upgrade(url)
+    if migrate:
+        upgrade(url)
     engine = make_engine(url)
     try:
         with make_sessionmaker(engine).begin() as session:
             yield session
+    except ApiError as exc:
+        typer.echo(exc.message, err=True)
+        raise typer.Exit(code=1) from exc
     finally:
         engine.dispose()
 
@@ -134,20 +136,15 @@ def users_add(
     """Add a user; without a password, print a one-time sign-in link for it."""
     from rootline.accounts import service as accounts_service
     from rootline.accounts.schemas import MIN_PASSWORD
-    from rootline.errors import ApiError
 
     password = sys.stdin.readline().rstrip("\r\n") if password_stdin else None
     if password is not None and len(password) < MIN_PASSWORD:
         typer.echo(f"a password has at least {MIN_PASSWORD} characters", err=True)
         raise typer.Exit(code=2)
-    try:
-        with _database() as session:
-            user = accounts_service.create_user(session, name, password=password, is_admin=admin)
-            if password is None:
-                _print_link(session, user, public_url)
-    except ApiError as exc:
-        typer.echo(exc.message, err=True)
-        raise typer.Exit(code=1) from exc
+    with _database() as session:
+        user = accounts_service.create_user(session, name, password=password, is_admin=admin)
+        if password is None:
+            _print_link(session, user, public_url)
     typer.echo(f"added user {name}" + (" (admin)" if admin else ""), err=True)
 
 
@@ -173,16 +170,11 @@ def users_list() -> None:
 
 def _set_disabled(name: str, disabled: bool) -> None:
     from rootline.accounts import service as accounts_service
-    from rootline.errors import ApiError
 
-    try:
-        with _database() as session:
-            accounts_service.set_disabled(
-                session, accounts_service.get_user_or_404(session, name), disabled
-            )
-    except ApiError as exc:
-        typer.echo(exc.message, err=True)
-        raise typer.Exit(code=1) from exc
+    with _database() as session:
+        accounts_service.set_disabled(
+            session, accounts_service.get_user_or_404(session, name), disabled
+        )
     typer.echo(f"{name} {'disabled' if disabled else 'enabled'}", err=True)
 
 
@@ -205,14 +197,9 @@ def users_link(
 ) -> None:
     """Print a one-time sign-in link for a user (valid 24 hours, single use)."""
     from rootline.accounts import service as accounts_service
-    from rootline.errors import ApiError
 
-    try:
-        with _database() as session:
-            _print_link(session, accounts_service.get_user_or_404(session, name), public_url)
-    except ApiError as exc:
-        typer.echo(exc.message, err=True)
-        raise typer.Exit(code=1) from exc
+    with _database() as session:
+        _print_link(session, accounts_service.get_user_or_404(session, name), public_url)
 
 
 @tokens_app.command("create")
@@ -228,25 +215,20 @@ def tokens_create(
 ) -> None:
     """Create an API token and print it (and nothing else) on standard output."""
     from rootline.accounts import service as accounts_service
-    from rootline.errors import ApiError
 
     try:
         incident_id = uuid.UUID(incident) if incident else None
     except ValueError as exc:
         typer.echo(f"not an incident id: {incident}", err=True)
         raise typer.Exit(code=2) from exc
-    try:
-        with _database() as session:
-            created = accounts_service.create_token(
-                session,
-                accounts_service.get_user_or_404(session, user),
-                name=name,
-                scope=scope,
-                incident_id=incident_id,
-            )
-    except ApiError as exc:
-        typer.echo(exc.message, err=True)
-        raise typer.Exit(code=1) from exc
+    with _database() as session:
+        created = accounts_service.create_token(
+            session,
+            accounts_service.get_user_or_404(session, user),
+            name=name,
+            scope=scope,
+            incident_id=incident_id,
+        )
     typer.echo(created.token)
 
 
@@ -257,37 +239,27 @@ def tokens_list(
     """API tokens, newest first (never their secrets)."""
     from rootline.accounts import repository
     from rootline.accounts import service as accounts_service
-    from rootline.errors import ApiError
 
-    try:
-        with _database() as session:
-            owner = accounts_service.get_user_or_404(session, user) if user else None
-            names = {u.id: u.username for u in repository.list_users(session)}
-            for token in accounts_service.list_tokens(session, user_id=owner.id if owner else None):
-                state = "revoked" if token.revoked_at_ms else "active"
-                used = ms_to_iso(token.last_used_at_ms) if token.last_used_at_ms else "never"
-                typer.echo(
-                    f"{token.id}\t{token.prefix}...\t{names.get(token.user_id, '?')}\t"
-                    f"{token.scope}\t{token.incident_id or '*'}\t{token.name}\t{state}\t"
-                    f"last used {used}"
-                )
-    except ApiError as exc:
-        typer.echo(exc.message, err=True)
-        raise typer.Exit(code=1) from exc
+    with _database() as session:
+        owner = accounts_service.get_user_or_404(session, user) if user else None
+        names = {u.id: u.username for u in repository.list_users(session)}
+        for token in accounts_service.list_tokens(session, user_id=owner.id if owner else None):
+            state = "revoked" if token.revoked_at_ms else "active"
+            used = ms_to_iso(token.last_used_at_ms) if token.last_used_at_ms else "never"
+            typer.echo(
+                f"{token.id}\t{token.prefix}...\t{names.get(token.user_id, '?')}\t"
+                f"{token.scope}\t{token.incident_id or '*'}\t{token.name}\t{state}\t"
+                f"last used {used}"
+            )
 
 
 @tokens_app.command("revoke")
 def tokens_revoke(token_id: Annotated[int, typer.Argument(help="Token id (see list).")]) -> None:
     """Revoke an API token."""
     from rootline.accounts import service as accounts_service
-    from rootline.errors import ApiError
 
-    try:
-        with _database() as session:
-            accounts_service.revoke_token(session, token_id, owner_id=None)
-    except ApiError as exc:
-        typer.echo(exc.message, err=True)
-        raise typer.Exit(code=1) from exc
+    with _database() as session:
+        accounts_service.revoke_token(session, token_id, owner_id=None)
     typer.echo(f"token {token_id} revoked", err=True)
 
 
@@ -295,16 +267,11 @@ def tokens_revoke(token_id: Annotated[int, typer.Argument(help="Token id (see li
 def demo() -> None:
     """Load the demo incident into the configured database (again, if asked)."""
     from rootline import demo as demo_module
-    from rootline.db import make_engine, make_sessionmaker, upgrade
     from rootline.settings import get_settings
     from rootline.storage import make_store
 
-    settings = get_settings()
-    upgrade(settings.resolved_database_url)
-    factory = make_sessionmaker(make_engine(settings.resolved_database_url))
-    with factory() as session:
-        incident_id = demo_module.load(session, make_store(settings))
-        session.commit()
+    with _database() as session:
+        incident_id = demo_module.load(session, make_store(get_settings()))
     typer.echo(incident_id)
 
 
