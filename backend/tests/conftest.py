@@ -20,6 +20,7 @@ import pytest
 if TYPE_CHECKING:
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
+    from sqlalchemy.orm import Session
 
     from rootline.settings import Settings
 
@@ -83,19 +84,28 @@ def migrated_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
     return url
 
 
-@pytest.fixture()
-def database_url(migrated_url: str, tmp_path: Path) -> Iterator[str]:
-    """A migrated, empty database for one test."""
+@contextmanager
+def empty_database(migrated_url: str, folder: Path) -> Iterator[str]:
+    """A migrated, empty database while the block runs: a copy of the SQLite template in
+    ``folder``, or the PostgreSQL run's database, emptied when the block ends."""
     if migrated_url.startswith("sqlite"):
         import shutil
 
-        template = Path(migrated_url.split("///", 1)[1])
-        target = tmp_path / "rootline.db"
-        shutil.copyfile(template, target)
+        target = folder / "rootline.db"
+        shutil.copyfile(migrated_url.split("///", 1)[1], target)
         yield f"sqlite:///{target}"
         return
-    yield migrated_url
-    _truncate_all(migrated_url)
+    try:
+        yield migrated_url
+    finally:
+        _truncate_all(migrated_url)
+
+
+@pytest.fixture()
+def database_url(migrated_url: str, tmp_path: Path) -> Iterator[str]:
+    """A migrated, empty database for one test."""
+    with empty_database(migrated_url, tmp_path) as url:
+        yield url
 
 
 def _truncate_all(url: str) -> None:
@@ -148,6 +158,19 @@ def cheap_hash(password: str) -> str:
     return PasswordHasher(time_cost=1, memory_cost=8, parallelism=1).hash(password)
 
 
+@contextmanager
+def db_session(database_url: str) -> Iterator[Session]:
+    """A session on the database, committed when the block ends (for setting up a test)."""
+    from rootline.db import make_engine, make_sessionmaker
+
+    engine = make_engine(database_url)
+    try:
+        with make_sessionmaker(engine).begin() as session:
+            yield session
+    finally:
+        engine.dispose()
+
+
 def add_user(
     database_url: str,
     username: str,
@@ -158,22 +181,17 @@ def add_user(
 ) -> int:
     """A user straight in the database; its id."""
     from rootline.accounts.models import User
-    from rootline.db import make_engine, make_sessionmaker
 
-    engine = make_engine(database_url)
-    try:
-        with make_sessionmaker(engine).begin() as session:
-            user = User(
-                username=username,
-                password_hash=None if password is None else cheap_hash(password),
-                is_admin=is_admin,
-                disabled=disabled,
-            )
-            session.add(user)
-            session.flush()
-            return user.id
-    finally:
-        engine.dispose()
+    with db_session(database_url) as session:
+        user = User(
+            username=username,
+            password_hash=None if password is None else cheap_hash(password),
+            is_admin=is_admin,
+            disabled=disabled,
+        )
+        session.add(user)
+        session.flush()
+        return user.id
 
 
 def add_token(
@@ -184,23 +202,18 @@ def add_token(
 
     from rootline.accounts import service
     from rootline.accounts.models import User
-    from rootline.db import make_engine, make_sessionmaker
 
-    engine = make_engine(database_url)
-    try:
-        with make_sessionmaker(engine).begin() as session:
-            user = session.get(User, user_id)
-            assert user is not None
-            created = service.create_token(
-                session,
-                user,
-                name="test",
-                scope=scope,
-                incident_id=uuid.UUID(incident_id) if incident_id else None,
-            )
-            return created.token
-    finally:
-        engine.dispose()
+    with db_session(database_url) as session:
+        user = session.get(User, user_id)
+        assert user is not None
+        created = service.create_token(
+            session,
+            user,
+            name="test",
+            scope=scope,
+            incident_id=uuid.UUID(incident_id) if incident_id else None,
+        )
+        return created.token
 
 
 def sign_in(client: TestClient, username: str, password: str = TEST_PASSWORD) -> dict[str, Any]:
@@ -278,6 +291,19 @@ class LiveServer:
     @property
     def headers(self) -> dict[str, str]:
         return dict(self.http.headers)
+
+    def ingest(
+        self, incident: str, *args: str | Path, timeout: float = 120
+    ) -> subprocess.CompletedProcess[str]:
+        """`rootline ingest` into ``incident`` of this server with its token; ``args`` are
+        further options and the files."""
+        command = [ROOTLINE, "ingest", "--server", self.url, "--token", str(self.token)]
+        return subprocess.run(
+            [*command, "--incident", incident, *map(str, args)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
 
 
 @pytest.fixture()

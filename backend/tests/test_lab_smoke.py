@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_DIR, ROOTLINE, LiveServer
+from tests.conftest import REPO_DIR, LiveServer
 
 SCENARIO = "time_wait_storm"
 
@@ -41,22 +41,7 @@ def test_time_wait_storm_from_capture_to_checklist(server: LiveServer, tmp_path:
     assert {b.name.split("-")[1] for b in bundles} == {"server", "client"}
 
     incident = server.http.post("/api/incidents", json={"title": "lab smoke"}).json()["id"]
-    ingest = subprocess.run(
-        [
-            ROOTLINE,
-            "ingest",
-            "--server",
-            str(server),
-            "--token",
-            str(server.token),
-            "--incident",
-            incident,
-            *map(str, bundles),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    ingest = server.ingest(incident, *bundles, timeout=300)
     assert ingest.returncode == 0, ingest.stderr
     artifacts = server.http.get(f"/api/incidents/{incident}/artifacts").json()
     assert {a["host"] for a in artifacts if a["parent_id"]} == {"server", "client"}

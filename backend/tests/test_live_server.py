@@ -4,33 +4,15 @@ from __future__ import annotations
 
 import json
 import socket
-import subprocess
 from pathlib import Path
 
-from tests.conftest import FIXTURES_DIR, ROOTLINE, LiveServer
+from tests.conftest import FIXTURES_DIR, LiveServer
 
 
 def test_cli_ingest_then_read_back(server: LiveServer) -> None:
     incident = server.http.post("/api/incidents", json={"title": "cli"}).json()["id"]
     captures = [FIXTURES_DIR / "ss" / "ss-tinm-loop.txt", FIXTURES_DIR / "ss" / "ss-s.txt"]
-    done = subprocess.run(
-        [
-            ROOTLINE,
-            "ingest",
-            "--server",
-            str(server),
-            "--token",
-            str(server.token),
-            "--incident",
-            incident,
-            "--host",
-            "provider-1",
-            *map(str, captures),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = server.ingest(incident, "--host", "provider-1", *captures)
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("-> ss parsed") == 2
     series = server.http.get(
@@ -46,21 +28,8 @@ def test_cli_ingest_then_read_back(server: LiveServer) -> None:
 
 
 def test_cli_ingest_reports_failure(server: LiveServer) -> None:
-    done = subprocess.run(
-        [
-            ROOTLINE,
-            "ingest",
-            "--server",
-            str(server),
-            "--token",
-            str(server.token),
-            "--incident",
-            "00000000-0000-0000-0000-000000000000",
-            str(FIXTURES_DIR / "ss" / "ss-s.txt"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = server.ingest(
+        "00000000-0000-0000-0000-000000000000", FIXTURES_DIR / "ss" / "ss-s.txt", timeout=60
     )
     assert done.returncode == 1
     assert "HTTP 404" in done.stderr

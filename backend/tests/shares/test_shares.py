@@ -6,7 +6,7 @@ from fastapi.testclient import TestClient
 
 from rootline.settings import Settings
 from rootline.timeutil import now_ms
-from tests.conftest import FIXTURES_DIR, add_token, add_user
+from tests.conftest import FIXTURES_DIR, add_token, add_user, db_session
 
 SHARED_READS = (
     "",
@@ -67,7 +67,6 @@ def test_expired_share_stops_working(
 ) -> None:
     from sqlalchemy import update
 
-    from rootline.db import make_engine, make_sessionmaker
     from rootline.shares.models import Share
 
     assert (
@@ -78,10 +77,8 @@ def test_expired_share_stops_working(
     )
     created = share(client, incident_id, expires_at_ms=now_ms() + 60_000)
     assert anon_client.get(f"/api/shared/{created['token']}").status_code == 200
-    engine = make_engine(database_url)
-    with make_sessionmaker(engine).begin() as session:
+    with db_session(database_url) as session:
         session.execute(update(Share).values(expires_at_ms=now_ms() - 1))
-    engine.dispose()
     assert anon_client.get(f"/api/shared/{created['token']}").status_code == 404
     assert client.get(f"/api/incidents/{incident_id}/shares").json()[0]["expired"] is True
 
