@@ -19,8 +19,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 
 # Dependencies first (their layer survives code changes), every one pinned by hash.
-COPY backend/requirements.lock backend/requirements.lock
-RUN pip install --require-hashes -r backend/requirements.lock
+COPY backend/requirements-runtime.lock backend/requirements-runtime.lock
+RUN pip install --require-hashes -r backend/requirements-runtime.lock
 
 # The package, installed in place: migrations/, lab/fixtures/ (the demo) and frontend/dist sit
 # beside it at the paths the code expects (/app/...), as in a source checkout.
