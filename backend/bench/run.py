@@ -73,6 +73,8 @@ def databases(workdir: Path) -> list[tuple[str, str, Callable[[], None]]]:
 
 def measure_ingest(url: str, workdir: Path, path: Path) -> tuple[float, str]:
     from rootline.artifacts import service as artifacts_service
+    from rootline.artifacts import worker
+    from rootline.artifacts.models import Artifact
     from rootline.db import make_engine, make_sessionmaker, upgrade
     from rootline.incidents import service as incidents_service
     from rootline.incidents.schemas import IncidentCreate
@@ -88,16 +90,17 @@ def measure_ingest(url: str, workdir: Path, path: Path) -> tuple[float, str]:
         started = time.perf_counter()
         with path.open("rb") as handle:
             blob = store.put_file(handle, limit=4 * 1024**3)
-        (ingested, *_) = artifacts_service.ingest(
+        ingested = artifacts_service.record(
             session,
-            store,
             incident=incident,
             blob=blob,
             options=artifacts_service.UploadOptions(filename=path.name),
         )
         session.commit()
+        worker.drain(worker.sessions_for(engine), store)
         elapsed = time.perf_counter() - started
-        artifact = ingested.artifact
+        artifact = session.get(Artifact, ingested.artifact.id, populate_existing=True)
+        assert artifact is not None
         parse_s = artifact.parse_seconds or 0.0
         detail = (
             f"{artifact.kind} {artifact.status}, {artifact.series_count} series, {artifact.point_count} points, "

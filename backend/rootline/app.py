@@ -19,6 +19,7 @@ from rootline import demo
 from rootline.accounts.endpoints import auth_router, tokens_router, users_router
 from rootline.annotations.endpoints import router as annotations_router
 from rootline.artifacts.endpoints import router as artifacts_router
+from rootline.artifacts.worker import ParseWorkers, Sessions
 from rootline.auth import annotate_routes
 from rootline.checklist.endpoints import router as checklist_router
 from rootline.db import make_engine, make_sessionmaker, writer_engine
@@ -48,7 +49,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if settings.load_demo:
             demo.load_once(sessionmaker, app.state.store)
+        parse_workers.start()
         yield
+        parse_workers.stop()
         engine.dispose()
 
     app = FastAPI(
@@ -62,6 +65,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sessionmaker = sessionmaker
     app.state.writer_sessionmaker = make_sessionmaker(writer_engine(engine))
     app.state.store = make_store(settings)
+    parse_workers = ParseWorkers(
+        Sessions(read=sessionmaker, write=app.state.writer_sessionmaker),
+        app.state.store,
+        count=settings.parse_threads,
+    )
+    app.state.parse_workers = parse_workers
 
     for router in (
         incidents_router,

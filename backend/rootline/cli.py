@@ -1,4 +1,4 @@
-"""The ``rootline`` command: serve, parse, ingest, demo, db, users, tokens."""
+"""The ``rootline`` command: serve, worker, parse, ingest, demo, db, users, tokens."""
 
 from __future__ import annotations
 
@@ -267,12 +267,57 @@ def tokens_revoke(token_id: Annotated[int, typer.Argument(help="Token id (see li
 def demo() -> None:
     """Load the demo incident into the configured database (again, if asked)."""
     from rootline import demo as demo_module
+    from rootline.artifacts import worker as parse_worker
+    from rootline.db import make_engine
     from rootline.settings import get_settings
     from rootline.storage import make_store
 
+    settings = get_settings()
+    store = make_store(settings)
     with _database() as session:
-        incident_id = demo_module.load(session, make_store(get_settings()))
+        incident_id = demo_module.load(session, store)
+    engine = make_engine(settings.resolved_database_url)
+    try:
+        parse_worker.drain(parse_worker.sessions_for(engine), store)
+    finally:
+        engine.dispose()
     typer.echo(incident_id)
+
+
+@app.command()
+def worker(
+    threads: Annotated[int, typer.Option(help="Parse threads in this process.")] = 1,
+    once: Annotated[bool, typer.Option(help="Parse what is queued now, then exit.")] = False,
+) -> None:
+    """Parse uploaded artifacts, as every server process does with ROOTLINE_PARSE_THREADS;
+    for parsing on other machines than the API (set ROOTLINE_PARSE_THREADS=0 there)."""
+    import signal
+    import threading
+
+    from rootline.artifacts import worker as parse_worker
+    from rootline.db import make_engine
+    from rootline.settings import get_settings
+    from rootline.storage import make_store
+
+    settings = get_settings()
+    engine = make_engine(settings.resolved_database_url)
+    sessions = parse_worker.sessions_for(engine)
+    store = make_store(settings)
+    try:
+        if once:
+            typer.echo(f"parsed {parse_worker.drain(sessions, store)} artifacts")
+            return
+        workers = parse_worker.ParseWorkers(sessions, store, count=threads)
+        stopping = threading.Event()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, lambda *_: stopping.set())
+        workers.start()
+        typer.echo(f"parse worker: {threads} threads on {_redact(settings.resolved_database_url)}")
+        while not stopping.wait(1.0):
+            pass
+        workers.stop()
+    finally:
+        engine.dispose()
 
 
 @app.command()
@@ -461,13 +506,19 @@ def ingest(
     token: Annotated[
         str | None, typer.Option(envvar="ROOTLINE_TOKEN", help="API token (or ROOTLINE_TOKEN).")
     ] = None,
+    wait: Annotated[
+        float,
+        typer.Option(help="Seconds to wait for each file's parse (0: report it as pending)."),
+    ] = 300,
 ) -> None:
-    """Upload files to a Rootline server, one request per file, streamed."""
+    """Upload files to a Rootline server, one request per file, streamed; report how each
+    was parsed."""
     import httpx
 
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     failures = 0
-    with httpx.Client(base_url=server.rstrip("/"), headers=headers, timeout=600) as client:
+    timeout = httpx.Timeout(600 + wait, connect=30)
+    with httpx.Client(base_url=server.rstrip("/"), headers=headers, timeout=timeout) as client:
         for path in offline.expand_paths(paths):
             params = {
                 k: v
@@ -477,6 +528,7 @@ def ingest(
                     "timezone": timezone,
                     "clock_offset_s": clock_offset_s,
                     "kind": kind,
+                    "wait": wait,
                 }.items()
                 if v is not None
             }

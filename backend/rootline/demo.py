@@ -2,7 +2,7 @@
 
 Its artifacts are the committed lab captures of a reproduced TIME_WAIT storm (two hosts'
 collector bundles, ``lab/fixtures/time_wait_storm``); they go through the same ingest path
-as any upload.
+as any upload (recorded here, parsed by the parse workers).
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ def load(session: Session, store: ArtifactStore) -> str:
         with path.open("rb") as handle:
             blob = store.put_file(handle, limit=1024**3)
         items.append((blob, artifacts_service.UploadOptions(filename=path.name)))
-    artifacts_service.ingest_all(session, store, incident=incident, items=items)
+    # Parsed by the parse workers, like any upload.
+    artifacts_service.record_all(session, incident=incident, items=items)
     return str(incident.id)
 
 

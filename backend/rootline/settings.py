@@ -55,6 +55,13 @@ class Settings(BaseSettings):
     s3_create_bucket: bool = Field(
         default=False, description="Create the bucket at start when it does not exist."
     )
+    parse_threads: int = Field(
+        default=1,
+        ge=0,
+        description=(
+            "Parse worker threads per server process (0: none here, run `rootline worker`)."
+        ),
+    )
     max_upload_bytes: int = Field(
         default=1024**3, description="Largest accepted file, in bytes (default 1 GiB)."
     )

@@ -246,6 +246,22 @@ def anon_client(app: FastAPI) -> Iterator[TestClient]:
         yield test_client
 
 
+def wait_until_parsed(
+    client: TestClient | httpx.Client, incident_id: str, timeout_s: float = 120
+) -> list[dict[str, Any]]:
+    """The incident's artifacts once the parse workers have none of them queued."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        artifacts: list[dict[str, Any]] = client.get(
+            f"/api/incidents/{incident_id}/artifacts"
+        ).json()
+        if not any(a["status"] in {"pending", "parsing"} for a in artifacts):
+            return artifacts
+        if time.monotonic() > deadline:
+            pytest.fail(f"still queued after {timeout_s} s: {artifacts}")
+        time.sleep(0.1)
+
+
 @pytest.fixture()
 def incident_id(client: TestClient) -> str:
     response = client.post("/api/incidents", json={"title": "test incident", "timezone": "UTC"})

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,7 +72,9 @@ def fuzz_app(settings: Settings) -> Iterator[FastAPI]:
     application = create_app(
         settings.model_copy(update={"login_rate_limit": 1_000_000, "share_rate_limit": 1_000_000})
     )
-    yield application
+    # Started for the whole test (its parse workers too), whichever client calls the app.
+    with TestClient(application):
+        yield application
     application.state.engine.dispose()
 
 
@@ -96,12 +99,13 @@ class Ids:
 def _real_ids(app: FastAPI, database_url: str, token: str) -> Ids:
     """An incident with a parsed capture, an annotation and a raw-allowing share link."""
     add_user(database_url, "admin", is_admin=True)
-    with TestClient(app) as client:
+    # closing(), not `with TestClient`: the app is already started by the fixture.
+    with closing(TestClient(app)) as client:
         auth = {"Authorization": f"Bearer {token}"}
         incident = client.post("/api/incidents", json={"title": "fuzz"}, headers=auth).json()["id"]
         uploaded = client.post(
             f"/api/incidents/{incident}/artifacts",
-            params={"filename": "ss-tinm-loop.txt", "host": "web-1"},
+            params={"filename": "ss-tinm-loop.txt", "host": "web-1", "wait": 60},
             content=(FIXTURES_DIR / "ss" / "ss-tinm-loop.txt").read_bytes(),
             headers={**auth, "Content-Type": "application/octet-stream"},
         )

@@ -41,7 +41,7 @@ def bearer(token: str) -> dict[str, str]:
 def upload(client: TestClient, incident_id: str, headers: dict[str, str] | None = None) -> int:
     response = client.post(
         f"/api/incidents/{incident_id}/artifacts",
-        params={"filename": "ss-s.txt"},
+        params={"filename": "ss-s.txt", "wait": 60},
         content=(FIXTURES_DIR / "ss" / "ss-s.txt").read_bytes(),
         headers={"Content-Type": "application/octet-stream", **(headers or {})},
     )

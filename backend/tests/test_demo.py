@@ -7,7 +7,7 @@ from fastapi.testclient import TestClient
 from rootline import demo
 from rootline.app import create_app
 from rootline.settings import Settings
-from tests.conftest import add_user, sign_in
+from tests.conftest import add_user, sign_in, wait_until_parsed
 
 
 def test_demo_loads_once_on_first_start(settings: Settings) -> None:
@@ -19,7 +19,7 @@ def test_demo_loads_once_on_first_start(settings: Settings) -> None:
         incidents = client.get("/api/incidents").json()["items"]
         assert [i["title"] for i in incidents] == [demo.DEMO_TITLE]
         demo_id = incidents[0]["id"]
-        artifacts = client.get(f"/api/incidents/{demo_id}/artifacts").json()
+        artifacts = wait_until_parsed(client, demo_id)
         assert {a["host"] for a in artifacts if a["parent_id"]} == {"server", "client"}
         checklist = client.get(f"/api/incidents/{demo_id}/checklist").json()["findings"]
         assert checklist[0]["verdict"] == "confirmed"

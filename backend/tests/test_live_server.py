@@ -92,7 +92,7 @@ def test_concurrent_uploads_all_land(server: LiveServer) -> None:
     def upload(path: Path) -> int:
         response = server.http.post(
             f"/api/incidents/{incident}/artifacts",
-            params={"filename": path.name},
+            params={"filename": path.name, "wait": 60},
             content=path.read_bytes(),
             headers={"Content-Type": "application/octet-stream"},
             timeout=120,

@@ -15,7 +15,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import FIXTURES_DIR, TEST_PASSWORD, LiveServer, add_user, run_server
+from tests.conftest import (
+    FIXTURES_DIR,
+    TEST_PASSWORD,
+    LiveServer,
+    add_user,
+    run_server,
+    wait_until_parsed,
+)
 
 LOGIN_LIMIT = 4
 CAPTURE = FIXTURES_DIR / "ss" / "ss-tinm-loop.txt"
@@ -33,9 +40,13 @@ def pair(
     add_user(database_url, "li.wei")
     # Both processes read it from the environment `run_server` passes on.
     monkeypatch.setenv("ROOTLINE_LOGIN_RATE_LIMIT", str(LOGIN_LIMIT))
-    with run_server(database_url, tmp_path) as a, run_server(database_url, tmp_path) as b:
-        assert a.url != b.url
-        yield a, b
+    monkeypatch.setenv("ROOTLINE_PARSE_THREADS", "1")
+    with run_server(database_url, tmp_path) as a:
+        # B parses nothing: what is uploaded to B must be parsed by A's worker.
+        monkeypatch.setenv("ROOTLINE_PARSE_THREADS", "0")
+        with run_server(database_url, tmp_path) as b:
+            assert a.url != b.url
+            yield a, b
 
 
 def _cookie_client(server: LiveServer, session: str, csrf: str) -> httpx.Client:
@@ -61,7 +72,8 @@ def test_two_servers_share_sessions_tokens_shares_and_limits(
         assert me.status_code == 200 and me.json()["user"]["username"] == "li.wei"
         assert me.json()["csrf_token"] == csrf
 
-        # 2. Create an incident on A, upload to it on B, read its timeline on A.
+        # 2. Create an incident on A, upload to it on B, A's parse worker parses it, read its
+        # timeline on A.
         created = on_a.post("/api/incidents", json={"title": "two workers"})
         assert created.status_code == 201, created.text
         incident = created.json()["id"]
@@ -71,8 +83,8 @@ def test_two_servers_share_sessions_tokens_shares_and_limits(
             content=CAPTURE.read_bytes(),
             headers={"Content-Type": "application/octet-stream"},
         )
-        assert uploaded.status_code == 201, uploaded.text
-        artifact = uploaded.json()["artifacts"][0]
+        assert uploaded.status_code == 202, uploaded.text
+        (artifact,) = wait_until_parsed(on_b, incident)
         assert artifact["status"] == "parsed", artifact
         series = on_a.get(f"/api/incidents/{incident}/series", params={"name": "tcp.*"}).json()
         assert series["total"] > 0

@@ -1,22 +1,25 @@
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 from sqlalchemy.orm import Session
 from starlette.datastructures import UploadFile
 
 from rootline.artifacts import service
+from rootline.artifacts.models import Artifact
 from rootline.artifacts.schemas import ArtifactRead, UploadResult
 from rootline.auth import IngestIncident, WriteIncident, read_incident
 from rootline.deps import SessionDep, SettingsDep, StoreDep
 from rootline.errors import BadRequest, PayloadTooLarge
 from rootline.incidents.models import Incident
-from rootline.storage import ArtifactStore, StoredBlob, TooLarge
+from rootline.storage import StoredBlob, TooLarge
 from rootline.timeutil import check_zone, parse_instant
 
 
@@ -156,22 +159,65 @@ def _safe_name(filename: str) -> str:
     return name[:255] or "upload"
 
 
-def _upload_result(
+WaitQuery = Annotated[
+    float,
+    Query(
+        ge=0,
+        le=300,
+        description=(
+            "Seconds to wait for the parse workers before answering: 201 when everything is "
+            "parsed by then, else 202 with what is still `pending` or `parsing`."
+        ),
+    ),
+]
+POLL_S = 0.2
+
+
+async def _answer(
+    request: Request,
+    response: Response,
     session: Session,
-    store: ArtifactStore,
     incident: Incident,
-    items: list[tuple[StoredBlob, service.UploadOptions]],
+    roots: list[uuid.UUID],
+    created: set[uuid.UUID],
+    wait_s: float,
 ) -> UploadResult:
-    ingested = service.ingest_all(session, store, incident=incident, items=items)
+    """Commit, hand the work to the parse workers, and answer with the artifacts (bundle
+    members included) as they are once parsed or once ``wait_s`` has passed.
+
+    Between looks no database connection is held: a waiting client costs nothing but a socket.
+    """
+    await run_in_threadpool(session.commit)
+    request.app.state.parse_workers.wake()
+    deadline = time.monotonic() + wait_s
+
+    def look() -> list[tuple[Artifact, uuid.UUID]]:
+        with request.app.state.sessionmaker() as fresh:
+            return service.with_members(fresh, incident.id, roots)
+
+    while True:
+        tree = await run_in_threadpool(look)
+        queued = any(service.is_queued(artifact) for artifact, _ in tree)
+        if not queued or time.monotonic() >= deadline:
+            break
+        await asyncio.sleep(POLL_S)
+    response.status_code = 202 if queued else 201
     return UploadResult(
-        artifacts=[ArtifactRead.model_validate(i.artifact) for i in ingested],
-        created=[i.created for i in ingested],
+        artifacts=[ArtifactRead.model_validate(a) for a, _ in tree],
+        created=[root in created for _, root in tree],
     )
 
 
-@router.post("/artifacts", openapi_extra=_UPLOAD_OPENAPI, status_code=201)
+_ANSWERS: dict[int | str, dict[str, Any]] = {
+    201: {"description": "Stored and parsed (within `wait`).", "model": UploadResult},
+    202: {"description": "Stored; parsing is still under way (`pending`/`parsing`)."},
+}
+
+
+@router.post("/artifacts", openapi_extra=_UPLOAD_OPENAPI, status_code=202, responses=_ANSWERS)
 async def upload_artifacts(
     request: Request,
+    response: Response,
     incident: IngestIncident,
     session: SessionDep,
     store: StoreDep,
@@ -192,8 +238,10 @@ async def upload_artifacts(
     jvm_start: Annotated[
         str | None, Query(description="JVM start time for uptime-only GC logs.")
     ] = None,
+    wait: WaitQuery = 0,
 ) -> UploadResult:
-    """Upload files (multipart) or one file (raw body); each is stored verbatim, then parsed.
+    """Upload files (multipart) or one file (raw body); each is stored verbatim and answered
+    at once as `pending`; parse workers then parse it (poll the artifact, or pass `wait`).
 
     Uploading bytes the incident already holds returns the existing artifact (`created` false).
     """
@@ -253,17 +301,30 @@ async def upload_artifacts(
                 "file_too_large", f"body is over the limit of {exc.limit} bytes"
             ) from exc
         items.append((blob, _options(query_fields, filename or "upload")))
-    return await run_in_threadpool(_upload_result, session, store, incident, items)
+    recorded = await run_in_threadpool(service.record_all, session, incident=incident, items=items)
+    roots = list(dict.fromkeys(i.artifact.id for i in recorded))
+    created = {i.artifact.id for i in recorded if i.created}
+    return await _answer(request, response, session, incident, roots, created, wait)
 
 
-@router.post("/artifacts/{artifact_id}/reparse")
-def reparse_artifact(
-    artifact_id: uuid.UUID, incident: WriteIncident, session: SessionDep, store: StoreDep
-) -> ArtifactRead:
-    """Parse the stored bytes again, replacing what was extracted before."""
-    artifact = service.get_or_404(session, incident=incident, artifact_id=artifact_id)
-    service.reparse(session, store, incident=incident, artifact=artifact)
-    return ArtifactRead.model_validate(artifact)
+@router.post("/artifacts/{artifact_id}/reparse", status_code=202, responses=_ANSWERS)
+async def reparse_artifact(
+    request: Request,
+    response: Response,
+    artifact_id: uuid.UUID,
+    incident: WriteIncident,
+    session: SessionDep,
+    wait: WaitQuery = 0,
+) -> UploadResult:
+    """Parse the stored bytes again (a bundle: its members), replacing what was extracted
+    before once the new parse is stored; until then the old data stays visible."""
+
+    def queue() -> None:
+        artifact = service.get_or_404(session, incident=incident, artifact_id=artifact_id)
+        service.queue_reparse(session, artifact=artifact)
+
+    await run_in_threadpool(queue)
+    return await _answer(request, response, session, incident, [artifact_id], set(), wait)
 
 
 router.include_router(read_routes(read_incident))

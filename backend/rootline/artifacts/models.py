@@ -28,6 +28,8 @@ class Artifact(Base):
     __table_args__ = (
         UniqueConstraint("incident_id", "sha256", name="uq_artifacts_incident_sha256"),
         Index("ix_artifacts_sha256", "sha256"),
+        # The parse workers' queue: the oldest pending artifact first.
+        Index("ix_artifacts_status_uploaded_at_ms", "status", "uploaded_at_ms"),
     )
 
     id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True, default=uuid.uuid4)
@@ -61,3 +63,7 @@ class Artifact(Base):
     uploaded_at_ms: Mapped[int] = mapped_column(BigInteger, default=now_ms)
     parsed_at_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     parse_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    # The lease of the parse worker working on it (status "parsing"); see artifacts.worker.
+    claim_token: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    claimed_at_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    parse_attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")

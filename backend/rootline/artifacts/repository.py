@@ -30,8 +30,20 @@ def list_for_incident(session: Session, incident_id: uuid.UUID) -> Sequence[Arti
     ).all()
 
 
+def by_ids(
+    session: Session, incident_id: uuid.UUID, ids: Sequence[uuid.UUID]
+) -> Sequence[Artifact]:
+    return session.scalars(
+        select(Artifact).where(Artifact.incident_id == incident_id, Artifact.id.in_(ids))
+    ).all()
+
+
 def members(session: Session, parent_id: uuid.UUID) -> Sequence[Artifact]:
-    return session.scalars(select(Artifact).where(Artifact.parent_id == parent_id)).all()
+    return session.scalars(
+        select(Artifact)
+        .where(Artifact.parent_id == parent_id)
+        .order_by(Artifact.uploaded_at_ms, Artifact.filename, Artifact.id)
+    ).all()
 
 
 def sha256_in_use(session: Session, sha256: str) -> bool:

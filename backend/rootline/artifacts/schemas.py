@@ -5,7 +5,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-ArtifactStatus = Literal["pending", "parsed", "partial", "failed"]
+# pending: stored, waiting for a parse worker; parsing: a worker has it; then one of the last three.
+ArtifactStatus = Literal["pending", "parsing", "parsed", "partial", "failed"]
 
 
 class DiagnosticRead(BaseModel):
@@ -48,5 +49,7 @@ class ArtifactRead(BaseModel):
 class UploadResult(BaseModel):
     artifacts: list[ArtifactRead] = Field(description="One per uploaded file, plus bundle members.")
     created: list[bool] = Field(
-        description="False where the same bytes were already in the incident."
+        description=(
+            "False where the same bytes were already in the incident (and for a re-parse)."
+        )
     )

@@ -15,10 +15,11 @@ SS_LOOP = FIXTURES_DIR / "ss" / "ss-tinm-loop.txt"
 
 
 def upload_raw(client: TestClient, incident_id: str, data: bytes, **params: str) -> dict:
+    """Upload and wait for the parse workers (201: everything parsed)."""
     response = client.post(
         f"/api/incidents/{incident_id}/artifacts",
         content=data,
-        params=params,
+        params={"wait": "60", **params},
         headers={"Content-Type": "application/octet-stream"},
     )
     assert response.status_code == 201, response.text
@@ -34,6 +35,7 @@ def test_multipart_upload_of_many_files(client: TestClient, incident_id: str) ->
         f"/api/incidents/{incident_id}/artifacts",
         files=files,
         data={"host": "provider-1", "clock_offset_s": "2.5"},
+        params={"wait": 60},
     )
     assert response.status_code == 201, response.text
     body = response.json()
@@ -96,9 +98,14 @@ def test_deleting_the_last_user_of_a_blob_removes_it(
 def test_reparse_gives_the_same_result(client: TestClient, incident_id: str) -> None:
     artifact = upload_raw(client, incident_id, SS_LOOP.read_bytes())["artifacts"][0]
     series_before = client.get(f"/api/incidents/{incident_id}/series").json()["total"]
-    reparsed = client.post(f"/api/incidents/{incident_id}/artifacts/{artifact['id']}/reparse")
-    assert reparsed.status_code == 200
-    assert reparsed.json()["series_count"] == artifact["series_count"]
+    reparsed = client.post(
+        f"/api/incidents/{incident_id}/artifacts/{artifact['id']}/reparse", params={"wait": 60}
+    )
+    assert reparsed.status_code == 201
+    assert reparsed.json()["created"] == [False]
+    again = reparsed.json()["artifacts"][0]
+    assert again["series_count"] == artifact["series_count"]
+    assert again["parsed_at_ms"] > artifact["parsed_at_ms"]
     assert client.get(f"/api/incidents/{incident_id}/series").json()["total"] == series_before
 
 

@@ -41,6 +41,7 @@ def test_review_is_kept_apart_and_survives_recompute(client: TestClient, inciden
     upload = client.post(
         f"/api/incidents/{incident_id}/artifacts",
         content=capture,
+        params={"wait": 60},
         headers={"Content-Type": "text/plain"},
     )
     assert upload.status_code == 201

@@ -102,7 +102,8 @@ def test_list_shows_confirmed_causes_by_effective_verdict(client: TestClient) ->
     incident_id = client.post("/api/incidents", json={"title": "tw storm"}).json()["id"]
     bundle = REPO_DIR / "lab" / "fixtures" / "time_wait_storm"
     files = [("files", (p.name, p.read_bytes())) for p in sorted(bundle.glob("*.tar.gz"))]
-    assert client.post(f"/api/incidents/{incident_id}/artifacts", files=files).status_code == 201
+    url = f"/api/incidents/{incident_id}/artifacts"
+    assert client.post(url, files=files, params={"wait": 120}).status_code == 201
 
     def causes() -> list[str]:
         page = client.get("/api/incidents", params={"q": "tw storm"}).json()
@@ -136,10 +137,12 @@ def test_an_unanchored_gc_log_does_not_stretch_the_window_to_1970(client: TestCl
     incident_id = client.post("/api/incidents", json={"title": "window"}).json()["id"]
     url = f"/api/incidents/{incident_id}/artifacts"
     uptime_only = (FIXTURES_DIR / "gc_unified" / "parallel-uptime.log").read_bytes()
-    upload = client.post(url, files=[("files", ("gc.log", uptime_only))]).json()
+    upload = client.post(
+        url, files=[("files", ("gc.log", uptime_only))], params={"wait": 60}
+    ).json()
     assert upload["artifacts"][0]["anchored"] is False
     capture = (FIXTURES_DIR / "ss" / "ss-s.txt").read_bytes()
-    client.post(url, files=[("files", ("ss-s.txt", capture))])
+    client.post(url, files=[("files", ("ss-s.txt", capture))], params={"wait": 60})
     incident = client.get(f"/api/incidents/{incident_id}").json()
     assert incident["artifact_count"] == 2
     assert incident["window_start_ms"] > 1_600_000_000_000  # the ss capture's time, not 1970

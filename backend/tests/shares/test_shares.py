@@ -23,7 +23,7 @@ SHARED_READS = (
 def upload(client: TestClient, incident_id: str) -> str:
     response = client.post(
         f"/api/incidents/{incident_id}/artifacts",
-        params={"filename": "ss-tan.txt", "host": "web-1"},
+        params={"filename": "ss-tan.txt", "host": "web-1", "wait": 60},
         content=(FIXTURES_DIR / "ss" / "ss-tan.txt").read_bytes(),
         headers={"Content-Type": "application/octet-stream"},
     )

@@ -57,6 +57,7 @@ def test_upload_list_download_and_reparse_on_s3(
         f"/api/incidents/{incident_id}/artifacts",
         files=[("files", (SS_TAN.name, data, "text/plain"))],
         data={"host": "web-1"},
+        params={"wait": 60},
     )
     assert response.status_code == 201, response.text
     artifact = response.json()["artifacts"][0]
@@ -74,17 +75,20 @@ def test_upload_list_download_and_reparse_on_s3(
     assert raw.headers["x-content-sha256"] == digest
 
     series_before = _series(client, incident_id)
-    reparsed = client.post(f"/api/incidents/{incident_id}/artifacts/{artifact['id']}/reparse")
-    assert reparsed.status_code == 200, reparsed.text
-    assert reparsed.json()["status"] == "parsed"
-    assert reparsed.json()["series_count"] == artifact["series_count"] > 0
+    reparsed = client.post(
+        f"/api/incidents/{incident_id}/artifacts/{artifact['id']}/reparse", params={"wait": 60}
+    )
+    assert reparsed.status_code == 201, reparsed.text
+    again_parsed = reparsed.json()["artifacts"][0]
+    assert again_parsed["status"] == "parsed"
+    assert again_parsed["series_count"] == artifact["series_count"] > 0
     assert _series(client, incident_id) == series_before
 
     # A raw-body upload streams through put_stream; the same bytes are not stored twice.
     again = client.post(
         f"/api/incidents/{incident_id}/artifacts",
         content=data,
-        params={"filename": "again.txt"},
+        params={"filename": "again.txt", "wait": 60},
         headers={"Content-Type": "application/octet-stream"},
     )
     assert again.status_code == 201, again.text

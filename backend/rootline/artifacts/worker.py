@@ -1,0 +1,532 @@
+"""Parsing off the request path: parse workers take pending artifacts from the database.
+
+An upload only stores the bytes and records the artifact as ``pending`` (see
+``service.record``), so a request never waits behind a parser and never holds a database
+connection while one runs. Parse workers (threads that every app process starts, or
+``rootline worker`` processes) take the oldest pending artifact and:
+
+1. claim it in one statement (``FOR UPDATE SKIP LOCKED`` on PostgreSQL, so that workers in
+   any number of processes never take the same one; SQLite runs one writer at a time);
+2. read and parse the bytes with no transaction open: this is the slow part;
+3. store what the parser gave in one short transaction, replacing an earlier parse, and
+   recompute the incident's checklist when its last queued artifact is done (or when the
+   checklist is older than ``CHECKLIST_MAX_AGE_MS`` while uploads keep arriving).
+
+A claim is a lease: while a worker parses, it renews ``claimed_at_ms`` every
+``HEARTBEAT_S``; an artifact whose lease is older than ``LEASE_MS`` (its worker was
+killed) is claimed again. The result is stored only if the claim is still the worker's
+own. An artifact whose parse was cut off ``MAX_ATTEMPTS`` times (a file that kills the
+worker, e.g. by running it out of memory) is marked failed instead of taken again.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+
+from sqlalchemy import ColumnElement, and_, func, or_, select, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+from rootline import bundles
+from rootline.artifacts import service
+from rootline.artifacts.models import Artifact
+from rootline.checklist import service as checklist_service
+from rootline.checklist.models import ComputedFinding
+from rootline.db import make_sessionmaker, writer_engine
+from rootline.events import repository as events_repository
+from rootline.events import service as events_service
+from rootline.facts import repository as facts_repository
+from rootline.facts import service as facts_service
+from rootline.incidents import repository as incidents_repository
+from rootline.incidents.models import Incident
+from rootline.parsers import registry
+from rootline.parsers.base import ParseContext, ParseResult
+from rootline.series import repository as series_repository
+from rootline.series import service as series_service
+from rootline.storage import ArtifactStore, StoredBlob
+from rootline.timeutil import now_ms
+
+log = logging.getLogger("rootline.worker")
+
+QUEUED = ("pending", "parsing")
+LEASE_MS = 120_000
+HEARTBEAT_S = 20.0
+MAX_ATTEMPTS = 3
+CHECKLIST_MAX_AGE_MS = 30_000
+# Parse threads run at a lower CPU priority than the threads answering requests.
+PARSE_NICENESS = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    artifact_id: uuid.UUID
+    token: str
+    attempts: int
+
+
+@dataclass(frozen=True, slots=True)
+class Sessions:
+    """Where a worker opens its transactions: ``read`` for reads, ``write`` for writes
+    (on SQLite the latter takes the write lock at BEGIN, see ``db.writer_engine``)."""
+
+    read: sessionmaker[Session]
+    write: sessionmaker[Session]
+
+
+def sessions_for(engine: Engine) -> Sessions:
+    return Sessions(read=make_sessionmaker(engine), write=make_sessionmaker(writer_engine(engine)))
+
+
+# --- Claiming --------------------------------------------------------------------------------
+
+
+def _claimable(now: int) -> ColumnElement[bool]:
+    stale = now - LEASE_MS
+    return or_(
+        Artifact.status == "pending",
+        and_(Artifact.status == "parsing", Artifact.claimed_at_ms < stale),
+    )
+
+
+def has_work(session: Session) -> bool:
+    """Whether anything waits for a worker (a plain read: idle workers poll with it)."""
+    return session.scalar(select(Artifact.id).where(_claimable(now_ms())).limit(1)) is not None
+
+
+def claim_next(session: Session) -> Claim | None:
+    """Claim the oldest claimable artifact for this worker; None when there is none."""
+    now = now_ms()
+    oldest = (
+        select(Artifact.id)
+        .where(_claimable(now))
+        .order_by(Artifact.uploaded_at_ms, Artifact.id)
+        .limit(1)
+        .with_for_update(skip_locked=True)
+        .scalar_subquery()
+    )
+    token = uuid.uuid4().hex
+    row = session.execute(
+        update(Artifact)
+        .where(Artifact.id == oldest)
+        .values(
+            status="parsing",
+            claim_token=token,
+            claimed_at_ms=now,
+            parse_attempts=Artifact.parse_attempts + 1,
+        )
+        .returning(Artifact.id, Artifact.parse_attempts)
+        .execution_options(synchronize_session=False)
+    ).first()
+    if row is None:
+        return None
+    return Claim(artifact_id=row[0], token=token, attempts=row[1])
+
+
+def release(session: Session, claim: Claim) -> None:
+    """Give an unfinished claim back to the queue (a worker that is stopping)."""
+    session.execute(
+        update(Artifact)
+        .where(Artifact.id == claim.artifact_id, Artifact.claim_token == claim.token)
+        .values(
+            status="pending",
+            claim_token=None,
+            claimed_at_ms=None,
+            parse_attempts=Artifact.parse_attempts - 1,
+        )
+        .execution_options(synchronize_session=False)
+    )
+
+
+def _renew(session: Session, claim: Claim) -> None:
+    session.execute(
+        update(Artifact)
+        .where(Artifact.id == claim.artifact_id, Artifact.claim_token == claim.token)
+        .values(claimed_at_ms=now_ms())
+        .execution_options(synchronize_session=False)
+    )
+
+
+@contextmanager
+def _heartbeat(sessions: Sessions, claim: Claim) -> Iterator[None]:
+    """Renew the claim's lease while the block runs."""
+    done = threading.Event()
+
+    def beat() -> None:
+        while not done.wait(HEARTBEAT_S):
+            try:
+                with sessions.write.begin() as session:
+                    _renew(session, claim)
+            except SQLAlchemyError:
+                log.warning("could not renew the claim on %s", claim.artifact_id, exc_info=True)
+
+    thread = threading.Thread(target=beat, name=f"lease-{claim.artifact_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+
+
+# --- Parsing ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """What parsing needs to know of the artifact, read before any parsing starts."""
+
+    artifact_id: uuid.UUID
+    incident_id: uuid.UUID
+    sha256: str
+    context: ParseContext
+    requested_kind: str | None
+    depth: int
+
+
+def _job(session: Session, claim: Claim) -> _Job | None:
+    artifact = session.get(Artifact, claim.artifact_id)
+    if artifact is None or artifact.claim_token != claim.token:
+        return None
+    incident = session.get(Incident, artifact.incident_id)
+    if incident is None:
+        return None
+    depth, parent_id = 0, artifact.parent_id
+    while parent_id is not None:
+        depth += 1
+        parent_id = session.scalar(select(Artifact.parent_id).where(Artifact.id == parent_id))
+    context = ParseContext.for_zone(
+        artifact.timezone or incident.timezone,
+        default_time_ms=artifact.uploaded_at_ms,
+        host=artifact.host,
+        jvm_start_ms=artifact.jvm_start_ms,
+    )
+    return _Job(artifact.id, incident.id, artifact.sha256, context, artifact.requested_kind, depth)
+
+
+def _parse(data: bytes, job: _Job) -> ParseResult:
+    try:
+        return registry.parse_bytes(data, job.context, kind=job.requested_kind)
+    except Exception as exc:  # a parser bug must fail one artifact, not the worker
+        log.exception("parser failed on artifact %s", job.artifact_id)
+        result = ParseResult(kind=job.requested_kind or registry.UNKNOWN_KIND)
+        result.diagnose(0, f"the parser failed: {type(exc).__name__}: {exc}"[:500])
+        return result
+
+
+@dataclass(frozen=True, slots=True)
+class _Unpacked:
+    """A bundle's members, already in the store; ``bundle`` None: nested too deep to unpack."""
+
+    bundle: bundles.Bundle | None
+    blobs: list[StoredBlob]
+
+
+def _read_and_parse(store: ArtifactStore, job: _Job) -> ParseResult | _Unpacked:
+    try:
+        data = store.read(job.sha256)
+    except FileNotFoundError:
+        # Gone from the store (deleted by hand, a wrong bucket): retrying cannot help.
+        missing = ParseResult(kind=job.requested_kind or registry.UNKNOWN_KIND)
+        missing.diagnose(0, f"the raw bytes ({job.sha256}) are missing from the store")
+        return missing
+    if bundles.bundle_format(data) is None:
+        return _parse(data, job)
+    bundle = None if job.depth >= service.MAX_BUNDLE_DEPTH else bundles.unpack(data)
+    del data
+    # Members go into the store before the transaction that records them.
+    return _Unpacked(bundle, [store.put_bytes(m.data) for m in bundle.members] if bundle else [])
+
+
+def process(sessions: Sessions, store: ArtifactStore, claim: Claim) -> None:
+    """Parse the claimed artifact and store the result (if the claim is still ours)."""
+    started = time.perf_counter()
+    with sessions.read() as session:
+        job = _job(session, claim)
+    if job is None:
+        return
+    if claim.attempts > MAX_ATTEMPTS:
+        with sessions.write.begin() as session:
+            _give_up(session, claim)
+        return
+    with _heartbeat(sessions, claim):
+        outcome = _read_and_parse(store, job)
+    with sessions.write.begin() as session:
+        artifact = _own(session, job, claim)
+        if artifact is None:
+            return
+        if isinstance(outcome, _Unpacked):
+            _store_bundle(session, artifact, outcome.bundle, outcome.blobs)
+        else:
+            _clear_parsed(session, artifact)
+            _persist(session, artifact, outcome)
+        _finish(session, artifact, started)
+
+
+def _own(session: Session, job: _Job, claim: Claim) -> Artifact | None:
+    """The artifact, locked, if the claim on it is still this worker's."""
+    # Writers of one incident take turns, so that "is anything still queued?" is answered
+    # after the other workers' results are in (see _refresh_checklist).
+    incidents_repository.lock(session, job.incident_id)
+    artifact = session.get(Artifact, job.artifact_id, with_for_update=True, populate_existing=True)
+    if artifact is None or artifact.claim_token != claim.token:
+        log.info("artifact %s was deleted or claimed again: result dropped", job.artifact_id)
+        return None
+    return artifact
+
+
+def _give_up(session: Session, claim: Claim) -> None:
+    artifact = session.get(Artifact, claim.artifact_id, with_for_update=True)
+    if artifact is None or artifact.claim_token != claim.token:
+        return
+    artifact.status = "failed"
+    artifact.diagnostics = [
+        {
+            "line": 0,
+            "message": (
+                f"parsing was cut off {MAX_ATTEMPTS} times (the worker stopped, ran out of "
+                "memory or was killed), so it is not tried again; re-parse to retry"
+            ),
+        }
+    ]
+    artifact.parsed_at_ms = now_ms()
+    _finish(session, artifact, None)
+
+
+def _finish(session: Session, artifact: Artifact, started: float | None) -> None:
+    artifact.claim_token = None
+    artifact.claimed_at_ms = None
+    if started is not None:
+        artifact.parse_seconds = time.perf_counter() - started
+    if artifact.parent_id is not None:
+        _widen_parent(session, artifact)
+    session.flush()
+    _refresh_checklist(session, artifact.incident_id)
+
+
+def _widen_parent(session: Session, member: Artifact) -> None:
+    """A bundle's time range spans its members': widen it by this member's."""
+    parent = session.get(Artifact, member.parent_id)
+    if parent is None or member.time_start_ms is None or member.time_end_ms is None:
+        return
+    parent.time_start_ms = min(filter(None, (parent.time_start_ms, member.time_start_ms)))
+    parent.time_end_ms = max(filter(None, (parent.time_end_ms, member.time_end_ms)))
+
+
+def _refresh_checklist(session: Session, incident_id: uuid.UUID) -> None:
+    """Recompute the checklist once nothing of the incident is queued any more, or when it
+    has gone stale while uploads keep arriving."""
+    queued = session.scalar(
+        select(Artifact.id)
+        .where(Artifact.incident_id == incident_id, Artifact.status.in_(QUEUED))
+        .limit(1)
+    )
+    if queued is not None:
+        computed = session.scalar(
+            select(func.max(ComputedFinding.computed_at_ms)).where(
+                ComputedFinding.incident_id == incident_id
+            )
+        )
+        if computed is not None and now_ms() - computed < CHECKLIST_MAX_AGE_MS:
+            return
+    incident = session.get(Incident, incident_id)
+    if incident is not None:
+        checklist_service.recompute(session, incident=incident)
+
+
+def _clear_parsed(session: Session, artifact: Artifact) -> None:
+    series_repository.delete_for_artifact(session, artifact.id)
+    events_repository.delete_for_artifact(session, artifact.id)
+    facts_repository.delete_for_artifact(session, artifact.id)
+
+
+def _persist(session: Session, artifact: Artifact, result: ParseResult) -> None:
+    """Store the parse result; if the database refuses it, the artifact fails with the reason
+    and none of its data is stored (a savepoint: all or nothing)."""
+    host = artifact.host or result.host
+    offset_ms = round(artifact.clock_offset_s * 1000)
+    counts = (0, 0, 0, 0)
+    incident_id, artifact_id = artifact.incident_id, artifact.id
+    try:
+        with session.begin_nested():
+            series, points = series_service.store(
+                session,
+                incident_id=incident_id,
+                artifact_id=artifact_id,
+                host=host,
+                series=result.series,
+                offset_ms=offset_ms,
+            )
+            events = events_service.store(
+                session,
+                incident_id=incident_id,
+                artifact_id=artifact_id,
+                host=host,
+                events=result.events,
+                offset_ms=offset_ms,
+            )
+            facts = facts_service.store(
+                session,
+                incident_id=incident_id,
+                artifact_id=artifact_id,
+                host=host,
+                facts=result.facts,
+                offset_ms=offset_ms,
+            )
+            counts = (series, points, events, facts)
+    except SQLAlchemyError as exc:
+        failed = ParseResult(kind=result.kind)
+        reason = f"{type(exc).__name__}: {exc.args[0] if exc.args else ''}"
+        failed.diagnose(0, f"could not store the parsed data: {reason}"[:500])
+        result = failed
+    time_range = result.time_range()
+    artifact.kind = result.kind
+    artifact.host = host
+    artifact.status = result.status
+    artifact.diagnostics = [{"line": d.line, "message": d.message} for d in result.diagnostics]
+    artifact.diagnostics_dropped = result.diagnostics_dropped
+    artifact.anchored = result.anchored
+    artifact.time_start_ms = time_range[0] + offset_ms if time_range else None
+    artifact.time_end_ms = time_range[1] + offset_ms if time_range else None
+    artifact.series_count, artifact.point_count, artifact.event_count, artifact.fact_count = counts
+    artifact.parsed_at_ms = now_ms()
+
+
+def _store_bundle(
+    session: Session,
+    artifact: Artifact,
+    bundle: bundles.Bundle | None,
+    blobs: list[StoredBlob],
+) -> None:
+    """Record a bundle's members as pending artifacts of their own (workers parse them in
+    parallel); ``bundle`` is None when it is nested too deep to unpack."""
+    artifact.kind = service.BUNDLE_KIND
+    artifact.parsed_at_ms = now_ms()
+    if bundle is None:
+        artifact.status = "failed"
+        artifact.diagnostics = [
+            {
+                "line": 0,
+                "message": f"bundle nested deeper than {service.MAX_BUNDLE_DEPTH} levels: not unpacked",
+            }
+        ]
+        return
+    diagnostics = [{"line": 0, "message": message} for message in bundle.diagnostics]
+    diagnostics += [
+        {"line": 0, "message": f"{r.path}: refused: {r.reason}"} for r in bundle.refused
+    ]
+    incident = session.get(Incident, artifact.incident_id)
+    assert incident is not None  # locked by _own
+    for member, blob in zip(bundle.members, blobs, strict=True):
+        options = service.UploadOptions(
+            filename=member.path,
+            host=artifact.host or member.host,
+            timezone=artifact.timezone,
+            clock_offset_s=artifact.clock_offset_s,
+            jvm_start_ms=artifact.jvm_start_ms,
+        )
+        service.record(session, incident=incident, blob=blob, options=options, parent=artifact)
+    artifact.diagnostics = diagnostics
+    artifact.status = "failed" if not bundle.members else ("partial" if diagnostics else "parsed")
+
+
+# --- Running ---------------------------------------------------------------------------------
+
+
+def next_claim(sessions: Sessions) -> Claim | None:
+    """Claim the next artifact; None when nothing waits (checked first with a plain read, so
+    that idle workers do not queue for SQLite's write lock)."""
+    with sessions.read() as session:
+        if not has_work(session):
+            return None
+    with sessions.write.begin() as session:
+        return claim_next(session)
+
+
+def drain(sessions: Sessions, store: ArtifactStore) -> int:
+    """Process artifacts until none waits (for the CLI and benchmarks); how many."""
+    done = 0
+    while (claim := next_claim(sessions)) is not None:
+        process(sessions, store, claim)
+        done += 1
+    return done
+
+
+class ParseWorkers:
+    """Parse worker threads of one process. ``wake()`` hints that work arrived (uploads in
+    this process call it); without the hint a worker looks every ``poll_s`` seconds."""
+
+    def __init__(
+        self, sessions: Sessions, store: ArtifactStore, count: int, poll_s: float = 0.5
+    ) -> None:
+        self.sessions = sessions
+        self.store = store
+        self.count = count
+        self.poll_s = poll_s
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._claims: dict[int, Claim] = {}
+
+    def start(self) -> None:
+        self._stop.clear()
+        self._threads = [t for t in self._threads if t.is_alive()]
+        for number in range(len(self._threads), self.count):
+            thread = threading.Thread(target=self._run, name=f"parse-{number}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        """Stop taking work. A parse still running after ``timeout_s`` is abandoned (its
+        thread dies with the process) and its artifact given back to the queue at once,
+        rather than when its lease runs out."""
+        self._stop.set()
+        self._wake.set()
+        deadline = time.monotonic() + timeout_s
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        for claim in list(self._claims.values()):
+            try:
+                with self.sessions.write.begin() as session:
+                    release(session, claim)
+            except SQLAlchemyError:
+                log.warning("could not give back %s", claim.artifact_id, exc_info=True)
+
+    def _run(self) -> None:
+        _lower_priority()
+        me = threading.get_ident()
+        while not self._stop.is_set():
+            worked = False
+            try:
+                claim = next_claim(self.sessions)
+                if claim is not None:
+                    self._claims[me] = claim
+                    process(self.sessions, self.store, claim)
+                    worked = True
+            except SQLAlchemyError:
+                log.warning("parse worker: database unavailable", exc_info=True)
+            except Exception:
+                log.exception("parse worker: unexpected error")
+            finally:
+                self._claims.pop(me, None)
+            if not worked:
+                self._wake.wait(self.poll_s)
+                self._wake.clear()
+
+
+def _lower_priority() -> None:
+    # On Linux a thread has a niceness of its own; elsewhere this would renice the process.
+    if sys.platform.startswith("linux"):
+        with suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), PARSE_NICENESS)

@@ -1,0 +1,260 @@
+"""The parse queue: uploads answer at once; workers claim, parse, store and recompute."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select, update
+
+from rootline.artifacts import service, worker
+from rootline.artifacts.models import Artifact
+from rootline.checklist.models import ComputedFinding
+from rootline.db import make_engine
+from rootline.incidents import service as incidents_service
+from rootline.incidents.models import Incident
+from rootline.incidents.schemas import IncidentCreate
+from rootline.settings import Settings
+from rootline.storage import LocalArtifactStore
+from tests.conftest import (
+    ADMIN,
+    BACKEND_DIR,
+    FIXTURES_DIR,
+    ROOTLINE,
+    add_user,
+    sign_in,
+)
+
+SS_TAN = FIXTURES_DIR / "ss" / "ss-tan.txt"
+SS_LOOP = FIXTURES_DIR / "ss" / "ss-tinm-loop.txt"
+
+
+@dataclass
+class Queue:
+    """A database with an incident, a store, and the worker's sessions on them."""
+
+    sessions: worker.Sessions
+    store: LocalArtifactStore
+    incident_id: uuid.UUID
+
+    def add(self, data: bytes, name: str = "capture.txt") -> uuid.UUID:
+        blob = self.store.put_bytes(data)
+        with self.sessions.write.begin() as session:
+            incident = session.get(Incident, self.incident_id)
+            assert incident is not None
+            options = service.UploadOptions(filename=name)
+            return service.record(
+                session, incident=incident, blob=blob, options=options
+            ).artifact.id
+
+    def artifact(self, artifact_id: uuid.UUID) -> Artifact:
+        with self.sessions.read() as session:
+            found = session.get(Artifact, artifact_id)
+            assert found is not None
+            return found
+
+    def checklist_computed_at(self) -> int | None:
+        with self.sessions.read() as session:
+            return session.scalar(
+                select(ComputedFinding.computed_at_ms)
+                .where(ComputedFinding.incident_id == self.incident_id)
+                .limit(1)
+            )
+
+
+@pytest.fixture()
+def queue(database_url: str, tmp_path: Path) -> Iterator[Queue]:
+    engine = make_engine(database_url)
+    sessions = worker.sessions_for(engine)
+    with sessions.write.begin() as session:
+        incident = incidents_service.create(session, data=IncidentCreate(title="queue"))
+        incident_id = incident.id
+    yield Queue(sessions, LocalArtifactStore(tmp_path / "blobs"), incident_id)
+    engine.dispose()
+
+
+def test_an_upload_is_answered_pending_and_parsed_by_a_worker_later(
+    settings: Settings, database_url: str
+) -> None:
+    from rootline.app import create_app
+
+    # No parse threads in this app: only the worker process below parses.
+    app = create_app(settings.model_copy(update={"parse_threads": 0}))
+    add_user(database_url, ADMIN, is_admin=True)
+    with TestClient(app) as client:
+        sign_in(client, ADMIN)
+        incident = client.post("/api/incidents", json={"title": "queued"}).json()["id"]
+        checklist = f"/api/incidents/{incident}/checklist"
+        created_at = client.get(checklist).json()["findings"][0]["computed_at_ms"]
+        response = client.post(
+            f"/api/incidents/{incident}/artifacts",
+            files=[("files", (SS_TAN.name, SS_TAN.read_bytes(), "text/plain"))],
+            params={"wait": 1},
+        )
+        assert response.status_code == 202, response.text
+        (artifact,) = response.json()["artifacts"]
+        assert (artifact["status"], artifact["series_count"]) == ("pending", 0)
+
+        parsed = subprocess.run(
+            [ROOTLINE, "worker", "--once"],
+            env={
+                "PATH": "/usr/bin:/bin",
+                "ROOTLINE_DATABASE_URL": settings.resolved_database_url,
+                "ROOTLINE_DATA_DIR": str(settings.data_dir),
+            },
+            cwd=BACKEND_DIR,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert parsed.returncode == 0, parsed.stderr
+        assert parsed.stdout.strip() == "parsed 1 artifacts"
+
+        stored = client.get(f"/api/incidents/{incident}/artifacts/{artifact['id']}").json()
+        assert stored["status"] == "parsed"
+        assert stored["series_count"] > 0
+        assert client.get(checklist).json()["findings"][0]["computed_at_ms"] > created_at
+    app.state.engine.dispose()
+
+
+def test_workers_never_take_the_same_artifact(queue: Queue) -> None:
+    ids = {queue.add(f"not a capture {n}\n".encode(), f"f{n}.txt") for n in range(40)}
+    taken: Counter[uuid.UUID] = Counter()
+    lock = threading.Lock()
+
+    def take_all() -> None:
+        while (claim := worker.next_claim(queue.sessions)) is not None:
+            with lock:
+                taken[claim.artifact_id] += 1
+
+    threads = [threading.Thread(target=take_all) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert set(taken) == ids
+    assert max(taken.values()) == 1
+    assert {queue.artifact(i).status for i in ids} == {"parsing"}
+
+
+def test_a_claim_whose_lease_ran_out_is_taken_again_and_the_old_result_dropped(
+    queue: Queue,
+) -> None:
+    artifact_id = queue.add(SS_TAN.read_bytes())
+    first = worker.next_claim(queue.sessions)
+    assert first is not None and first.attempts == 1
+    assert worker.next_claim(queue.sessions) is None  # leased: nobody else takes it
+    with queue.sessions.write.begin() as session:
+        session.execute(
+            update(Artifact)
+            .where(Artifact.id == artifact_id)
+            .values(claimed_at_ms=Artifact.claimed_at_ms - worker.LEASE_MS - 1)
+        )
+    second = worker.next_claim(queue.sessions)
+    assert second is not None
+    assert (second.artifact_id, second.attempts) == (artifact_id, 2)
+
+    worker.process(queue.sessions, queue.store, first)  # the worker thought dead comes back
+    assert queue.artifact(artifact_id).status == "parsing"
+    assert queue.artifact(artifact_id).series_count == 0
+    worker.process(queue.sessions, queue.store, second)
+    done = queue.artifact(artifact_id)
+    assert (done.status, done.claim_token) == ("parsed", None)
+    assert done.series_count > 0
+
+
+def test_an_artifact_cut_off_too_often_fails_instead_of_looping(queue: Queue) -> None:
+    artifact_id = queue.add(SS_TAN.read_bytes())
+    with queue.sessions.write.begin() as session:
+        session.execute(
+            update(Artifact)
+            .where(Artifact.id == artifact_id)
+            .values(status="parsing", claimed_at_ms=0, parse_attempts=worker.MAX_ATTEMPTS)
+        )
+    assert worker.drain(queue.sessions, queue.store) == 1
+    failed = queue.artifact(artifact_id)
+    assert failed.status == "failed"
+    assert f"cut off {worker.MAX_ATTEMPTS} times" in failed.diagnostics[0]["message"]
+    assert worker.next_claim(queue.sessions) is None
+
+
+def test_a_released_claim_goes_back_to_the_queue(queue: Queue) -> None:
+    artifact_id = queue.add(SS_TAN.read_bytes())
+    claim = worker.next_claim(queue.sessions)
+    assert claim is not None
+    with queue.sessions.write.begin() as session:
+        worker.release(session, claim)
+    back = queue.artifact(artifact_id)
+    assert (back.status, back.claim_token, back.parse_attempts) == ("pending", None, 0)
+    assert worker.drain(queue.sessions, queue.store) == 1
+    assert queue.artifact(artifact_id).status == "parsed"
+
+
+def test_the_checklist_is_recomputed_when_the_last_queued_artifact_is_done(
+    queue: Queue,
+) -> None:
+    created_at = queue.checklist_computed_at()
+    assert created_at is not None
+    queue.add(SS_TAN.read_bytes(), "one.txt")
+    queue.add(SS_LOOP.read_bytes(), "two.txt")
+    first = worker.next_claim(queue.sessions)
+    assert first is not None
+    worker.process(queue.sessions, queue.store, first)
+    assert queue.checklist_computed_at() == created_at  # one still queued, checklist fresh
+    assert worker.drain(queue.sessions, queue.store) == 1
+    assert (queue.checklist_computed_at() or 0) > created_at
+
+
+def test_a_missing_blob_fails_with_the_reason(queue: Queue) -> None:
+    artifact_id = queue.add(SS_TAN.read_bytes())
+    digest = queue.artifact(artifact_id).sha256
+    queue.store.delete(digest)
+    assert worker.drain(queue.sessions, queue.store) == 1
+    failed = queue.artifact(artifact_id)
+    assert failed.status == "failed"
+    assert "missing from the store" in failed.diagnostics[0]["message"]
+
+
+def test_a_bundle_queues_its_members_and_spans_their_times(queue: Queue) -> None:
+    import io
+    import tarfile
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for path in (SS_TAN, SS_LOOP):
+            tar.add(path, arcname=f"rootline-web-7-20261121T072100/{path.name}")
+    bundle_id = queue.add(buffer.getvalue(), "capture.tar.gz")
+    claim = worker.next_claim(queue.sessions)
+    assert claim is not None
+    worker.process(queue.sessions, queue.store, claim)
+    with queue.sessions.read() as session:
+        members = service.with_members(session, queue.incident_id, [bundle_id])[1:]
+    assert [m.status for m, _ in members] == ["pending", "pending"]
+    assert worker.drain(queue.sessions, queue.store) == 2
+    bundle = queue.artifact(bundle_id)
+    parsed = [queue.artifact(m.id) for m, _ in members]
+    assert {m.status for m in parsed} == {"parsed"}
+    assert bundle.time_start_ms == min(m.time_start_ms or 0 for m in parsed)
+    assert bundle.time_end_ms == max(m.time_end_ms or 0 for m in parsed)
+
+
+def test_reparse_keeps_the_old_data_until_the_new_parse_lands(
+    client: TestClient, incident_id: str
+) -> None:
+    url = f"/api/incidents/{incident_id}/artifacts"
+    body = client.post(url, content=SS_LOOP.read_bytes(), params={"wait": 60}).json()
+    artifact = body["artifacts"][0]
+    app = client.app
+    app.state.parse_workers.stop()  # type: ignore[attr-defined]
+    queued = client.post(f"{url}/{artifact['id']}/reparse")
+    assert queued.status_code == 202
+    assert queued.json()["artifacts"][0]["status"] == "pending"
+    series = client.get(f"/api/incidents/{incident_id}/series").json()
+    assert series["total"] == artifact["series_count"] > 0
