@@ -53,8 +53,8 @@ export interface UploadFile {
   timezone?: string;
 }
 
-/** Pick files in the upload panel, fill hosts, upload, and wait until every row is done. */
-export async function uploadThroughUi(page: Page, files: UploadFile[]): Promise<void> {
+/** Pick files in the upload panel, fill hosts, and start the upload (it does not wait for it). */
+export async function startUploadThroughUi(page: Page, files: UploadFile[]): Promise<void> {
   const panel = page.locator("section.upload");
   const payload = files.map((f) => ({
     name: f.name ?? path.basename(f.path!),
@@ -69,9 +69,27 @@ export async function uploadThroughUi(page: Page, files: UploadFile[]): Promise<
     if (file.timezone) await panel.getByLabel(`Timezone for ${name}`, { exact: true }).fill(file.timezone);
   }
   await panel.getByRole("button", { name: /^Upload \d+ files?$/ }).click();
+}
+
+/**
+ * Wait until every upload row is sent and stored, then until the parse workers are done with
+ * every file (bundle members included): an upload is answered before its file is parsed, and
+ * the row follows the polled artifacts list to its final status.
+ */
+export async function waitForUploadsParsed(page: Page, parseTimeout = 60_000): Promise<void> {
+  const panel = page.locator("section.upload");
   await expect(panel.locator('[data-testid="upload-row"]:not([data-state="done"])')).toHaveCount(0, {
     timeout: 90_000,
   });
+  await expect(panel.locator('[data-testid="upload-row"]:not([data-parse="done"])')).toHaveCount(0, {
+    timeout: parseTimeout,
+  });
+}
+
+/** Pick files in the upload panel, fill hosts, upload, and wait until every file is parsed. */
+export async function uploadThroughUi(page: Page, files: UploadFile[], parseTimeout = 60_000): Promise<void> {
+  await startUploadThroughUi(page, files);
+  await waitForUploadsParsed(page, parseTimeout);
 }
 
 // ---- API calls from the signed-in page (cookies + CSRF header, like the app) ----
@@ -99,6 +117,8 @@ export async function apiUpload(page: Page, incidentId: string, file: string, ho
       ...(host ? { host } : {}),
     },
     headers: { "X-CSRF-Token": await csrfToken(page) },
+    // The server answers 201 once the file is parsed (within `wait`), 202 while it is queued.
+    params: { wait: 50 },
     timeout: 60_000,
   });
   expect(response.status(), await response.text()).toBe(201);

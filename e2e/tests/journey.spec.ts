@@ -20,9 +20,10 @@ import {
   laneKeys,
   lanes,
   screenshot,
-  uploadThroughUi,
+  startUploadThroughUi,
   urlRange,
   waitForLanesSettled,
+  waitForUploadsParsed,
   createIncidentThroughUi,
 } from "../support/helpers";
 
@@ -86,7 +87,7 @@ test("a new user investigates an incident from upload to a revoked share link", 
   );
 
   await test.step("upload three collector bundles from three hosts and one broken file", async () => {
-    await uploadThroughUi(page, [
+    await startUploadThroughUi(page, [
       // The lab host ran on UTC; the incident is read in Berlin time.
       { path: path.join(LAB, "gc_pauses", "rootline-app-20261121T075211.tar.gz"), timezone: "UTC" },
       { path: path.join(LAB, "tcp_retransmissions", "rootline-server-20261121T075344.tar.gz"), timezone: "UTC" },
@@ -94,6 +95,19 @@ test("a new user investigates an incident from upload to a revoked share link", 
       // Random bytes under a GC log's name: stored, and reported as failed with a diagnostic.
       { name: BROKEN, buffer: crypto.randomBytes(4096), host: "app" },
     ]);
+    // Uploads are answered before parsing: while the parse workers go through the bundles'
+    // members (dozens of files), the checklist and the artifacts table say so.
+    await expect(page.getByTestId("parse-progress")).toContainText(/^\d+ files? still parsing — verdicts will update$/);
+    await expect(
+      page.locator('[data-testid="artifact-row"][data-status="pending"], [data-testid="artifact-row"][data-status="parsing"]').first(),
+    ).toBeVisible();
+    await page.locator("section.upload").scrollIntoViewIfNeeded();
+    await screenshot(page, "parsing-uploads");
+    await page.getByRole("heading", { name: "Checklist" }).scrollIntoViewIfNeeded();
+    await screenshot(page, "parsing");
+    await waitForUploadsParsed(page, 60_000);
+    await expect(page.getByTestId("parse-progress")).toHaveCount(0);
+
     const rows = page.getByTestId("upload-row");
     await expect(rows.filter({ hasText: "rootline-app-" })).toContainText("bundle");
     await expect(rows.filter({ hasText: BROKEN })).toContainText(/failed/i);

@@ -27,8 +27,10 @@ import type {
   TokenCreated,
   TokenRead,
   TokenScope,
+  UploadResult,
   Verdict,
 } from "./types";
+import { isQueued } from "./types";
 
 export const incidentBase = (id: string) => `/api/incidents/${encodeURIComponent(id)}`;
 export const sharedBase = (token: string) => `/api/shared/${encodeURIComponent(token)}`;
@@ -175,28 +177,88 @@ export function useDeleteIncident() {
 
 // ---- artifacts -------------------------------------------------------------------------------
 
+const artifactsKey = (apiBase: string) => [apiBase, "artifacts"] as const;
+
+/** How often the artifacts list is read again while anything of the incident is queued. */
+export const PARSE_POLL_MS = 1000;
+
+/** The artifacts list's refetch interval: poll while anything is queued, not at all otherwise. */
+export function parsePollInterval(artifacts: readonly Artifact[] | undefined): number | false {
+  return artifacts?.some(isQueued) ? PARSE_POLL_MS : false;
+}
+
 /**
- * After an upload or a re-parse: points, events, the checklist and the incident's window all
- * change under `apiBase`, and so do the list's counts and top causes.
+ * Whether a parse landed between two reads of the artifacts list: an artifact is done now that
+ * was queued before, was not listed yet (a small file can be parsed between two polls) or has
+ * been parsed again. No previous read means nothing to compare: all of it is being read anyway.
  */
-export function artifactsChanged(client: QueryClient, apiBase: string): void {
-  void client.invalidateQueries({ queryKey: [apiBase] });
+export function parseFinished(previous: readonly Artifact[] | undefined, current: readonly Artifact[]): boolean {
+  if (!previous) return false;
+  const before = new Map(previous.map((artifact) => [artifact.id, artifact]));
+  return current.some((artifact) => {
+    if (isQueued(artifact)) return false;
+    const was = before.get(artifact.id);
+    return !was || isQueued(was) || was.parsed_at_ms !== artifact.parsed_at_ms;
+  });
+}
+
+/** `list` with `updates` in place of the artifacts of the same id, and the new ones added. */
+export function mergeArtifacts(list: readonly Artifact[], updates: readonly Artifact[]): Artifact[] {
+  const byId = new Map(updates.map((artifact) => [artifact.id, artifact]));
+  const merged = list.map((artifact) => byId.get(artifact.id) ?? artifact);
+  const known = new Set(list.map((artifact) => artifact.id));
+  return merged.concat(updates.filter((artifact) => !known.has(artifact.id)));
+}
+
+/**
+ * A parse finished: what parsed data feeds is read again (the timeline's series, points and
+ * events, the checklist, the incident's window and counts, the list's top causes). The artifacts
+ * list itself is not: this runs when it has just been read.
+ */
+export function parsedDataChanged(client: QueryClient, apiBase: string): void {
+  for (const what of ["series", "timeline", "events", "checklist", "incident", "share-info"]) {
+    void client.invalidateQueries({ queryKey: [apiBase, what] });
+  }
+  void client.invalidateQueries({ queryKey: INCIDENTS_KEY });
+}
+
+/**
+ * After an upload or a re-parse (answered at once, its artifacts `pending`): their rows show the
+ * queue straight away and the list starts polling. Parsed data follows as parses finish.
+ */
+export function artifactsQueued(client: QueryClient, apiBase: string, result: UploadResult): void {
+  client.setQueryData<Artifact[]>(artifactsKey(apiBase), (list) => list && mergeArtifacts(list, result.artifacts));
+  // Also cancels a poll that was under way, whose answer would predate this write.
+  void client.invalidateQueries({ queryKey: artifactsKey(apiBase) });
+  void client.invalidateQueries({ queryKey: [apiBase, "incident"] });
   void client.invalidateQueries({ queryKey: INCIDENTS_KEY });
 }
 
 export function useArtifacts(apiBase: string) {
   return useQuery<Artifact[], ApiError>({
-    queryKey: [apiBase, "artifacts"],
-    queryFn: ({ signal }) => apiGet<Artifact[]>(`${apiBase}/artifacts`, undefined, signal),
+    queryKey: artifactsKey(apiBase),
+    queryFn: async ({ client, signal }) => {
+      const artifacts = await apiGet<Artifact[]>(`${apiBase}/artifacts`, undefined, signal);
+      // Compared here, once per read, however many components show the list.
+      if (parseFinished(client.getQueryData<Artifact[]>(artifactsKey(apiBase)), artifacts)) {
+        parsedDataChanged(client, apiBase);
+      }
+      return artifacts;
+    },
+    // A refused read (a revoked share, a deleted incident) will not change by asking again.
+    refetchInterval: (query) =>
+      query.state.error && query.state.error.status >= 400 && query.state.error.status < 500
+        ? false
+        : parsePollInterval(query.state.data),
   });
 }
 
 export function useReparse(apiBase: string) {
   const client = useQueryClient();
-  return useMutation<Artifact, ApiError, string>({
+  return useMutation<UploadResult, ApiError, string>({
     mutationFn: (artifactId) =>
-      request<Artifact>("POST", `${apiBase}/artifacts/${encodeURIComponent(artifactId)}/reparse`),
-    onSuccess: () => artifactsChanged(client, apiBase),
+      request<UploadResult>("POST", `${apiBase}/artifacts/${encodeURIComponent(artifactId)}/reparse`),
+    onSuccess: (result) => artifactsQueued(client, apiBase, result),
   });
 }
 

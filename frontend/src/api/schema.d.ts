@@ -239,7 +239,8 @@ export interface paths {
         put?: never;
         /**
          * Upload Artifacts
-         * @description Upload files (multipart) or one file (raw body); each is stored verbatim, then parsed.
+         * @description Upload files (multipart) or one file (raw body); each is stored verbatim and answered
+         *     at once as `pending`; parse workers then parse it (poll the artifact, or pass `wait`).
          *
          *     Uploading bytes the incident already holds returns the existing artifact (`created` false).
          */
@@ -301,7 +302,8 @@ export interface paths {
         put?: never;
         /**
          * Reparse Artifact
-         * @description Parse the stored bytes again, replacing what was extracted before.
+         * @description Parse the stored bytes again (a bundle: its members), replacing what was extracted
+         *     before once the new parse is stored; until then the old data stays visible.
          */
         post: operations["reparse_artifact_api_incidents__incident_id__artifacts__artifact_id__reparse_post"];
         delete?: never;
@@ -860,7 +862,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "pending" | "parsed" | "partial" | "failed";
+            status: "pending" | "parsing" | "parsed" | "partial" | "failed";
             /** Time End Ms */
             time_end_ms: number | null;
             /** Time Start Ms */
@@ -1457,7 +1459,7 @@ export interface components {
             artifacts: components["schemas"]["ArtifactRead"][];
             /**
              * Created
-             * @description False where the same bytes were already in the incident.
+             * @description False where the same bytes were already in the incident (and for a re-parse).
              */
             created: boolean[];
         };
@@ -2009,6 +2011,8 @@ export interface operations {
                 clock_offset_s?: number | null;
                 /** @description JVM start time for uptime-only GC logs. */
                 jvm_start?: string | null;
+                /** @description Seconds to wait for the parse workers before answering: 201 when everything is parsed by then, else 202 with what is still `pending` or `parsing`. */
+                wait?: number;
             };
             header?: never;
             path: {
@@ -2031,8 +2035,17 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful Response */
+            /** @description Stored and parsed (within `wait`). */
             201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadResult"];
+                };
+            };
+            /** @description Stored; parsing is still under way (`pending`/`parsing`). */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2117,7 +2130,10 @@ export interface operations {
     };
     reparse_artifact_api_incidents__incident_id__artifacts__artifact_id__reparse_post: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Seconds to wait for the parse workers before answering: 201 when everything is parsed by then, else 202 with what is still `pending` or `parsing`. */
+                wait?: number;
+            };
             header?: never;
             path: {
                 artifact_id: string;
@@ -2127,13 +2143,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful Response */
-            200: {
+            /** @description Stored and parsed (within `wait`). */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ArtifactRead"];
+                    "application/json": components["schemas"]["UploadResult"];
+                };
+            };
+            /** @description Stored; parsing is still under way (`pending`/`parsing`). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadResult"];
                 };
             };
             /** @description Validation Error */

@@ -6,6 +6,7 @@ export type IncidentPage = Schemas["IncidentPage"];
 export type IncidentCreate = Schemas["IncidentCreate"];
 export type IncidentUpdate = Schemas["IncidentUpdate"];
 export type Artifact = Schemas["ArtifactRead"];
+export type ArtifactStatus = Artifact["status"];
 export type UploadResult = Schemas["UploadResult"];
 export type Checklist = Schemas["Checklist"];
 export type Finding = Schemas["FindingRead"];
@@ -31,3 +32,17 @@ export const VERDICT_LABELS: Record<Verdict, string> = {
   insufficient_data: "Insufficient data",
   ruled_out: "Ruled out",
 };
+
+/** Words for an artifact's parse status; the two queued ones say what is happening. */
+export const ARTIFACT_STATUS_LABELS: Record<ArtifactStatus, string> = {
+  pending: "queued",
+  parsing: "parsing…",
+  parsed: "parsed",
+  partial: "partial",
+  failed: "failed",
+};
+
+/** Still in the parse queue: waiting for a parse worker, or in the hands of one. */
+export function isQueued(artifact: { status: ArtifactStatus }): boolean {
+  return artifact.status === "pending" || artifact.status === "parsing";
+}

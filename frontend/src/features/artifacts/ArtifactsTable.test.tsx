@@ -1,9 +1,13 @@
 import { cleanup, screen, within } from "@testing-library/react";
-import { afterEach, describe, expect, it } from "vitest";
+import userEvent from "@testing-library/user-event";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { artifact, HOSTILE, renderWithData } from "../../test/fixtures";
 import { ArtifactsTable, groupArtifacts } from "./ArtifactsTable";
 
-afterEach(cleanup);
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
 
 const base = "/api/incidents/i1";
 
@@ -56,5 +60,50 @@ describe("artifacts", () => {
     ]);
     expect(screen.queryByRole("button", { name: /re-parse/i })).toBeNull();
     expect(screen.queryByRole("link", { name: /download/i })).toBeNull();
+  });
+
+  it("shows the parse queue: queued and parsing rows, with no kind or counts before the first parse", () => {
+    renderWithData(<ArtifactsTable apiBase={base} timezone="UTC" readOnly={false} allowRaw />, [
+      [[base, "artifacts"], [
+        artifact({ id: "new", filename: "new.txt", status: "pending", kind: "unknown", parsed_at_ms: null, series_count: 0, uploaded_at_ms: 1 }),
+        artifact({ id: "again", filename: "again.txt", status: "parsing", kind: "nstat", series_count: 7, event_count: 2, uploaded_at_ms: 2 }),
+        artifact({ id: "done", filename: "done.txt", uploaded_at_ms: 3 }),
+      ]],
+    ]);
+    const [fresh, again, done] = screen.getAllByTestId("artifact-row") as [HTMLElement, HTMLElement, HTMLElement];
+    expect(fresh.dataset.status).toBe("pending");
+    expect(within(fresh).getByText("queued").className).toContain("status-pending");
+    expect(within(fresh).queryByText("unknown")).toBeNull();
+    expect(within(fresh).queryByText(/0 \/ 0/)).toBeNull();
+    expect(within(again).getByText("parsing…").className).toContain("status-parsing");
+    // A re-parse keeps what the last parse found on screen until the new one lands.
+    expect(within(again).getByText("nstat")).toBeTruthy();
+    expect(within(again).getByText("7 / 2")).toBeTruthy();
+    for (const row of [fresh, again]) {
+      expect((within(row).getByRole("button", { name: /re-parse/i }) as HTMLButtonElement).disabled).toBe(true);
+    }
+    expect(within(done).getByText("parsed")).toBeTruthy();
+    expect((within(done).getByRole("button", { name: /re-parse/i }) as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it("re-parse: the row shows queued as soon as the server has queued it", async () => {
+    const queued = artifact({ status: "pending" });
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async (_url: string, init?: RequestInit) =>
+        init?.method === "POST"
+          ? Response.json({ artifacts: [queued], created: [false] }, { status: 202 })
+          : Response.json([queued]),
+      ),
+    );
+    renderWithData(<ArtifactsTable apiBase={base} timezone="UTC" readOnly={false} allowRaw />, [
+      [[base, "artifacts"], [artifact()]],
+    ]);
+    const row = screen.getByTestId("artifact-row");
+    expect(within(row).getByText("parsed")).toBeTruthy();
+    await userEvent.click(within(row).getByRole("button", { name: /re-parse/i }));
+    expect(await within(row).findByText("queued")).toBeTruthy();
+    expect(row.dataset.status).toBe("pending");
+    expect(vi.mocked(fetch).mock.calls[0]![0]).toBe(`${base}/artifacts/a1/reparse`);
   });
 });

@@ -1,8 +1,8 @@
 import { Fragment, useMemo, useState } from "react";
 import { useArtifacts, useReparse } from "../../api/queries";
-import type { Artifact } from "../../api/types";
+import { isQueued, type Artifact } from "../../api/types";
 import { Empty, ErrorMessage, Loading } from "../../components/States";
-import { StatusBadge } from "../../components/VerdictBadge";
+import { ArtifactStatusBadge } from "../../components/VerdictBadge";
 import { formatBytes, formatNumber, formatRange } from "../../lib/time";
 
 export interface ArtifactGroup {
@@ -135,6 +135,9 @@ function ArtifactRow({
   onToggle?: () => void;
 }) {
   const reparse = useReparse(apiBase);
+  const queued = isQueued(artifact);
+  // Never parsed yet (just uploaded): kind and counts are not known. A re-parse keeps the old ones.
+  const unread = queued && artifact.parsed_at_ms === null;
   const rawHref = `${apiBase}/artifacts/${encodeURIComponent(artifact.id)}/raw`;
   return (
     <tr
@@ -168,20 +171,20 @@ function ArtifactRow({
       </th>
       <td>{artifact.host ?? <span className="muted">—</span>}</td>
       <td className="mono">
-        {artifact.kind}
+        {unread ? <span className="muted">—</span> : artifact.kind}
         {artifact.clock_offset_s !== 0 && (
           <div className="muted">offset {formatNumber(artifact.clock_offset_s)} s</div>
         )}
       </td>
       <td>
-        <StatusBadge status={artifact.status} />
+        <ArtifactStatusBadge status={artifact.status} />
       </td>
       <td>
         <Diagnostics artifact={artifact} />
       </td>
       <td className="nowrap-sm">{formatRange(artifact.time_start_ms, artifact.time_end_ms, timezone)}</td>
       <td className="num mono">
-        {artifact.kind === "bundle" ? (
+        {artifact.kind === "bundle" || unread ? (
           <span className="muted">—</span>
         ) : (
           <>
@@ -199,7 +202,7 @@ function ArtifactRow({
           <button
             type="button"
             className="button-small"
-            disabled={reparse.isPending}
+            disabled={reparse.isPending || queued}
             onClick={() => reparse.mutate(artifact.id)}
           >
             {reparse.isPending ? "Re-parsing…" : "Re-parse"}

@@ -1,8 +1,9 @@
 import { cleanup, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { finding, HOSTILE, renderWithData } from "../../test/fixtures";
-import { Checklist } from "./Checklist";
+import type { ArtifactStatus } from "../../api/types";
+import { artifact, finding, HOSTILE, renderWithData } from "../../test/fixtures";
+import { Checklist, ParseProgress } from "./Checklist";
 
 afterEach(cleanup);
 
@@ -86,5 +87,28 @@ describe("Checklist", () => {
     expect(screen.queryByRole("button", { name: /review/i })).toBeNull();
     renderChecklist([finding({ id: "other" })], { readOnly: false });
     expect(screen.getByRole("button", { name: /review/i })).toBeTruthy();
+  });
+});
+
+describe("parse progress above the checklist", () => {
+  function renderProgress(statuses: ArtifactStatus[]) {
+    return renderWithData(<ParseProgress apiBase={base} />, [
+      [[base, "artifacts"], statuses.map((status, index) => artifact({ id: `a${index}`, status }))],
+    ]);
+  }
+
+  it("counts the files still pending or parsing", () => {
+    renderProgress(["pending", "parsing", "parsed", "failed"]);
+    expect(screen.getByRole("status").textContent).toBe("2 files still parsing — verdicts will update");
+  });
+
+  it("says one file", () => {
+    renderProgress(["parsed", "pending"]);
+    expect(screen.getByTestId("parse-progress").textContent).toBe("1 file still parsing — verdicts will update");
+  });
+
+  it("is not shown when nothing is queued", () => {
+    const { container } = renderProgress(["parsed", "partial", "failed"]);
+    expect(container.textContent).toBe("");
   });
 });

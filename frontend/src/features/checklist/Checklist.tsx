@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState } from "react";
-import { useChecklist, useReviewFinding } from "../../api/queries";
-import { VERDICTS, VERDICT_LABELS, type Evidence, type Finding, type Verdict } from "../../api/types";
+import { useArtifacts, useChecklist, useReviewFinding } from "../../api/queries";
+import { VERDICTS, VERDICT_LABELS, isQueued, type Evidence, type Finding, type Verdict } from "../../api/types";
 import { CopyButton } from "../../components/CopyButton";
 import { Empty, ErrorMessage, Loading } from "../../components/States";
 import { VerdictBadge } from "../../components/VerdictBadge";
@@ -24,6 +24,22 @@ export function Checklist(props: ChecklistProps) {
   if (checklist.isError)
     return <ErrorMessage error={checklist.error} title="Checklist" onRetry={() => void checklist.refetch()} />;
   return <ChecklistView findings={checklist.data.findings} {...props} />;
+}
+
+/**
+ * Shown above the checklist while files wait for or are in the parse workers: the verdicts are
+ * recomputed once they are done, so the ones on screen may still change.
+ */
+export function ParseProgress({ apiBase }: { apiBase: string }) {
+  const artifacts = useArtifacts(apiBase);
+  const queued = artifacts.data?.filter(isQueued).length ?? 0;
+  if (queued === 0) return null;
+  return (
+    <p className="parse-progress" role="status" data-testid="parse-progress">
+      <span className="spinner" aria-hidden="true" />
+      {queued === 1 ? "1 file" : `${formatNumber(queued)} files`} still parsing — verdicts will update
+    </p>
+  );
 }
 
 export function ChecklistView({ findings, ...props }: ChecklistProps & { findings: Finding[] }) {

@@ -1,7 +1,7 @@
 import { useMemo } from "react";
 import { Bar, BarChart, CartesianGrid, Cell, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { useArtifacts } from "../../api/queries";
-import type { Artifact } from "../../api/types";
+import { ARTIFACT_STATUS_LABELS, type Artifact } from "../../api/types";
 import { ErrorMessage, Loading } from "../../components/States";
 import { formatDuration, formatInstant, formatNumber, formatRange } from "../../lib/time";
 
@@ -11,8 +11,9 @@ export const STATUS_COLORS: Record<Artifact["status"], string> = {
   partial: "#c98a00",
   failed: "#b3261e",
   pending: "#4a5d73",
+  parsing: "#1f5fae",
 };
-const STATUS_ORDER: Artifact["status"][] = ["parsed", "partial", "failed", "pending"];
+const STATUS_ORDER: Artifact["status"][] = ["parsed", "partial", "failed", "parsing", "pending"];
 
 export interface CoverageBar {
   /** Row label: `host · kind`. */
@@ -192,7 +193,7 @@ function CoverageBars({
         {statusCounts.map(({ status, count }) => (
           <li key={status} data-testid="coverage-legend-item" data-status={status}>
             <span className="coverage-swatch" style={{ background: STATUS_COLORS[status] }} aria-hidden="true" />
-            {status} ({formatNumber(count)})
+            {ARTIFACT_STATUS_LABELS[status]} ({formatNumber(count)})
           </li>
         ))}
         <li className="muted">times in {timezone}</li>
@@ -233,7 +234,7 @@ function CoverageTooltip({
     <div className="coverage-tooltip">
       <div className="mono">{artifact.filename}</div>
       <div>
-        {artifact.kind} · {artifact.status}
+        {artifact.kind} · {ARTIFACT_STATUS_LABELS[artifact.status]}
         {artifact.host ? ` · ${artifact.host}` : ""}
       </div>
       <div>{formatRange(range[0], range[1], timezone)}</div>

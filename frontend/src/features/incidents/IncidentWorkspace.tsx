@@ -11,7 +11,7 @@ import { useViewState } from "../../lib/useViewState";
 import Timeline, { type SeriesHighlight } from "../../timeline/Timeline";
 import { AnnotationForm, AnnotationList } from "../annotations/Annotations";
 import { ArtifactsTable } from "../artifacts/ArtifactsTable";
-import { Checklist } from "../checklist/Checklist";
+import { Checklist, ParseProgress } from "../checklist/Checklist";
 import { UploadPanel } from "../upload/UploadPanel";
 
 // Recharts is only needed by the coverage chart: keep it out of the main bundle.
@@ -137,6 +137,7 @@ export function IncidentWorkspace({
         <aside className="workspace-side panel" aria-labelledby="checklist-title">
           <h2 id="checklist-title">Checklist</h2>
           <ErrorBoundary label="The checklist">
+            <ParseProgress apiBase={apiBase} />
             <Checklist
               apiBase={apiBase}
               timezone={timezone}

@@ -1,6 +1,8 @@
-import { useId, useRef, useState, type DragEvent } from "react";
+import { useId, useMemo, useRef, useState, type DragEvent } from "react";
+import { useArtifacts } from "../../api/queries";
+import { ARTIFACT_STATUS_LABELS, isQueued, type Artifact, type UploadResult } from "../../api/types";
 import { TimeZoneList } from "../../components/TimeZoneList";
-import { StatusBadge } from "../../components/VerdictBadge";
+import { ArtifactStatusBadge } from "../../components/VerdictBadge";
 import { formatBytes } from "../../lib/time";
 import { totals, type UploadItem } from "./uploadQueue";
 import { useUploadQueue } from "./useUploadQueue";
@@ -8,6 +10,8 @@ import { useUploadQueue } from "./useUploadQueue";
 /** Drag-and-drop (or pick) many files and bundles; per-file fields, progress and results. */
 export function UploadPanel({ apiBase, timezone }: { apiBase: string; timezone: string }) {
   const { items, addFiles, dispatch } = useUploadQueue(apiBase);
+  // The polled list (see useArtifacts): each upload's artifacts as the parse workers move them on.
+  const artifacts = useArtifacts(apiBase);
   const [dragging, setDragging] = useState(false);
   const input = useRef<HTMLInputElement>(null);
   const zonesId = useId();
@@ -70,6 +74,7 @@ export function UploadPanel({ apiBase, timezone }: { apiBase: string; timezone: 
                 item={item}
                 zonesId={zonesId}
                 incidentTimezone={timezone}
+                artifacts={artifacts.data}
                 dispatch={dispatch}
               />
             ))}
@@ -104,7 +109,7 @@ const STATE_TEXT: Record<UploadItem["state"], string> = {
   staged: "Ready",
   queued: "Waiting",
   uploading: "Uploading",
-  processing: "Parsing on the server…",
+  processing: "Storing on the server…",
   done: "Uploaded",
   error: "Failed",
   cancelled: "Cancelled",
@@ -114,18 +119,26 @@ function UploadRow({
   item,
   zonesId,
   incidentTimezone,
+  artifacts,
   dispatch,
 }: {
   item: UploadItem;
   zonesId: string;
   incidentTimezone: string;
+  artifacts: Artifact[] | undefined;
   dispatch: ReturnType<typeof useUploadQueue>["dispatch"];
 }) {
+  const outcome = useMemo(() => item.result && uploadOutcome(item.result, artifacts), [item.result, artifacts]);
   const editable = item.state === "staged" || item.state === "error" || item.state === "cancelled";
   const percent = item.total > 0 ? Math.floor((item.loaded / item.total) * 100) : 0;
   const name = item.file.name;
   return (
-    <li className="upload-row" data-testid="upload-row" data-state={item.state}>
+    <li
+      className="upload-row"
+      data-testid="upload-row"
+      data-state={item.state}
+      data-parse={outcome ? (outcome.queued ? "queued" : "done") : undefined}
+    >
       <div className="upload-file">
         <span className="filename" title={name}>
           {name}
@@ -189,7 +202,7 @@ function UploadRow({
           {item.error}
         </p>
       )}
-      {item.result && <UploadOutcome item={item} />}
+      {outcome && <UploadOutcome outcome={outcome} />}
       <div className="upload-row-actions">
         {item.state === "staged" && (
           <button type="button" className="button-small" onClick={() => dispatch({ type: "remove", id: item.id })}>
@@ -216,40 +229,75 @@ function UploadRow({
   );
 }
 
-function UploadOutcome({ item }: { item: UploadItem }) {
-  const result = item.result!;
-  const top = result.artifacts.filter((artifact) => artifact.parent_id === null);
-  const members = result.artifacts.length - top.length;
+export interface UploadOutcomeData {
+  /** The uploaded files' artifacts, and whether each is new to the incident. */
+  files: { artifact: Artifact; created: boolean }[];
+  /** Their bundle members, at any depth. */
+  members: Artifact[];
+  /** Whether any of them is still waiting for, or being parsed by, a parse worker. */
+  queued: boolean;
+}
+
+/**
+ * What one upload made, as the artifacts list has it now: the upload's answer only says
+ * `pending`, and a bundle's members appear in the list once the bundle is unpacked. An artifact
+ * the list does not hold yet (its read is on the way) is shown as the answer had it.
+ */
+export function uploadOutcome(result: UploadResult, list: readonly Artifact[] | undefined): UploadOutcomeData {
+  const live = new Map((list ?? []).map((artifact) => [artifact.id, artifact]));
+  const current = (artifact: Artifact) => live.get(artifact.id) ?? artifact;
+  const files = result.artifacts.flatMap((artifact, index) =>
+    artifact.parent_id === null ? [{ artifact: current(artifact), created: result.created[index] !== false }] : [],
+  );
+  const members = new Map<string, Artifact>();
+  for (const artifact of result.artifacts) if (artifact.parent_id !== null) members.set(artifact.id, current(artifact));
+  // Members of members too: a bundle inside a bundle is unpacked as well.
+  let parents = new Set(files.map((file) => file.artifact.id));
+  const seen = new Set(parents);
+  while (parents.size > 0) {
+    const found = (list ?? []).filter(
+      (artifact) => artifact.parent_id !== null && parents.has(artifact.parent_id) && !seen.has(artifact.id),
+    );
+    for (const artifact of found) {
+      seen.add(artifact.id);
+      members.set(artifact.id, artifact);
+    }
+    parents = new Set(found.map((artifact) => artifact.id));
+  }
+  const memberList = [...members.values()];
+  const queued = files.some((file) => isQueued(file.artifact)) || memberList.some(isQueued);
+  return { files, members: memberList, queued };
+}
+
+function UploadOutcome({ outcome }: { outcome: UploadOutcomeData }) {
+  const { files, members } = outcome;
   return (
     <ul className="upload-outcome">
-      {top.map((artifact) => {
-        const index = result.artifacts.indexOf(artifact);
-        return (
-          <li key={artifact.id}>
-            <span className="mono">{artifact.kind}</span> <StatusBadge status={artifact.status} />
-            {result.created[index] === false && <span className="hint"> already in this incident</span>}
-            {artifact.diagnostics.length > 0 && (
-              <span className="hint">
-                {" "}
-                {artifact.diagnostics.length + artifact.diagnostics_dropped} diagnostics (see the artifacts table)
-              </span>
-            )}
-            {!artifact.anchored && <span className="warning"> unanchored: no JVM start time</span>}
-          </li>
-        );
-      })}
-      {members > 0 && (
+      {files.map(({ artifact, created }) => (
+        <li key={artifact.id}>
+          {!isQueued(artifact) && <span className="mono">{artifact.kind} </span>}
+          <ArtifactStatusBadge status={artifact.status} />
+          {!created && <span className="hint"> already in this incident</span>}
+          {artifact.diagnostics.length > 0 && (
+            <span className="hint">
+              {" "}
+              {artifact.diagnostics.length + artifact.diagnostics_dropped} diagnostics (see the artifacts table)
+            </span>
+          )}
+          {!artifact.anchored && <span className="warning"> unanchored: no JVM start time</span>}
+        </li>
+      ))}
+      {members.length > 0 && (
         <li>
-          {members} bundle members:{" "}
-          {summariseStatuses(result.artifacts.filter((artifact) => artifact.parent_id !== null))}
+          {members.length} bundle members: {summariseStatuses(members)}
         </li>
       )}
     </ul>
   );
 }
 
-function summariseStatuses(artifacts: { status: string }[]): string {
-  const counts = new Map<string, number>();
+function summariseStatuses(artifacts: Artifact[]): string {
+  const counts = new Map<Artifact["status"], number>();
   for (const artifact of artifacts) counts.set(artifact.status, (counts.get(artifact.status) ?? 0) + 1);
-  return Array.from(counts, ([status, count]) => `${count} ${status}`).join(", ");
+  return Array.from(counts, ([status, count]) => `${count} ${ARTIFACT_STATUS_LABELS[status]}`).join(", ");
 }

@@ -15,7 +15,7 @@ describe("upload queue", () => {
     for (const id of first) items = uploadReducer(items, { type: "start", id });
     expect(nextToStart(items, 2)).toEqual([]);
     items = uploadReducer(items, { type: "sent", id: first[0]! });
-    expect(nextToStart(items, 2)).toEqual([]); // still parsing on the server: still in flight
+    expect(nextToStart(items, 2)).toEqual([]); // still being stored by the server: still in flight
     items = uploadReducer(items, { type: "done", id: first[0]!, result: { artifacts: [], created: [] } });
     expect(nextToStart(items, 2)).toEqual([items[2]!.id]);
   });

@@ -89,7 +89,7 @@ export function uploadReducer(items: UploadItem[], action: UploadAction): Upload
         item.state === "uploading" ? { ...item, loaded: action.loaded, total: action.total || item.total } : item,
       );
     case "sent":
-      // Every byte is sent; the server is now storing and parsing.
+      // Every byte is sent; the server is storing them (parse workers take the file after).
       return update(items, action.id, (item) =>
         item.state === "uploading" ? { ...item, state: "processing", loaded: item.total } : item,
       );

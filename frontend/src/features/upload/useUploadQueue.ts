@@ -1,7 +1,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useReducer, useRef } from "react";
 import { errorMessage } from "../../api/client";
-import { artifactsChanged } from "../../api/queries";
+import { artifactsQueued } from "../../api/queries";
 import { guessHost } from "./hostGuess";
 import { sendFile, type Sending } from "./sendFile";
 import {
@@ -57,7 +57,7 @@ export function useUploadQueue(apiBase: string) {
       sending.promise.then(
         (result) => {
           dispatch({ type: "done", id, result });
-          artifactsChanged(client, apiBase);
+          artifactsQueued(client, apiBase, result);
         },
         (error: unknown) => {
           // An abort was dispatched as "cancel" already; the reducer ignores this then.
