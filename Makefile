@@ -25,10 +25,10 @@ FRONTEND_SOURCES := $(call tree,frontend/src) frontend/index.html \
 FRONTEND_BUILD := frontend/dist/index.html
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: setup setup-python setup-node chromium build run test test-backend test-sqlite \
+.PHONY: setup setup-python setup-node chromium compose-tool build run test test-backend test-sqlite \
 	test-postgres test-frontend test-e2e lint bench bench-backend bench-browser bench-load lab demo clean
 
-setup: setup-python setup-node chromium
+setup: setup-python setup-node chromium compose-tool
 
 setup-python: $(STAMP)
 
@@ -48,6 +48,15 @@ $(E2E_STAMP): e2e/package-lock.json
 chromium:
 	@test -x $(CHROMIUM) || { echo "Installing Debian's Chromium"; \
 		$(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q chromium; }
+
+# `docker-compose config` validates docker-compose.yml in the tests (no Docker engine needed);
+# Debian packages the v1 tool only. Where apt cannot install it, that test says it is skipped.
+compose-tool:
+	@command -v docker-compose >/dev/null || docker compose version >/dev/null 2>&1 || { \
+		echo "Installing Debian's docker-compose"; \
+		$(SUDO) apt-get install -y -q docker-compose \
+		|| { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q docker-compose; } \
+		|| echo "docker-compose could not be installed: the compose test will be skipped"; }
 
 # The web app the server serves from frontend/dist; rebuilt only when its sources change.
 build: $(FRONTEND_BUILD)
