@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import sqlalchemy.exc
+from anyio import to_thread
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
@@ -47,6 +48,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # A request takes its database connection in one thread (a dependency) and uses it in
+        # another (the route). With fewer threads than requests in flight, requests waiting
+        # for a connection can hold every thread while those holding the connections wait
+        # for a thread: nothing moves until the pool times out (503s, minutes of latency in
+        # the load bench). Idle threads cost little; a deadlock costs everything.
+        to_thread.current_default_thread_limiter().total_tokens = settings.request_threads
         if settings.load_demo:
             demo.load_once(sessionmaker, app.state.store)
         parse_workers.start()

@@ -75,21 +75,23 @@ def writer_engine(engine: Engine) -> Engine:
 def make_engine(url: str, *, pool_size: int = 8, max_overflow: int = 4) -> Engine:
     """An engine with the per-dialect settings Rootline relies on.
 
-    On PostgreSQL every worker process holds its own pool: workers x (pool_size +
+    Every worker process holds its own pool: on PostgreSQL, workers x (pool_size +
     max_overflow) must stay under the server's max_connections (100 by default). A request
-    that finds the pool empty waits for a connection instead of failing.
+    that finds the pool empty waits for a connection (up to 60 s) instead of failing.
     """
+    pooling = {"pool_size": pool_size, "max_overflow": max_overflow, "pool_timeout": 60}
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
-        if path and path != ":memory:":
+        in_memory = not path or path == ":memory:"
+        if not in_memory:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False})
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False}, **({} if in_memory else pooling)
+        )
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
         return engine
-    return create_engine(
-        url, pool_pre_ping=True, pool_size=pool_size, max_overflow=max_overflow, pool_timeout=60
-    )
+    return create_engine(url, pool_pre_ping=True, **pooling)
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

@@ -55,6 +55,14 @@ class Settings(BaseSettings):
     s3_create_bucket: bool = Field(
         default=False, description="Create the bucket at start when it does not exist."
     )
+    request_threads: int = Field(
+        default=1000,
+        ge=1,
+        description=(
+            "Threads per server process for blocking request work; keep it above the "
+            "requests one process has in flight."
+        ),
+    )
     parse_threads: int = Field(
         default=1,
         ge=0,
@@ -72,10 +80,10 @@ class Settings(BaseSettings):
     db_pool_size: int = Field(
         default=8,
         ge=1,
-        description="Database connections each worker keeps (PostgreSQL); workers x (pool + overflow) must stay under max_connections.",
+        description="Database connections each worker keeps; on PostgreSQL workers x (pool + overflow) must stay under max_connections.",
     )
     db_max_overflow: int = Field(
-        default=4, ge=0, description="Extra connections a worker may open under load (PostgreSQL)."
+        default=4, ge=0, description="Extra connections a worker may open under load."
     )
     frontend_dir: Path | None = Field(
         default=None,

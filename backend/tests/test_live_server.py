@@ -6,7 +6,10 @@ import json
 import socket
 from pathlib import Path
 
-from tests.conftest import FIXTURES_DIR, LiveServer
+import httpx
+import pytest
+
+from tests.conftest import FIXTURES_DIR, LiveServer, add_token, add_user, run_server
 
 
 def test_cli_ingest_then_read_back(server: LiveServer) -> None:
@@ -104,3 +107,29 @@ def test_concurrent_uploads_all_land(server: LiveServer) -> None:
     assert statuses == [201] * len(files)
     stored = server.http.get(f"/api/incidents/{incident}/artifacts").json()
     assert len(stored) == len(files)
+
+
+def test_a_burst_far_beyond_the_connection_pool_is_served_without_503(
+    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Requests queue for a connection; none may hold a connection while waiting for a thread.
+
+    With two connections and fewer request threads than requests in flight, this burst
+    deadlocked until the pool's 60 s timeout and answered 503 (the load bench's failure).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setenv("ROOTLINE_DB_POOL_SIZE", "2")
+    monkeypatch.setenv("ROOTLINE_DB_MAX_OVERFLOW", "0")
+    monkeypatch.setenv("ROOTLINE_PARSE_THREADS", "0")
+    token = add_token(database_url, add_user(database_url, "burst"))
+    with run_server(database_url, tmp_path, token) as live:
+        incident = live.http.post("/api/incidents", json={"title": "burst"}).json()["id"]
+
+        def read(_: int) -> int:
+            with httpx.Client(base_url=live.url, headers=live.headers, timeout=120) as http:
+                return http.get(f"/api/incidents/{incident}/checklist").status_code
+
+        with ThreadPoolExecutor(max_workers=120) as pool:
+            statuses = list(pool.map(read, range(240)))
+    assert set(statuses) == {200}, sorted(set(statuses))
