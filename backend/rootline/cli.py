@@ -68,6 +68,7 @@ def serve(
         # X-Forwarded-* are believed only when the settings say a proxy sets them.
         proxy_headers=settings.trust_proxy_headers,
         forwarded_allow_ips="*" if settings.trust_proxy_headers else None,
+        timeout_keep_alive=settings.keep_alive_s,
     )
 
 

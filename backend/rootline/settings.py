@@ -102,6 +102,14 @@ class Settings(BaseSettings):
             " (X-Forwarded-Proto counts only with trust_proxy_headers)."
         ),
     )
+    keep_alive_s: int = Field(
+        default=75,
+        ge=1,
+        description=(
+            "Seconds an idle HTTP connection is kept open; above any proxy's idle timeout, or "
+            "a request sent as the server closes the connection is lost."
+        ),
+    )
     trust_proxy_headers: bool = Field(
         default=False,
         description=(
