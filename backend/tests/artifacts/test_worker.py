@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import threading
+import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -258,3 +259,23 @@ def test_reparse_keeps_the_old_data_until_the_new_parse_lands(
     assert queued.json()["artifacts"][0]["status"] == "pending"
     series = client.get(f"/api/incidents/{incident_id}/series").json()
     assert series["total"] == artifact["series_count"] > 0
+
+
+def test_a_stopping_process_gives_its_unfinished_parse_back_to_the_queue(queue: Queue) -> None:
+    artifact_id = queue.add(SS_LOOP.read_bytes() * 200, "big.txt")  # about 1 s to parse
+    workers = worker.ParseWorkers(queue.sessions, queue.store, count=1, poll_s=0.05)
+    workers.start()
+    deadline = time.monotonic() + 30
+    while queue.artifact(artifact_id).status != "parsing":
+        assert time.monotonic() < deadline, "no worker took the artifact"
+        time.sleep(0.01)
+    workers.stop(timeout_s=0)
+    back = queue.artifact(artifact_id)
+    assert (back.status, back.claim_token, back.parse_attempts) == ("pending", None, 0)
+    # The abandoned parse runs to its end (a thread cannot be interrupted); its result,
+    # no longer backed by a claim, is dropped.
+    for thread in workers._threads:
+        thread.join(60)
+        assert not thread.is_alive()
+    after = queue.artifact(artifact_id)
+    assert (after.status, after.series_count) == ("pending", 0)
