@@ -24,7 +24,7 @@ from rootline.artifacts.worker import ParseWorkers, Sessions
 from rootline.auth import annotate_routes
 from rootline.checklist.endpoints import router as checklist_router
 from rootline.db import make_engine, make_sessionmaker, writer_engine
-from rootline.errors import ApiError
+from rootline.errors import ApiError, ServiceUnavailable
 from rootline.events.endpoints import router as events_router
 from rootline.facts.endpoints import router as facts_router
 from rootline.incidents.endpoints import router as incidents_router
@@ -95,11 +95,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     ):
         app.include_router(router)
 
-    @app.get("/api/health", tags=["health"])
+    @app.get(
+        "/api/health",
+        tags=["health"],
+        responses={503: {"description": "The database or the artifact store is unreachable."}},
+    )
     def health() -> dict[str, str]:
-        """Liveness and database reachability."""
+        """Liveness: the database answers and the artifact store is reachable."""
         with engine.connect() as connection:
             connection.execute(text("SELECT 1"))
+        try:
+            app.state.store.check()
+        except OSError as exc:
+            log.warning("artifact store unavailable: %s", exc)
+            raise ServiceUnavailable(
+                "store_unavailable", "the artifact store is unreachable; see the server log"
+            ) from exc
         return {"status": "ok"}
 
     @app.exception_handler(ApiError)

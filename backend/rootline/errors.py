@@ -32,6 +32,10 @@ class Conflict(ApiError):
     status_code = 409
 
 
+class ServiceUnavailable(ApiError):
+    status_code = 503
+
+
 class Unauthorized(ApiError):
     status_code = 401
 

@@ -53,6 +53,10 @@ class ArtifactStore(Protocol):
 
     def delete(self, sha256: str) -> None: ...
 
+    def check(self) -> None:
+        """Raise ``OSError`` when blobs can be neither written nor read (for health checks)."""
+        ...
+
 
 def _check_digest(sha256: str) -> None:
     if len(sha256) != 64 or not all(c in "0123456789abcdef" for c in sha256):
@@ -114,6 +118,10 @@ class LocalArtifactStore(_StagingStore):
         self.root = root
         self.tmp = root / ".tmp"
         self.tmp.mkdir(parents=True, exist_ok=True)
+
+    def check(self) -> None:
+        if not (self.tmp.is_dir() and os.access(self.tmp, os.W_OK)):
+            raise OSError(f"the artifact directory {self.root} is missing or not writable")
 
     def path_for(self, sha256: str) -> Path:
         _check_digest(sha256)
@@ -296,6 +304,14 @@ class S3ArtifactStore(_StagingStore):
     def open(self, sha256: str) -> BinaryIO:
         """A buffered reader over the object's HTTP body: read as it streams, never whole."""
         return io.BufferedReader(_BodyReader(self._get_body(sha256)), COPY_CHUNK)
+
+    def check(self) -> None:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            self.client.head_bucket(Bucket=self.bucket)
+        except (BotoCoreError, ClientError) as exc:
+            raise OSError(f"bucket {self.bucket} unreachable: {exc}") from exc
 
     def exists(self, sha256: str) -> bool:
         from botocore.exceptions import ClientError

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from fastapi.testclient import TestClient
@@ -67,8 +68,12 @@ def test_invalid_input_is_a_clear_json_error(client: TestClient) -> None:
     )
 
 
-def test_health(client: TestClient) -> None:
+def test_health(client: TestClient, settings: Settings) -> None:
     assert client.get("/api/health").json() == {"status": "ok"}
+    # The artifact directory vanishing (an unmounted volume) makes the server unhealthy.
+    shutil.rmtree(settings.resolved_artifacts_dir)
+    gone = client.get("/api/health")
+    assert (gone.status_code, gone.json()["code"]) == (503, "store_unavailable")
 
 
 def test_without_a_built_dashboard_the_root_page_is_the_api_console(

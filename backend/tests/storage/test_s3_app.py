@@ -93,3 +93,11 @@ def test_upload_list_download_and_reparse_on_s3(
     )
     assert again.status_code == 201, again.text
     assert len(s3_server.keys(settings.s3_bucket or "")) == 1
+
+
+def test_health_reports_an_unreachable_bucket(client: TestClient, settings: Settings) -> None:
+    assert client.get("/api/health").json() == {"status": "ok"}
+    store = client.app.state.store  # type: ignore[attr-defined]
+    store.client.delete_bucket(Bucket=settings.s3_bucket)
+    gone = client.get("/api/health")
+    assert (gone.status_code, gone.json()["code"]) == (503, "store_unavailable")

@@ -115,7 +115,7 @@ export interface paths {
         };
         /**
          * Health
-         * @description Liveness and database reachability.
+         * @description Liveness: the database answers and the artifact store is reachable.
          */
         get: operations["health_api_health_get"];
         put?: never;
@@ -1705,6 +1705,13 @@ export interface operations {
                         [key: string]: string;
                     };
                 };
+            };
+            /** @description The database or the artifact store is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
