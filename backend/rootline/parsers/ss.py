@@ -52,6 +52,10 @@ Series (labels: none unless said; the ingest layer adds ``host``):
   ``skmem_o`` / ``skmem_bl`` / ``skmem_d`` (bytes, ``d`` = drops), ``bbr_bw_bps``,
   ``bbr_mrtt_ms``, ``timer_<on|keepalive|persist|...>_ms`` and ``timer_retrans``; any other
   ``name:number`` token as ``tcp.conn.<name>`` (unit ``count``).
+- ``tcp.sockets.listed`` (sockets): 0 at each snapshot, only for a capture whose timestamped
+  snapshots never list a socket (``ss -lnt`` on a host listening on nothing), so that it is
+  read as "none" over its time span rather than failed. An empty timestamped snapshot in a
+  capture that lists sockets at other times counts zero of every state instead.
 - From ``ss -s``: ``sockets.total``, ``tcp.sockets.total``, ``tcp.orphaned``,
   ``tcp.state.estab`` / ``syn-recv`` / ``time-wait`` and ``tcp.state.close`` (``closed`` minus
   ``timewait``: ss counts time-wait sockets among the closed ones), ``sockets.<transport>``
@@ -196,10 +200,12 @@ def sniff(head: str) -> float:
 class _Snapshot:
     """What the snapshot being read has seen; counted when it ends."""
 
-    __slots__ = ("netids", "recvq", "rows", "sendq", "states", "time_ms")
+    __slots__ = ("headed", "netids", "recvq", "rows", "sendq", "states", "time_ms", "timed")
 
-    def __init__(self, time_ms: int) -> None:
+    def __init__(self, time_ms: int, *, timed: bool = False) -> None:
         self.time_ms = time_ms
+        self.timed = timed  # opened by a timestamp line: its time is known
+        self.headed = False  # its column header was printed
         self.rows = 0
         self.states: list[str] = []  # ss state words of TCP rows
         self.netids: list[str] = []  # netids of other rows
@@ -241,10 +247,12 @@ class _Reader:
         self.connections: dict[str, _Connection] = {}
         self.listener_processes: dict[str, str] = {}
 
-    def new_snapshot(self, time_ms: int) -> None:
-        if self.snapshot.rows:
+    def new_snapshot(self, time_ms: int, *, timed: bool = False) -> None:
+        # A timestamped snapshot whose header listed no socket is kept: it saw zero sockets
+        # (``ss -lnt`` on a host that listens on nothing is an observation, not a bad file).
+        if self.snapshot.rows or (self.snapshot.headed and self.snapshot.timed):
             self.done.append(self.snapshot)
-        self.snapshot = _Snapshot(time_ms)
+        self.snapshot = _Snapshot(time_ms, timed=timed)
 
     def read(self, text: str) -> ParseResult:
         rules = (self.read_header, self.read_summary, self.read_timestamp)
@@ -352,7 +360,8 @@ class _Reader:
             return False
         # A header after rows without a timestamp line between: the next snapshot, same time.
         if self.snapshot.rows:
-            self.new_snapshot(self.snapshot.time_ms)
+            self.new_snapshot(self.snapshot.time_ms, timed=self.snapshot.timed)
+        self.snapshot.headed = True
         return True
 
     def read_summary(self, tokens: list[str], line: str) -> bool:
@@ -390,11 +399,15 @@ class _Reader:
         time_ms = parse_timestamp_line(line, self.context.timezone)
         if time_ms is None:
             return False
-        self.new_snapshot(time_ms)
+        self.new_snapshot(time_ms, timed=True)
         return True
 
     def finish(self) -> None:
         self.emit_snapshot_counts()
+        if self.done and not any(snap.rows for snap in self.done):
+            # Nothing listed at any time: the capture still says when it looked.
+            for snap in self.done:
+                self.series.add("tcp.sockets.listed", {}, "sockets", snap.time_ms, 0)
         result = self.result
         result.series.extend(self.series)
         for conn in self.connections.values():
@@ -434,7 +447,7 @@ class _Reader:
         add = self.series.add
         for snap, counts in counted:
             t = snap.time_ms
-            if snap.states:
+            if snap.states or not snap.rows:  # an empty snapshot: zero of every state
                 for state in states:
                     add(f"tcp.state.{state}", {}, "sockets", t, counts.get(state, 0))
             if snap.rows > len(snap.netids):

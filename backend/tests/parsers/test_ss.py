@@ -428,3 +428,38 @@ def test_never_raises_on_mutated_capture(cut: int, inserts: list[tuple[int, str]
     assert isinstance(result, ParseResult)
     for data in result.series:
         assert len(data.times_ms) == len(data.values)
+
+
+# --- snapshots that list nothing ----------------------------------------------------------
+
+HEADER = "State Recv-Q Send-Q Local Address:Port Peer Address:PortProcess\n"
+
+
+def test_a_capture_that_never_lists_a_socket_is_read_not_failed() -> None:
+    # `ss -lnt` every second on a host that listens on nothing (the lab's client host).
+    text = "".join(
+        f"=== 2026-11-21T07:50:{second:02d}.000000000Z ===\n{HEADER}" for second in (13, 14, 15)
+    )
+    result = ss.parse(text, CONTEXT)
+    assert (result.status, result.diagnostics) == ("parsed", [])
+    listed = series(result, "tcp.sockets.listed")
+    assert list(listed.values) == [0, 0, 0]
+    start = int(dt.datetime(2026, 11, 21, 7, 50, 13, tzinfo=dt.UTC).timestamp() * 1000)
+    assert result.time_range() == (start, start + 2000)
+
+
+def test_an_empty_snapshot_between_full_ones_counts_zero_sockets() -> None:
+    row = "TIME-WAIT 0 0 10.0.0.1:40000 10.0.0.2:80\n"
+    text = (
+        f"=== 2026-11-21T07:50:13Z ===\n{HEADER}{row}{row}"
+        f"=== 2026-11-21T07:50:14Z ===\n{HEADER}"
+        f"=== 2026-11-21T07:50:15Z ===\n{HEADER}{row}"
+    )
+    result = ss.parse(text, CONTEXT)
+    assert list(series(result, "tcp.state.time-wait").values) == [2, 0, 1]
+    assert not [s for s in result.series if s.name == "tcp.sockets.listed"]
+
+
+def test_a_header_with_no_time_and_no_rows_stays_unreadable() -> None:
+    result = ss.parse(HEADER, CONTEXT)
+    assert result.status == "failed"
