@@ -8,7 +8,9 @@ import {
   PARSE_POLL_MS,
   parsedDataChanged,
   parseFinished,
+  PARSED_REFRESH_MS,
   parsePollInterval,
+  refreshDecision,
   useArtifacts,
   useCreateAnnotation,
   useReparse,
@@ -97,6 +99,23 @@ describe("polling while files are parsed", () => {
     expect(parseFinished([], [parsed])).toBe(true);
     // A re-parse that landed between two polls.
     expect(parseFinished([parsed], [{ ...parsed, parsed_at_ms: 20 }])).toBe(true);
+  });
+
+  it("spaces refreshes while parses keep landing, and refreshes at once when the last one lands", () => {
+    const idle = { owed: false, lastMs: 0 };
+    // Nothing landed: nothing to do.
+    expect(refreshDecision(idle, false, true, 10_000)).toEqual({ refresh: false, owed: false });
+    // The first landing refreshes.
+    expect(refreshDecision(idle, true, true, 10_000)).toEqual({ refresh: true, owed: false });
+    // Another one soon after, with more queued: owed, not yet.
+    const recent = { owed: false, lastMs: 10_000 };
+    expect(refreshDecision(recent, true, true, 11_000)).toEqual({ refresh: false, owed: true });
+    // Owed and the interval has passed: refreshed on the next poll even if nothing new landed.
+    const owing = { owed: true, lastMs: 10_000 };
+    expect(refreshDecision(owing, false, true, 10_000 + PARSED_REFRESH_MS)).toEqual({ refresh: true, owed: false });
+    // The queue emptied: what is owed, or the last landing, is refreshed at once.
+    expect(refreshDecision(owing, false, false, 10_500)).toEqual({ refresh: true, owed: false });
+    expect(refreshDecision(recent, true, false, 10_500)).toEqual({ refresh: true, owed: false });
   });
 
   it("merges an upload's or a re-parse's answer into the list", () => {

@@ -234,15 +234,42 @@ export function artifactsQueued(client: QueryClient, apiBase: string, result: Up
   void client.invalidateQueries({ queryKey: INCIDENTS_KEY });
 }
 
+/** While parses keep landing, parsed data is read again at most this often (the last one at once). */
+export const PARSED_REFRESH_MS = 5000;
+
+/**
+ * Whether to read parsed data again now. A big upload lands a parse every poll, and each refresh
+ * re-reads the series list and the timeline (megabytes on a large incident): while more is queued,
+ * refreshes are spaced by `PARSED_REFRESH_MS` and a parse that landed in between is owed to the
+ * next poll; once nothing is queued, what is owed is refreshed at once.
+ */
+export function refreshDecision(
+  state: { owed: boolean; lastMs: number },
+  finished: boolean,
+  stillQueued: boolean,
+  nowMs: number,
+): { refresh: boolean; owed: boolean } {
+  const owed = state.owed || finished;
+  if (!owed) return { refresh: false, owed: false };
+  if (!stillQueued || nowMs - state.lastMs >= PARSED_REFRESH_MS) return { refresh: true, owed: false };
+  return { refresh: false, owed: true };
+}
+
+// Per API base (an incident, or a share); a page shows one at a time.
+const refreshState = new Map<string, { owed: boolean; lastMs: number }>();
+
 export function useArtifacts(apiBase: string) {
   return useQuery<Artifact[], ApiError>({
     queryKey: artifactsKey(apiBase),
     queryFn: async ({ client, signal }) => {
       const artifacts = await apiGet<Artifact[]>(`${apiBase}/artifacts`, undefined, signal);
       // Compared here, once per read, however many components show the list.
-      if (parseFinished(client.getQueryData<Artifact[]>(artifactsKey(apiBase)), artifacts)) {
-        parsedDataChanged(client, apiBase);
-      }
+      const finished = parseFinished(client.getQueryData<Artifact[]>(artifactsKey(apiBase)), artifacts);
+      const state = refreshState.get(apiBase) ?? { owed: false, lastMs: 0 };
+      const now = Date.now();
+      const decision = refreshDecision(state, finished, artifacts.some(isQueued), now);
+      refreshState.set(apiBase, { owed: decision.owed, lastMs: decision.refresh ? now : state.lastMs });
+      if (decision.refresh) parsedDataChanged(client, apiBase);
       return artifacts;
     },
     // A refused read (a revoked share, a deleted incident) will not change by asking again.
