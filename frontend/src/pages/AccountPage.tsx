@@ -86,6 +86,11 @@ function TokensSection() {
   const [scope, setScope] = useState<TokenScope>("ingest");
   const [incidentId, setIncidentId] = useState("");
   const [created, setCreated] = useState<TokenCreated | null>(null);
+  // The picker lists one page of incidents: past that, the title search finds the others.
+  const [find, setFind] = useState("");
+  const found = useIncidents(find.trim(), 0);
+  const [chosen, setChosen] = useState<{ id: string; title: string } | null>(null);
+  const choices = found.data?.items ?? [];
   const titles = new Map((incidents.data?.items ?? []).map((incident) => [incident.id, incident.title]));
   const zone = browserTimeZone();
 
@@ -118,10 +123,25 @@ function TokensSection() {
           </select>
         </label>
         <label>
+          Find incident
+          <input type="search" value={find} placeholder="title contains…" onChange={(event) => setFind(event.target.value)} />
+        </label>
+        <label>
           Incident
-          <select value={incidentId} onChange={(event) => setIncidentId(event.target.value)}>
+          <select
+            value={incidentId}
+            onChange={(event) => {
+              const id = event.target.value;
+              setIncidentId(id);
+              const pick = choices.find((incident) => incident.id === id);
+              setChosen(pick ? { id: pick.id, title: pick.title } : null);
+            }}
+          >
             <option value="">All incidents</option>
-            {incidents.data?.items.map((incident) => (
+            {chosen && !choices.some((incident) => incident.id === chosen.id) && (
+              <option value={chosen.id}>{chosen.title}</option>
+            )}
+            {choices.map((incident) => (
               <option key={incident.id} value={incident.id}>{incident.title}</option>
             ))}
           </select>
