@@ -29,12 +29,21 @@ export function Modal({
     return () => previous?.focus?.();
   }, []);
 
-  function onKeyDown(event: React.KeyboardEvent) {
-    if (event.key === "Escape") {
-      event.stopPropagation();
+  // Escape is heard on the document, not the panel: when the focused control goes away (a
+  // "Create" button replaced by its result), focus falls to the body and the panel hears
+  // nothing. Only the topmost dialog closes.
+  useEffect(() => {
+    function onEscape(event: KeyboardEvent) {
+      if (event.key !== "Escape") return;
+      const open = document.querySelectorAll(".modal[role='dialog']");
+      if (open[open.length - 1] !== panel.current) return;
       onCloseRef.current();
-      return;
     }
+    document.addEventListener("keydown", onEscape);
+    return () => document.removeEventListener("keydown", onEscape);
+  }, []);
+
+  function onKeyDown(event: React.KeyboardEvent) {
     if (event.key !== "Tab" || !panel.current) return;
     const focusable = Array.from(
       panel.current.querySelectorAll<HTMLElement>(
