@@ -114,11 +114,20 @@ def choose_level(raw_points_in_range: int, budget: int, levels_available: int) -
 
 
 def downsample(times: Times, values: Values, max_points: int) -> tuple[Times, Values]:
-    """At most ``max_points`` points keeping the visual shape and every extreme (MinMaxLTTB)."""
+    """At most ``max_points`` points keeping the visual shape (MinMaxLTTB) and the minimum and
+    maximum of the whole range.
+
+    MinMaxLTTB picks one point per bucket, and with few buckets that point need not be the
+    global extreme (5 points into 4 lost the only negative value): the extremes are added to
+    what it picks from a budget two points smaller.
+    """
     if len(times) <= max_points:
         return times, values
-    if max_points < 3:
-        idx = np.unique(np.array([values.argmin(), values.argmax()]))[:max_points]
-        return times[idx], values[idx]
-    idx = MinMaxLTTBDownsampler().downsample(times, values, n_out=max_points)  # type: ignore[no-untyped-call]
+    extremes = np.unique(np.array([values.argmin(), values.argmax()]))
+    if max_points < 5:
+        ends = np.array([i for i in (0, len(values) - 1) if i not in extremes], dtype=np.int64)
+        idx = np.union1d(extremes, ends[: max(0, max_points - len(extremes))])[:max_points]
+    else:
+        picked = MinMaxLTTBDownsampler().downsample(times, values, n_out=max_points - 2)  # type: ignore[no-untyped-call]
+        idx = np.union1d(picked.astype(np.int64), extremes)
     return times[idx], values[idx]
