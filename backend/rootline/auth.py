@@ -322,13 +322,14 @@ def annotate_routes(app: FastAPI) -> None:
     build = app.openapi
 
     def openapi() -> dict[str, Any]:
-        if app.openapi_schema is None:
-            schema = build()
-            for path, route in api_routes(app):
-                for method in route.methods or ():
-                    operation = schema["paths"].get(path, {}).get(method.lower())
-                    if operation is not None:
-                        operation["x-rootline-access"] = route_access(route)
-        return app.openapi_schema or build()
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        schema = build()  # also kept as app.openapi_schema: annotated once
+        for path, route in api_routes(app):
+            for method in route.methods or ():
+                operation = schema["paths"].get(path, {}).get(method.lower())
+                if operation is not None:
+                    operation["x-rootline-access"] = route_access(route)
+        return schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -1,7 +1,7 @@
 """The README's table of ``ROOTLINE_`` environment variables, generated from ``Settings``.
 
 ``python -m rootline.settings_doc`` rewrites the table in place (between the two markers);
-a test fails when a setting is missing from it.
+a test fails when the table differs from what it would write.
 """
 
 from __future__ import annotations

@@ -216,6 +216,17 @@ def add_token(
         return created.token
 
 
+def add_link(database_url: str, user_id: int, **options: int) -> str:
+    """A one-time sign-in link for the user (``ttl_ms`` may be given); its token."""
+    from rootline.accounts import service
+    from rootline.accounts.models import User
+
+    with db_session(database_url) as session:
+        user = session.get(User, user_id)
+        assert user is not None
+        return service.create_link(session, user, **options)
+
+
 def sign_in(client: TestClient, username: str, password: str = TEST_PASSWORD) -> dict[str, Any]:
     """Sign ``client`` in through the login route; it then sends the CSRF header too."""
     response = client.post("/api/auth/login", json={"username": username, "password": password})

@@ -203,7 +203,10 @@ def _fuzz(
 
     try:
         run()
-    except Unsatisfiable:  # nothing about this operation can be made invalid (no parameters)
+    except Unsatisfiable:
+        if mode is not GenerationMode.NEGATIVE:
+            raise
+        # Nothing about this operation can be made invalid (it takes no parameters).
         tally.unsatisfiable.append(operation.label)
     if os.environ.get("ROOTLINE_FUZZ_VERBOSE"):
         print(f"{operation.label} [{mode.value}] done, {tally.cases} cases so far", flush=True)

@@ -21,6 +21,7 @@ from tests.conftest import (
     ADMIN,
     FIXTURES_DIR,
     TEST_PASSWORD,
+    add_link,
     add_token,
     add_user,
     sign_in,
@@ -156,16 +157,8 @@ def test_disabled_user_is_refused_with_its_sessions_and_tokens(
     assert refused.status_code == 401
 
 
-def test_password_change(
-    anon_client: TestClient,
-    database_url: str,
-    db: sessionmaker[Session],
-) -> None:
-    add_user(database_url, "li.wei", password=None)
-    with db.begin() as session:
-        user = session.scalar(select(User).where(User.username == "li.wei"))
-        assert user is not None
-        link = service.create_link(session, user)
+def test_password_change(anon_client: TestClient, database_url: str) -> None:
+    link = add_link(database_url, add_user(database_url, "li.wei", password=None))
     anon_client.get(f"/api/auth/one-time/{link}", follow_redirects=False)
     me = anon_client.get("/api/auth/me").json()
     assert me["user"]["has_password"] is False
@@ -348,17 +341,10 @@ def test_users_list_is_for_administrators(
 # --- One-time links -------------------------------------------------------------------------
 
 
-def test_one_time_link_signs_in_once(
-    anon_client: TestClient,
-    database_url: str,
-    db: sessionmaker[Session],
-) -> None:
-    add_user(database_url, "li.wei", password=None)
-    with db.begin() as session:
-        user = session.scalar(select(User).where(User.username == "li.wei"))
-        assert user is not None
-        token = service.create_link(session, user)
-        expired = service.create_link(session, user, ttl_ms=-1)
+def test_one_time_link_signs_in_once(anon_client: TestClient, database_url: str) -> None:
+    user_id = add_user(database_url, "li.wei", password=None)
+    token = add_link(database_url, user_id)
+    expired = add_link(database_url, user_id, ttl_ms=-1)
     first = anon_client.get(f"/api/auth/one-time/{token}", follow_redirects=False)
     assert first.status_code == 303 and first.headers["location"] == "/"
     assert "rootline_session" in _set_cookies(first.headers.multi_items())
@@ -416,6 +402,29 @@ def test_failed_logins_are_rate_limited(settings: Settings, database_url: str) -
             client.post("/api/auth/login", json={"username": "x", "password": "y"}).status_code
             == 429
         )
+    app.state.engine.dispose()
+
+
+def test_failed_links_and_password_checks_are_rate_limited(
+    settings: Settings, database_url: str
+) -> None:
+    from rootline.app import create_app
+
+    user_id = add_user(database_url, "li.wei")
+    link = add_link(database_url, user_id)
+    app = create_app(settings.model_copy(update={"share_rate_limit": 2, "login_rate_limit": 2}))
+    with TestClient(app) as client:
+
+        def follow(token: str) -> int:
+            return client.get(f"/api/auth/one-time/{token}", follow_redirects=False).status_code
+
+        assert [follow("guess-1"), follow("guess-2"), follow(link)] == [404, 404, 429]
+        sign_in(client, "li.wei")
+        url = "/api/auth/password"
+        wrong = {"current_password": "nope", "new_password": "a new passphrase"}
+        assert [client.post(url, json=wrong).status_code for _ in range(2)] == [400, 400]
+        right = {**wrong, "current_password": TEST_PASSWORD}
+        assert client.post(url, json=right).status_code == 429
     app.state.engine.dispose()
 
 

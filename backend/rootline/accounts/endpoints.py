@@ -5,7 +5,6 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Request, Response, status
 from fastapi.responses import RedirectResponse
 
-from rootline import ratelimit
 from rootline.accounts import repository, service
 from rootline.accounts.models import User
 from rootline.accounts.schemas import (
@@ -15,6 +14,7 @@ from rootline.accounts.schemas import (
     TokenCreate,
     TokenCreated,
     TokenRead,
+    UserBrief,
     UserRead,
 )
 from rootline.auth import (
@@ -30,6 +30,7 @@ from rootline.auth import (
 from rootline.deps import SessionDep, SettingsDep, WriterSessionDep
 from rootline.errors import BadRequest, NotFound, Unauthorized
 from rootline.params import IdPath
+from rootline.ratelimit import FailureLimit
 from rootline.settings import Settings
 
 auth_router = APIRouter(prefix="/api/auth", tags=["auth"])
@@ -39,29 +40,28 @@ tokens_router = APIRouter(prefix="/api/tokens", tags=["tokens"])
 DAY_MS = 24 * 3600 * 1000
 
 
-def _set_cookies(
-    response: Response, request: Request, settings: Settings, new: service.NewSession
-) -> None:
-    max_age = int(settings.session_days * DAY_MS / 1000)
+def _sign_in(
+    session: SessionDep, user: User, request: Request, response: Response, settings: Settings
+) -> service.NewSession:
+    """Start a session for ``user`` and set its cookies on ``response``."""
+    lifetime_ms = int(settings.session_days * DAY_MS)
+    new = service.start_session(session, user, lifetime_ms=lifetime_ms)
     secure = cookie_secure(request, settings)
-    response.set_cookie(
-        SESSION_COOKIE,
-        new.secret,
-        max_age=max_age,
-        path="/",
-        httponly=True,
-        samesite="lax",
-        secure=secure,
-    )
-    response.set_cookie(
-        CSRF_COOKIE,
-        new.row.csrf_token,
-        max_age=max_age,
-        path="/",
-        httponly=False,
-        samesite="lax",
-        secure=secure,
-    )
+    # The CSRF cookie is readable by the web app, which sends it back as a header.
+    for name, value, httponly in (
+        (SESSION_COOKIE, new.secret, True),
+        (CSRF_COOKIE, new.row.csrf_token, False),
+    ):
+        response.set_cookie(
+            name,
+            value,
+            max_age=lifetime_ms // 1000,
+            path="/",
+            httponly=httponly,
+            samesite="lax",
+            secure=secure,
+        )
+    return new
 
 
 def _clear_cookies(response: Response) -> None:
@@ -86,16 +86,16 @@ def login(
 ) -> Me:
     """Sign in with a user name and password; sets the session and CSRF cookies."""
     check_origin(request, settings)
-    keys = [f"login:ip:{client_ip(request, settings)}", f"login:user:{data.username.lower()}"]
-    limits = {"limit": settings.login_rate_limit, "window_s": settings.rate_limit_window_s}
-    ratelimit.check(session, keys, **limits)
+    failures = FailureLimit(
+        [f"login:ip:{client_ip(request, settings)}", f"login:user:{data.username.lower()}"],
+        settings.login_rate_limit,
+        settings.rate_limit_window_s,
+    )
+    failures.check(session)
     user = service.authenticate(session, data.username, data.password)
     if user is None:
-        ratelimit.hit(session, keys, window_s=settings.rate_limit_window_s)
-        session.commit()  # the failure counts even though the request fails
-        raise Unauthorized("invalid_credentials", "wrong user name or password")
-    new = service.start_session(session, user, lifetime_ms=int(settings.session_days * DAY_MS))
-    _set_cookies(response, request, settings, new)
+        failures.refuse(session, Unauthorized("invalid_credentials", "wrong user name or password"))
+    new = _sign_in(session, user, request, response, settings)
     return Me(user=service.brief(user), csrf_token=new.row.csrf_token)
 
 
@@ -110,9 +110,16 @@ def logout(principal: MaybePrincipal, session: SessionDep) -> Response:
 
 
 @auth_router.get("/me", responses={401: {}})
-def me(user: UserDep, session: SessionDep) -> Me:
+def me(user: UserDep) -> Me:
     """The signed-in user and the CSRF token to send on writes."""
-    return Me(user=service.brief(_user(session, user.user_id)), csrf_token=user.csrf_token or "")
+    # All from the principal, read with the session: no query of its own.
+    brief = UserBrief(
+        id=user.user_id,
+        username=user.username,
+        is_admin=user.is_admin,
+        has_password=user.has_password,
+    )
+    return Me(user=brief, csrf_token=user.csrf_token or "")
 
 
 @auth_router.post("/password", status_code=status.HTTP_204_NO_CONTENT, responses={429: {}})
@@ -124,14 +131,14 @@ def change_password(
     Every other session of the user ends.
     """
     row = _user(session, user.user_id)
-    keys = [f"login:user:{row.username.lower()}"]
-    ratelimit.check(
-        session, keys, limit=settings.login_rate_limit, window_s=settings.rate_limit_window_s
+    failures = FailureLimit(
+        [f"login:user:{row.username.lower()}"],
+        settings.login_rate_limit,
+        settings.rate_limit_window_s,
     )
+    failures.check(session)
     if not service.check_current_password(row, data.current_password):
-        ratelimit.hit(session, keys, window_s=settings.rate_limit_window_s)
-        session.commit()
-        raise BadRequest("wrong_password", "the current password is wrong")
+        failures.refuse(session, BadRequest("wrong_password", "the current password is wrong"))
     service.set_password(session, row, data.new_password)
     repository.delete_sessions_of(session, row.id, keep=user.session_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
@@ -150,17 +157,19 @@ def one_time_sign_in(
     settings: SettingsDep,
 ) -> RedirectResponse:
     """Sign in through a one-time link (single use, valid 24 hours), then go to the app."""
-    keys = [f"link:ip:{client_ip(request, settings)}"]
-    limits = {"limit": settings.share_rate_limit, "window_s": settings.rate_limit_window_s}
-    ratelimit.check(session, keys, **limits)
+    failures = FailureLimit(
+        [f"link:ip:{client_ip(request, settings)}"],
+        settings.share_rate_limit,
+        settings.rate_limit_window_s,
+    )
+    failures.check(session)
     user = service.redeem_link(session, token)
     if user is None:
-        ratelimit.hit(session, keys, window_s=settings.rate_limit_window_s)
-        session.commit()
-        raise NotFound("link_not_found", "this sign-in link is unknown, used or expired")
-    new = service.start_session(session, user, lifetime_ms=int(settings.session_days * DAY_MS))
+        failures.refuse(
+            session, NotFound("link_not_found", "this sign-in link is unknown, used or expired")
+        )
     response = RedirectResponse("/", status_code=status.HTTP_303_SEE_OTHER)
-    _set_cookies(response, request, settings, new)
+    _sign_in(session, user, request, response, settings)
     return response
 
 

@@ -12,7 +12,6 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Request, Response, status
 
-from rootline import ratelimit
 from rootline.annotations.endpoints import read_routes as annotation_reads
 from rootline.artifacts.endpoints import read_routes as artifact_reads
 from rootline.auth import UserDep, UserIncident, access, client_ip
@@ -25,6 +24,7 @@ from rootline.incidents import repository as incidents_repository
 from rootline.incidents import service as incidents_service
 from rootline.incidents.models import Incident
 from rootline.params import IdPath
+from rootline.ratelimit import FailureLimit
 from rootline.series.endpoints import read_routes as series_reads
 from rootline.shares import service
 from rootline.shares.schemas import ShareCreate, ShareCreated, SharedIncident, ShareRead
@@ -70,16 +70,21 @@ def shared_access(
     settings: SettingsDep,
 ) -> SharedAccess:
     """The incident behind a live share token; failed lookups are rate-limited per IP."""
-    keys = [f"share:ip:{client_ip(request, settings)}"]
-    window_s = settings.rate_limit_window_s
-    ratelimit.check(session, keys, limit=settings.share_rate_limit, window_s=window_s)
+    failures = FailureLimit(
+        [f"share:ip:{client_ip(request, settings)}"],
+        settings.share_rate_limit,
+        settings.rate_limit_window_s,
+    )
+    failures.check(session)
     share = service.resolve(session, token)
     incident = None if share is None else incidents_repository.get(session, share.incident_id)
     if share is None or incident is None:
         # This request only reads; the failure is counted in a transaction of its own.
-        with request.app.state.writer_sessionmaker.begin() as writer:
-            ratelimit.hit(writer, keys, window_s=window_s)
-        raise NotFound("share_not_found", "this share link is unknown, revoked or expired")
+        with request.app.state.writer_sessionmaker() as writer:
+            failures.refuse(
+                writer,
+                NotFound("share_not_found", "this share link is unknown, revoked or expired"),
+            )
     return SharedAccess(incident=incident, allow_raw=share.allow_raw)
 
 
