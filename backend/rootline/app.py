@@ -20,10 +20,10 @@ from rootline import demo
 from rootline.accounts.endpoints import auth_router, tokens_router, users_router
 from rootline.annotations.endpoints import router as annotations_router
 from rootline.artifacts.endpoints import router as artifacts_router
-from rootline.artifacts.worker import ParseWorkers, Sessions
+from rootline.artifacts.worker import ParseWorkers, sessions_for
 from rootline.auth import annotate_routes
 from rootline.checklist.endpoints import router as checklist_router
-from rootline.db import make_engine, make_sessionmaker, writer_engine
+from rootline.db import make_engine
 from rootline.errors import ApiError, ServiceUnavailable
 from rootline.events.endpoints import router as events_router
 from rootline.facts.endpoints import router as facts_router
@@ -44,7 +44,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         pool_size=settings.db_pool_size,
         max_overflow=settings.db_max_overflow,
     )
-    sessionmaker = make_sessionmaker(engine)
+    sessions = sessions_for(engine)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -55,7 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # the load bench). Idle threads cost little; a deadlock costs everything.
         to_thread.current_default_thread_limiter().total_tokens = settings.request_threads
         if settings.load_demo:
-            demo.load_once(sessionmaker, app.state.store)
+            demo.load_once(sessions.write, app.state.store)
         parse_workers.start()
         yield
         parse_workers.stop()
@@ -69,14 +69,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.engine = engine
-    app.state.sessionmaker = sessionmaker
-    app.state.writer_sessionmaker = make_sessionmaker(writer_engine(engine))
+    app.state.sessionmaker = sessions.read
+    app.state.writer_sessionmaker = sessions.write
     app.state.store = make_store(settings)
-    parse_workers = ParseWorkers(
-        Sessions(read=sessionmaker, write=app.state.writer_sessionmaker),
-        app.state.store,
-        count=settings.parse_threads,
-    )
+    parse_workers = ParseWorkers(sessions, app.state.store, count=settings.parse_threads)
     app.state.parse_workers = parse_workers
 
     for router in (

@@ -20,6 +20,7 @@ from rootline.parsers.base import ParseContext, ParseResult
 from rootline.timeutil import ms_to_iso, now_ms
 
 if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
     from sqlalchemy.orm import Session
 
 app = typer.Typer(
@@ -81,10 +82,10 @@ def _link_host(host: str) -> str:
 
 
 @contextmanager
-def _database(*, migrate: bool = True) -> Iterator[Session]:
-    """A session on the configured (by default first migrated) database, committed when the
-    block ends without error; an `ApiError` in the block is printed and exits with 1."""
-    from rootline.db import make_engine, make_sessionmaker, upgrade
+def _engine(*, migrate: bool = True) -> Iterator[Engine]:
+    """An engine on the configured (by default first migrated) database, disposed when the
+    block ends; an `ApiError` in the block is printed and exits with 1."""
+    from rootline.db import make_engine, upgrade
     from rootline.errors import ApiError
     from rootline.settings import get_settings
 
@@ -93,13 +94,22 @@ def _database(*, migrate: bool = True) -> Iterator[Session]:
         upgrade(url)
     engine = make_engine(url)
     try:
-        with make_sessionmaker(engine).begin() as session:
-            yield session
+        yield engine
     except ApiError as exc:
         typer.echo(exc.message, err=True)
         raise typer.Exit(code=1) from exc
     finally:
         engine.dispose()
+
+
+@contextmanager
+def _database(*, migrate: bool = True) -> Iterator[Session]:
+    """A session on the configured database (see `_engine`), committed when the block ends
+    without error."""
+    from rootline.db import make_sessionmaker
+
+    with _engine(migrate=migrate) as engine, make_sessionmaker(engine).begin() as session:
+        yield session
 
 
 @db_app.command("upgrade")
@@ -269,19 +279,15 @@ def demo() -> None:
     """Load the demo incident into the configured database (again, if asked)."""
     from rootline import demo as demo_module
     from rootline.artifacts import worker as parse_worker
-    from rootline.db import make_engine
     from rootline.settings import get_settings
     from rootline.storage import make_store
 
-    settings = get_settings()
-    store = make_store(settings)
-    with _database() as session:
-        incident_id = demo_module.load(session, store)
-    engine = make_engine(settings.resolved_database_url)
-    try:
-        parse_worker.drain(parse_worker.sessions_for(engine), store)
-    finally:
-        engine.dispose()
+    store = make_store(get_settings())
+    with _engine() as engine:
+        sessions = parse_worker.sessions_for(engine)
+        with sessions.write.begin() as session:
+            incident_id = demo_module.load(session, store)
+        parse_worker.drain(sessions, store)
     typer.echo(incident_id)
 
 
@@ -296,15 +302,14 @@ def worker(
     import threading
 
     from rootline.artifacts import worker as parse_worker
-    from rootline.db import make_engine
     from rootline.settings import get_settings
     from rootline.storage import make_store
 
     settings = get_settings()
-    engine = make_engine(settings.resolved_database_url)
-    sessions = parse_worker.sessions_for(engine)
     store = make_store(settings)
-    try:
+    # Migrating is the servers' job (`serve`, `db upgrade`).
+    with _engine(migrate=False) as engine:
+        sessions = parse_worker.sessions_for(engine)
         if once:
             typer.echo(f"parsed {parse_worker.drain(sessions, store)} artifacts")
             return
@@ -317,8 +322,6 @@ def worker(
         while not stopping.wait(1.0):
             pass
         workers.stop()
-    finally:
-        engine.dispose()
 
 
 @app.command()

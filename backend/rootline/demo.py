@@ -51,7 +51,12 @@ def load(session: Session, store: ArtifactStore) -> str:
 
 
 def load_once(factory: sessionmaker[Session], store: ArtifactStore) -> None:
-    """Load the demo the first time any process of this deployment starts, never again."""
+    """Load the demo the first time any process of this deployment starts, never again.
+
+    ``factory`` makes writing transactions (``db.writer_engine``): on SQLite, a second process
+    then waits for the first one's commit and finds the flag, instead of failing with
+    "database is locked" when its read-then-write transaction finds its snapshot stale.
+    """
     with factory() as session:
         if app_meta.get_value(session, DEMO_FLAG) is not None:
             return

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from rootline import demo
 from rootline.app import create_app
+from rootline.incidents.models import Incident
 from rootline.settings import Settings
-from tests.conftest import add_user, sign_in, wait_until_parsed
+from tests.conftest import add_user, db_session, sign_in, wait_until_parsed
 
 
 def test_demo_loads_once_on_first_start(settings: Settings) -> None:
@@ -29,3 +32,22 @@ def test_demo_loads_once_on_first_start(settings: Settings) -> None:
     with TestClient(create_app(with_demo)) as client:
         sign_in(client, "admin")
         assert client.get("/api/incidents").json()["total"] == 0
+
+
+def test_processes_starting_together_load_the_demo_once(settings: Settings) -> None:
+    """Every server process starts the app at the same moment; none may fail to start."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with_demo = settings.model_copy(update={"load_demo": True, "parse_threads": 0})
+    apps = [create_app(with_demo) for _ in range(3)]
+
+    def start_and_stop(app: FastAPI) -> None:
+        with TestClient(app):
+            pass
+        app.state.engine.dispose()
+
+    with ThreadPoolExecutor(max_workers=len(apps)) as pool:
+        list(pool.map(start_and_stop, apps))
+    with db_session(str(settings.database_url)) as session:
+        titles = session.scalars(select(Incident.title)).all()
+    assert titles == [demo.DEMO_TITLE]

@@ -19,7 +19,8 @@ from rootline.auth import IngestIncident, WriteIncident, read_incident
 from rootline.deps import SessionDep, SettingsDep, StoreDep
 from rootline.errors import BadRequest, PayloadTooLarge
 from rootline.incidents.models import Incident
-from rootline.storage import StoredBlob, TooLarge
+from rootline.settings import Settings
+from rootline.storage import ArtifactStore, StoredBlob, TooLarge
 from rootline.timeutil import check_zone, parse_instant
 
 
@@ -159,6 +160,71 @@ def _safe_name(filename: str) -> str:
     return name[:255] or "upload"
 
 
+_Item = tuple[StoredBlob, service.UploadOptions]
+
+
+def _declared_over(request: Request, limit: int) -> str | None:
+    """The body's declared length when it is over ``limit`` (refused before it is read)."""
+    declared = request.headers.get("content-length")
+    return declared if declared and declared.isdigit() and int(declared) > limit else None
+
+
+async def _store_multipart(
+    request: Request,
+    store: ArtifactStore,
+    settings: Settings,
+    query_fields: dict[str, str | None],
+) -> list[_Item]:
+    """Every `files` part in the store, with its options (form fields over query ones)."""
+    if declared := _declared_over(request, settings.max_request_bytes):
+        raise PayloadTooLarge(
+            "request_too_large",
+            f"request body of {declared} bytes is over the limit of {settings.max_request_bytes} bytes",
+        )
+    limit = settings.max_upload_bytes
+    form = await request.form(max_files=MAX_FILES_PER_REQUEST, max_fields=100)
+    try:
+        fields = {**query_fields}
+        for key in query_fields:
+            value = form.get(key)
+            if isinstance(value, str) and value:
+                fields[key] = value
+        uploads = [
+            f for f in form.getlist("files") + form.getlist("file") if isinstance(f, UploadFile)
+        ]
+        if not uploads:
+            raise BadRequest("no_files", "multipart upload holds no `files` part")
+        oversized = [u.filename for u in uploads if (u.size or 0) > limit]
+        if oversized:
+            raise PayloadTooLarge(
+                "file_too_large",
+                f"{', '.join(map(str, oversized))}: over the limit of {limit} bytes per file",
+            )
+        # Checked before anything goes into the store: a refused request leaves no blob behind.
+        options = [_options(fields, upload.filename or "upload") for upload in uploads]
+        return [
+            (await run_in_threadpool(store.put_file, upload.file, limit), upload_options)
+            for upload, upload_options in zip(uploads, options, strict=True)
+        ]
+    finally:
+        await form.close()
+
+
+async def _store_body(request: Request, store: ArtifactStore, limit: int) -> StoredBlob:
+    """The raw request body in the store."""
+    if declared := _declared_over(request, limit):
+        raise PayloadTooLarge(
+            "file_too_large",
+            f"body of {declared} bytes is over the limit of {limit} bytes per file",
+        )
+    try:
+        return await store.put_stream(request.stream(), limit)
+    except TooLarge as exc:
+        raise PayloadTooLarge(
+            "file_too_large", f"body is over the limit of {exc.limit} bytes"
+        ) from exc
+
+
 WaitQuery = Annotated[
     float,
     Query(
@@ -245,8 +311,6 @@ async def upload_artifacts(
 
     Uploading bytes the incident already holds returns the existing artifact (`created` false).
     """
-    limit = settings.max_upload_bytes
-    declared = request.headers.get("content-length")
     query_fields: dict[str, str | None] = {
         "host": host,
         "kind": kind,
@@ -254,53 +318,14 @@ async def upload_artifacts(
         "clock_offset_s": None if clock_offset_s is None else str(clock_offset_s),
         "jvm_start": jvm_start,
     }
-    content_type = request.headers.get("content-type", "")
-    items: list[tuple[StoredBlob, service.UploadOptions]] = []
     # The body may take minutes to arrive: hold no database transaction (nor SQLite's write
     # lock) while it streams into the store; the ingest below opens a new one.
-    session.commit()
-    if content_type.startswith("multipart/form-data"):
-        if declared and declared.isdigit() and int(declared) > settings.max_request_bytes:
-            raise PayloadTooLarge(
-                "request_too_large",
-                f"request body of {declared} bytes is over the limit of {settings.max_request_bytes} bytes",
-            )
-        form = await request.form(max_files=MAX_FILES_PER_REQUEST, max_fields=100)
-        try:
-            fields = {**query_fields}
-            for key in query_fields:
-                value = form.get(key)
-                if isinstance(value, str) and value:
-                    fields[key] = value
-            uploads = [
-                f for f in form.getlist("files") + form.getlist("file") if isinstance(f, UploadFile)
-            ]
-            if not uploads:
-                raise BadRequest("no_files", "multipart upload holds no `files` part")
-            oversized = [u.filename for u in uploads if (u.size or 0) > limit]
-            if oversized:
-                raise PayloadTooLarge(
-                    "file_too_large",
-                    f"{', '.join(map(str, oversized))}: over the limit of {limit} bytes per file",
-                )
-            for upload in uploads:
-                blob = await run_in_threadpool(store.put_file, upload.file, limit)
-                items.append((blob, _options(fields, upload.filename or "upload")))
-        finally:
-            await form.close()
+    await run_in_threadpool(session.commit)
+    if request.headers.get("content-type", "").startswith("multipart/form-data"):
+        items = await _store_multipart(request, store, settings, query_fields)
     else:
-        if declared and declared.isdigit() and int(declared) > limit:
-            raise PayloadTooLarge(
-                "file_too_large",
-                f"body of {declared} bytes is over the limit of {limit} bytes per file",
-            )
-        try:
-            blob = await store.put_stream(request.stream(), limit)
-        except TooLarge as exc:
-            raise PayloadTooLarge(
-                "file_too_large", f"body is over the limit of {exc.limit} bytes"
-            ) from exc
-        items.append((blob, _options(query_fields, filename or "upload")))
+        options = _options(query_fields, filename or "upload")
+        items = [(await _store_body(request, store, settings.max_upload_bytes), options)]
     recorded = await run_in_threadpool(service.record_all, session, incident=incident, items=items)
     roots = list(dict.fromkeys(i.artifact.id for i in recorded))
     created = {i.artifact.id for i in recorded if i.created}

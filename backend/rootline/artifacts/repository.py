@@ -38,10 +38,11 @@ def by_ids(
     ).all()
 
 
-def members(session: Session, parent_id: uuid.UUID) -> Sequence[Artifact]:
+def members(session: Session, parent_ids: Sequence[uuid.UUID]) -> Sequence[Artifact]:
+    """The direct members of these bundles, in upload order."""
     return session.scalars(
         select(Artifact)
-        .where(Artifact.parent_id == parent_id)
+        .where(Artifact.parent_id.in_(parent_ids))
         .order_by(Artifact.uploaded_at_ms, Artifact.filename, Artifact.id)
     ).all()
 

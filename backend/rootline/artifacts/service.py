@@ -100,7 +100,7 @@ def queue_reparse(session: Session, *, artifact: Artifact) -> list[Artifact]:
     if artifact.kind == BUNDLE_KIND:
         return [
             queued
-            for member in repository.members(session, artifact.id)
+            for member in repository.members(session, [artifact.id])
             for queued in queue_reparse(session, artifact=member)
         ]
     artifact.status = "pending"
@@ -120,14 +120,23 @@ def with_members(
     """The artifacts ``roots`` (in that order), each followed by its bundle members at any
     depth, paired with the root they belong to; as they are now."""
     found = {a.id: a for a in repository.by_ids(session, incident_id, roots)}
+    # One query per level of nesting for all the roots, and only bundles have members: an
+    # upload of many files, polled while it parses, must not cost a query per file.
+    members: dict[uuid.UUID | None, list[Artifact]] = {}
+    bundles = [a.id for a in found.values() if a.kind == BUNDLE_KIND]
+    while bundles:
+        level = repository.members(session, bundles)
+        for member in level:
+            members.setdefault(member.parent_id, []).append(member)
+        bundles = [m.id for m in level if m.kind == BUNDLE_KIND]
     tree: list[tuple[Artifact, uuid.UUID]] = []
     for root in roots:
         if root not in found:
             continue
-        level = [found[root]]
-        while level:
-            tree += [(artifact, root) for artifact in level]
-            level = [m for parent in level for m in repository.members(session, parent.id)]
+        generation = [found[root]]
+        while generation:
+            tree += [(artifact, root) for artifact in generation]
+            generation = [m for parent in generation for m in members.get(parent.id, [])]
     return tree
 
 

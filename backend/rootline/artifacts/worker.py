@@ -30,6 +30,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from typing import TypedDict
 
 from sqlalchemy import ColumnElement, and_, func, or_, select, update
 from sqlalchemy.engine import Engine
@@ -57,7 +58,6 @@ from rootline.timeutil import now_ms
 
 log = logging.getLogger("rootline.worker")
 
-QUEUED = ("pending", "parsing")
 LEASE_MS = 120_000
 HEARTBEAT_S = 20.0
 MAX_ATTEMPTS = 3
@@ -191,6 +191,16 @@ class _Job:
     requested_kind: str | None
     depth: int
 
+    def failure(self, message: str) -> ParseResult:
+        """No data, and why: for a file that could not be read at all."""
+        return _failure(self.requested_kind or registry.UNKNOWN_KIND, message)
+
+
+def _failure(kind: str, message: str) -> ParseResult:
+    failed = ParseResult(kind=kind)
+    failed.diagnose(0, message[:500])
+    return failed
+
 
 def _job(session: Session, claim: Claim) -> _Job | None:
     artifact = session.get(Artifact, claim.artifact_id)
@@ -217,16 +227,14 @@ def _parse(data: bytes, job: _Job) -> ParseResult:
         return registry.parse_bytes(data, job.context, kind=job.requested_kind)
     except Exception as exc:  # a parser bug must fail one artifact, not the worker
         log.exception("parser failed on artifact %s", job.artifact_id)
-        result = ParseResult(kind=job.requested_kind or registry.UNKNOWN_KIND)
-        result.diagnose(0, f"the parser failed: {type(exc).__name__}: {exc}"[:500])
-        return result
+        return job.failure(f"the parser failed: {type(exc).__name__}: {exc}")
 
 
 @dataclass(frozen=True, slots=True)
 class _Unpacked:
-    """A bundle's members, already in the store; ``bundle`` None: nested too deep to unpack."""
+    """A bundle's members, already in the store."""
 
-    bundle: bundles.Bundle | None
+    bundle: bundles.Bundle
     blobs: list[StoredBlob]
 
 
@@ -235,15 +243,18 @@ def _read_and_parse(store: ArtifactStore, job: _Job) -> ParseResult | _Unpacked:
         data = store.read(job.sha256)
     except FileNotFoundError:
         # Gone from the store (deleted by hand, a wrong bucket): retrying cannot help.
-        missing = ParseResult(kind=job.requested_kind or registry.UNKNOWN_KIND)
-        missing.diagnose(0, f"the raw bytes ({job.sha256}) are missing from the store")
-        return missing
+        return job.failure(f"the raw bytes ({job.sha256}) are missing from the store")
     if bundles.bundle_format(data) is None:
         return _parse(data, job)
-    bundle = None if job.depth >= service.MAX_BUNDLE_DEPTH else bundles.unpack(data)
+    if job.depth >= service.MAX_BUNDLE_DEPTH:
+        return _failure(
+            service.BUNDLE_KIND,
+            f"bundle nested deeper than {service.MAX_BUNDLE_DEPTH} levels: not unpacked",
+        )
+    bundle = bundles.unpack(data)
     del data
     # Members go into the store before the transaction that records them.
-    return _Unpacked(bundle, [store.put_bytes(m.data) for m in bundle.members] if bundle else [])
+    return _Unpacked(bundle, [store.put_bytes(m.data) for m in bundle.members])
 
 
 def process(sessions: Sessions, store: ArtifactStore, claim: Claim) -> None:
@@ -254,17 +265,19 @@ def process(sessions: Sessions, store: ArtifactStore, claim: Claim) -> None:
     if job is None:
         return
     if claim.attempts > MAX_ATTEMPTS:
-        with sessions.write.begin() as session:
-            _give_up(session, claim)
-        return
-    with _heartbeat(sessions, claim):
-        outcome = _read_and_parse(store, job)
+        outcome: ParseResult | _Unpacked = job.failure(
+            f"parsing was cut off {MAX_ATTEMPTS} times (the worker stopped, ran out of memory "
+            "or was killed), so it is not tried again; re-parse to retry"
+        )
+    else:
+        with _heartbeat(sessions, claim):
+            outcome = _read_and_parse(store, job)
     with sessions.write.begin() as session:
         artifact = _own(session, job, claim)
         if artifact is None:
             return
         if isinstance(outcome, _Unpacked):
-            _store_bundle(session, artifact, outcome.bundle, outcome.blobs)
+            _store_bundle(session, artifact, outcome)
         else:
             _clear_parsed(session, artifact)
             _persist(session, artifact, outcome)
@@ -283,29 +296,10 @@ def _own(session: Session, job: _Job, claim: Claim) -> Artifact | None:
     return artifact
 
 
-def _give_up(session: Session, claim: Claim) -> None:
-    artifact = session.get(Artifact, claim.artifact_id, with_for_update=True)
-    if artifact is None or artifact.claim_token != claim.token:
-        return
-    artifact.status = "failed"
-    artifact.diagnostics = [
-        {
-            "line": 0,
-            "message": (
-                f"parsing was cut off {MAX_ATTEMPTS} times (the worker stopped, ran out of "
-                "memory or was killed), so it is not tried again; re-parse to retry"
-            ),
-        }
-    ]
-    artifact.parsed_at_ms = now_ms()
-    _finish(session, artifact, None)
-
-
-def _finish(session: Session, artifact: Artifact, started: float | None) -> None:
+def _finish(session: Session, artifact: Artifact, started: float) -> None:
     artifact.claim_token = None
     artifact.claimed_at_ms = None
-    if started is not None:
-        artifact.parse_seconds = time.perf_counter() - started
+    artifact.parse_seconds = time.perf_counter() - started
     if artifact.parent_id is not None:
         _widen_parent(session, artifact)
     session.flush()
@@ -326,7 +320,7 @@ def _refresh_checklist(session: Session, incident_id: uuid.UUID) -> None:
     has gone stale while uploads keep arriving."""
     queued = session.scalar(
         select(Artifact.id)
-        .where(Artifact.incident_id == incident_id, Artifact.status.in_(QUEUED))
+        .where(Artifact.incident_id == incident_id, Artifact.status.in_(service.QUEUED_STATUSES))
         .limit(1)
     )
     if queued is not None:
@@ -348,51 +342,38 @@ def _clear_parsed(session: Session, artifact: Artifact) -> None:
     facts_repository.delete_for_artifact(session, artifact.id)
 
 
+class _Origin(TypedDict):
+    """Where every series, event and fact of one artifact comes from."""
+
+    incident_id: uuid.UUID
+    artifact_id: uuid.UUID
+    host: str | None
+    offset_ms: int
+
+
 def _persist(session: Session, artifact: Artifact, result: ParseResult) -> None:
     """Store the parse result; if the database refuses it, the artifact fails with the reason
     and none of its data is stored (a savepoint: all or nothing)."""
     host = artifact.host or result.host
     offset_ms = round(artifact.clock_offset_s * 1000)
+    origin = _Origin(
+        incident_id=artifact.incident_id, artifact_id=artifact.id, host=host, offset_ms=offset_ms
+    )
     counts = (0, 0, 0, 0)
-    incident_id, artifact_id = artifact.incident_id, artifact.id
     try:
         with session.begin_nested():
-            series, points = series_service.store(
-                session,
-                incident_id=incident_id,
-                artifact_id=artifact_id,
-                host=host,
-                series=result.series,
-                offset_ms=offset_ms,
-            )
-            events = events_service.store(
-                session,
-                incident_id=incident_id,
-                artifact_id=artifact_id,
-                host=host,
-                events=result.events,
-                offset_ms=offset_ms,
-            )
-            facts = facts_service.store(
-                session,
-                incident_id=incident_id,
-                artifact_id=artifact_id,
-                host=host,
-                facts=result.facts,
-                offset_ms=offset_ms,
-            )
+            series, points = series_service.store(session, series=result.series, **origin)
+            events = events_service.store(session, events=result.events, **origin)
+            facts = facts_service.store(session, facts=result.facts, **origin)
             counts = (series, points, events, facts)
     except SQLAlchemyError as exc:
-        failed = ParseResult(kind=result.kind)
         reason = f"{type(exc).__name__}: {exc.args[0] if exc.args else ''}"
-        failed.diagnose(0, f"could not store the parsed data: {reason}"[:500])
-        result = failed
+        result = _failure(result.kind, f"could not store the parsed data: {reason}")
     time_range = result.time_range()
     artifact.kind = result.kind
     artifact.host = host
     artifact.status = result.status
-    artifact.diagnostics = [{"line": d.line, "message": d.message} for d in result.diagnostics]
-    artifact.diagnostics_dropped = result.diagnostics_dropped
+    _note_diagnostics(artifact, result)
     artifact.anchored = result.anchored
     artifact.time_start_ms = time_range[0] + offset_ms if time_range else None
     artifact.time_end_ms = time_range[1] + offset_ms if time_range else None
@@ -400,32 +381,25 @@ def _persist(session: Session, artifact: Artifact, result: ParseResult) -> None:
     artifact.parsed_at_ms = now_ms()
 
 
-def _store_bundle(
-    session: Session,
-    artifact: Artifact,
-    bundle: bundles.Bundle | None,
-    blobs: list[StoredBlob],
-) -> None:
+def _note_diagnostics(artifact: Artifact, result: ParseResult) -> None:
+    artifact.diagnostics = [{"line": d.line, "message": d.message} for d in result.diagnostics]
+    artifact.diagnostics_dropped = result.diagnostics_dropped
+
+
+def _store_bundle(session: Session, artifact: Artifact, unpacked: _Unpacked) -> None:
     """Record a bundle's members as pending artifacts of their own (workers parse them in
-    parallel); ``bundle`` is None when it is nested too deep to unpack."""
-    artifact.kind = service.BUNDLE_KIND
-    artifact.parsed_at_ms = now_ms()
-    if bundle is None:
-        artifact.status = "failed"
-        artifact.diagnostics = [
-            {
-                "line": 0,
-                "message": f"bundle nested deeper than {service.MAX_BUNDLE_DEPTH} levels: not unpacked",
-            }
-        ]
-        return
-    diagnostics = [{"line": 0, "message": message} for message in bundle.diagnostics]
-    diagnostics += [
-        {"line": 0, "message": f"{r.path}: refused: {r.reason}"} for r in bundle.refused
-    ]
+    parallel)."""
+    bundle = unpacked.bundle
+    # A bundle's own result holds no data, only what went wrong unpacking it (summed up past
+    # MAX_DIAGNOSTICS, as an archive may refuse any number of links).
+    summary = ParseResult(kind=service.BUNDLE_KIND)
+    for message in bundle.diagnostics:
+        summary.diagnose(0, message)
+    for refusal in bundle.refused:
+        summary.diagnose(0, f"{refusal.path}: refused: {refusal.reason}")
     incident = session.get(Incident, artifact.incident_id)
     assert incident is not None  # locked by _own
-    for member, blob in zip(bundle.members, blobs, strict=True):
+    for member, blob in zip(bundle.members, unpacked.blobs, strict=True):
         options = service.UploadOptions(
             filename=member.path,
             host=artifact.host or member.host,
@@ -434,8 +408,12 @@ def _store_bundle(
             jvm_start_ms=artifact.jvm_start_ms,
         )
         service.record(session, incident=incident, blob=blob, options=options, parent=artifact)
-    artifact.diagnostics = diagnostics
-    artifact.status = "failed" if not bundle.members else ("partial" if diagnostics else "parsed")
+    artifact.kind = service.BUNDLE_KIND
+    _note_diagnostics(artifact, summary)
+    artifact.status = (
+        "failed" if not bundle.members else ("partial" if summary.diagnostics else "parsed")
+    )
+    artifact.parsed_at_ms = now_ms()
 
 
 # --- Running ---------------------------------------------------------------------------------

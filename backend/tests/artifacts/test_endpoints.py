@@ -186,6 +186,27 @@ def test_upload_over_the_limit_is_refused_before_reading(
     assert [p for p in leftovers if p.is_file()] == []
 
 
+def test_invalid_options_are_refused_before_anything_is_stored(
+    client: TestClient, incident_id: str, settings
+) -> None:
+    url = f"/api/incidents/{incident_id}/artifacts"
+    raw = client.post(
+        url,
+        content=SS_TAN.read_bytes(),
+        params={"timezone": "Mars/Olympus"},
+        headers={"Content-Type": "application/octet-stream"},
+    )
+    assert (raw.status_code, raw.json()["code"]) == (400, "invalid_timezone")
+    multipart = client.post(
+        url,
+        files=[("files", (SS_TAN.name, SS_TAN.read_bytes(), "text/plain"))],
+        data={"jvm_start": "yesterday-ish"},
+    )
+    assert (multipart.status_code, multipart.json()["code"]) == (400, "invalid_jvm_start")
+    stored = [p for p in settings.resolved_artifacts_dir.rglob("*") if p.is_file()]
+    assert stored == []
+
+
 def test_path_in_a_filename_is_dropped(client: TestClient, incident_id: str) -> None:
     artifact = upload_raw(client, incident_id, SS_TAN.read_bytes(), filename="../../etc/passwd")[
         "artifacts"

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
+from sqlalchemy.orm import Session
 
 from rootline.artifacts import service, worker
 from rootline.artifacts.models import Artifact
@@ -22,6 +23,8 @@ from rootline.db import make_engine
 from rootline.incidents import service as incidents_service
 from rootline.incidents.models import Incident
 from rootline.incidents.schemas import IncidentCreate
+from rootline.parsers.base import MAX_DIAGNOSTICS
+from rootline.series.models import Series
 from rootline.settings import Settings
 from rootline.storage import LocalArtifactStore
 from tests.conftest import (
@@ -35,6 +38,11 @@ from tests.conftest import (
 
 SS_TAN = FIXTURES_DIR / "ss" / "ss-tan.txt"
 SS_LOOP = FIXTURES_DIR / "ss" / "ss-tinm-loop.txt"
+
+
+def stored_series(session: Session, artifact_id: uuid.UUID) -> int:
+    """How many series of the artifact the database holds."""
+    return len(session.scalars(select(Series.id).where(Series.artifact_id == artifact_id)).all())
 
 
 @dataclass
@@ -173,6 +181,9 @@ def test_a_claim_whose_lease_ran_out_is_taken_again_and_the_old_result_dropped(
 
 def test_an_artifact_cut_off_too_often_fails_instead_of_looping(queue: Queue) -> None:
     artifact_id = queue.add(SS_TAN.read_bytes())
+    assert worker.drain(queue.sessions, queue.store) == 1
+    assert queue.artifact(artifact_id).series_count > 0
+    # A re-parse whose workers all died: its lease ran out for the last time.
     with queue.sessions.write.begin() as session:
         session.execute(
             update(Artifact)
@@ -184,6 +195,10 @@ def test_an_artifact_cut_off_too_often_fails_instead_of_looping(queue: Queue) ->
     assert failed.status == "failed"
     assert f"cut off {worker.MAX_ATTEMPTS} times" in failed.diagnostics[0]["message"]
     assert worker.next_claim(queue.sessions) is None
+    # Failed means no data, as for any other failure: the earlier parse's is gone too.
+    assert (failed.series_count, failed.time_start_ms) == (0, None)
+    with queue.sessions.read() as session:
+        assert stored_series(session, artifact_id) == 0
 
 
 def test_a_released_claim_goes_back_to_the_queue(queue: Queue) -> None:
@@ -244,6 +259,26 @@ def test_a_bundle_queues_its_members_and_spans_their_times(queue: Queue) -> None
     assert {m.status for m in parsed} == {"parsed"}
     assert bundle.time_start_ms == min(m.time_start_ms or 0 for m in parsed)
     assert bundle.time_end_ms == max(m.time_end_ms or 0 for m in parsed)
+
+
+def test_a_bundle_sums_up_its_refusals_past_the_diagnostics_limit(queue: Queue) -> None:
+    import io
+    import tarfile
+
+    links = MAX_DIAGNOSTICS + 50
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        tar.add(SS_TAN, arcname=f"host=web-7/{SS_TAN.name}")
+        for n in range(links):
+            link = tarfile.TarInfo(f"host=web-7/link-{n}")
+            link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+            tar.addfile(link)
+    bundle_id = queue.add(buffer.getvalue(), "links.tar.gz")
+    assert worker.drain(queue.sessions, queue.store) == 2
+    bundle = queue.artifact(bundle_id)
+    assert (bundle.kind, bundle.status) == ("bundle", "partial")
+    assert len(bundle.diagnostics) == MAX_DIAGNOSTICS
+    assert bundle.diagnostics_dropped == links - MAX_DIAGNOSTICS
 
 
 def test_reparse_keeps_the_old_data_until_the_new_parse_lands(
