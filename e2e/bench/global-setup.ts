@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { BACKEND, PYTHON, REPO, createUser, makeDataDir, randomPassword, startServer } from "../support/server";
+import { BACKEND, PYTHON, REPO, makeDataDir, shareWithWorkers, startServer } from "../support/server";
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const dataDir = path.join(process.env.ROOTLINE_BENCH_DATA ?? path.join(REPO, "bench-data"), "browser");
@@ -24,12 +24,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 
   const runDir = makeDataDir("rootline-bench-");
   const server = await startServer({ dataDir: runDir, databaseUrl: described.database_url });
-  const username = `bench-${crypto.randomBytes(4).toString("hex")}`;
-  const password = randomPassword();
-  createUser(server, username, password);
-  process.env.ROOTLINE_E2E_URL = server.url;
-  process.env.ROOTLINE_E2E_USER = username;
-  process.env.ROOTLINE_E2E_PASSWORD = password;
+  shareWithWorkers(server, `bench-${crypto.randomBytes(4).toString("hex")}`);
   process.env.ROOTLINE_BENCH_INCIDENT = described.incident_id;
   process.env.ROOTLINE_BENCH_FROM = String(described.from_ms);
   process.env.ROOTLINE_BENCH_TO = String(described.to_ms);

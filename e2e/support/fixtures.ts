@@ -66,23 +66,23 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     await use(workerStorageState);
   },
   dialogs: async ({ page }, use) => {
-    const seen: string[] = [];
-    page.on("dialog", (dialog) => {
-      seen.push(`${dialog.type()}: ${dialog.message()}`);
-      void dialog.dismiss().catch(() => undefined);
-    });
-    await use(seen);
+    await use(recordDialogs(page));
   },
 });
+
+/** Dismiss every dialog the page opens (alert/confirm/prompt) and list it, for `expect(...).toEqual([])`. */
+function recordDialogs(page: Page): string[] {
+  const seen: string[] = [];
+  page.on("dialog", (dialog) => {
+    seen.push(`${dialog.type()}: ${dialog.message()}`);
+    void dialog.dismiss().catch(() => undefined);
+  });
+  return seen;
+}
 
 /** A page of its own context with no session (what someone given a share link has). */
 export async function anonymousPage(browser: Browser): Promise<{ page: Page; dialogs: string[]; close: () => Promise<void> }> {
   const context = await browser.newContext({ baseURL: serverUrl(), storageState: undefined });
   const page = await context.newPage();
-  const dialogs: string[] = [];
-  page.on("dialog", (dialog) => {
-    dialogs.push(`${dialog.type()}: ${dialog.message()}`);
-    void dialog.dismiss().catch(() => undefined);
-  });
-  return { page, dialogs, close: () => context.close() };
+  return { page, dialogs: recordDialogs(page), close: () => context.close() };
 }

@@ -4,7 +4,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { copyLog, createUser, E2E_DIR, makeDataDir, randomPassword, startServer } from "./server";
+import { copyLog, E2E_DIR, makeDataDir, shareWithWorkers, startServer } from "./server";
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const dataDir = makeDataDir("rootline-e2e-");
@@ -13,12 +13,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     env: { ROOTLINE_MAX_UPLOAD_BYTES: String(64 * 1024 * 1024) },
   });
   const username = "e2e";
-  const password = randomPassword();
-  createUser(server, username, password);
-  process.env.ROOTLINE_E2E_URL = server.url;
-  process.env.ROOTLINE_E2E_USER = username;
-  process.env.ROOTLINE_E2E_PASSWORD = password;
-  process.env.ROOTLINE_E2E_DATA_DIR = dataDir;
+  shareWithWorkers(server, username);
   console.log(`e2e: rootline serve at ${server.url}, data in ${dataDir}, user ${username}`);
 
   return async () => {

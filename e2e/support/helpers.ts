@@ -203,17 +203,6 @@ export async function laneKeys(page: Page): Promise<string[]> {
   return lanes(page).evaluateAll((els) => els.map((el) => el.getAttribute("data-lane") ?? ""));
 }
 
-/** The range every lane says it drew (they must all agree). */
-export async function drawnRange(page: Page): Promise<{ from: number; to: number }> {
-  const ranges = await lanes(page).evaluateAll((els) =>
-    els
-      .filter((el) => el.getAttribute("data-state") !== "empty")
-      .map((el) => ({ from: Number(el.getAttribute("data-from")), to: Number(el.getAttribute("data-to")) })),
-  );
-  expect(ranges.length).toBeGreaterThan(0);
-  return ranges[0]!;
-}
-
 /**
  * Drag across a lane's plot area with the mouse, from one fraction of its width to another.
  * The plot area is the chart's `rect.tl-plot` (the SVG also holds the y axis on the left).

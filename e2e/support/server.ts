@@ -129,7 +129,7 @@ export async function startServer(options: {
   return { url, dataDir: options.dataDir, logPath, env, process: child, stop };
 }
 
-export function randomPassword(): string {
+function randomPassword(): string {
   return `e2e-${crypto.randomBytes(18).toString("base64url")}`;
 }
 
@@ -137,7 +137,7 @@ export function randomPassword(): string {
  * Create an admin user with a password, the way an operator does: `rootline users add NAME
  * --admin --password-stdin` with the server's environment (same database).
  */
-export function createUser(server: RunningServer, username: string, password: string): void {
+function createUser(server: RunningServer, username: string, password: string): void {
   const cli = spawnSync(ROOTLINE, ["users", "add", username, "--admin", "--password-stdin"], {
     cwd: BACKEND,
     env: server.env,
@@ -149,6 +149,18 @@ export function createUser(server: RunningServer, username: string, password: st
       `rootline users add ${username} --admin --password-stdin failed (${cli.status}):\n${cli.stdout}\n${cli.stderr}`,
     );
   }
+}
+
+/**
+ * Create the run's user (random password) and hand the server to the test workers: fixtures.ts
+ * reads these variables for its baseURL and its sign-in.
+ */
+export function shareWithWorkers(server: RunningServer, username: string): void {
+  const password = randomPassword();
+  createUser(server, username, password);
+  process.env.ROOTLINE_E2E_URL = server.url;
+  process.env.ROOTLINE_E2E_USER = username;
+  process.env.ROOTLINE_E2E_PASSWORD = password;
 }
 
 export function copyLog(server: RunningServer, target: string): void {

@@ -14,6 +14,7 @@ import {
   XSS_SCRIPT,
   XSS_URL,
   createIncidentThroughUi,
+  csrfToken,
   expectNoScriptRan,
   screenshot,
   uploadThroughUi,
@@ -62,7 +63,7 @@ async function expectInert(page: Page, dialogs: string[]): Promise<void> {
 
 test("hostile titles, filenames, annotations and notes are shown verbatim and never run", async ({ page, browser, dialogs }) => {
   test.setTimeout(150_000);
-  await createIncidentThroughUi(page, { title: TITLE, summary: SUMMARY, timezone: "UTC" });
+  const incidentId = await createIncidentThroughUi(page, { title: TITLE, summary: SUMMARY, timezone: "UTC" });
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(TITLE);
   await expect(page.locator(".incident-summary")).toHaveText(SUMMARY);
 
@@ -98,10 +99,16 @@ test("hostile titles, filenames, annotations and notes are shown verbatim and ne
   await review.getByRole("button", { name: "Save review" }).click();
   await expect(finding.locator(".review-note .note-text")).toHaveText(NOTE);
 
-  // Hovering the timeline shows annotation markers and tooltips: still text.
-  const lane = page.getByTestId("lane").first();
-  const box = await lane.boundingBox();
-  if (box) await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  // The timeline: the hostile host in a lane's legend and hover tooltip, the annotation in the
+  // marker strip's tooltips; still text.
+  const hostileLane = page.getByTestId("lane").filter({ hasText: XSS_URL }).first();
+  const plot = hostileLane.locator("svg.tl-surface rect.tl-plot");
+  await plot.scrollIntoViewIfNeeded();
+  const box = (await plot.boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await expect(hostileLane.locator(".tl-tooltip")).toContainText(XSS_URL);
+  await expect(page.locator(".tl-strip__svg title").filter({ hasText: ANNOTATION })).toHaveCount(1);
+  await expectInert(page, dialogs);
 
   await page.reload();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(TITLE);
@@ -119,11 +126,9 @@ test("hostile titles, filenames, annotations and notes are shown verbatim and ne
   await expectInert(page, dialogs);
 
   // The same through a share link, in a browser without a session.
-  const id = new URL((await listed.getByRole("link").first().getAttribute("href"))!, "http://x").pathname.split("/").pop()!;
-  const csrf = (await page.context().cookies()).find((c) => c.name === "rootline_csrf")!.value;
-  const created = await page.request.post(`/api/incidents/${id}/shares`, {
+  const created = await page.request.post(`/api/incidents/${incidentId}/shares`, {
     data: { label: XSS_SCRIPT },
-    headers: { "X-CSRF-Token": csrf },
+    headers: { "X-CSRF-Token": await csrfToken(page) },
   });
   expect(created.status()).toBe(201);
   const { url } = (await created.json()) as { url: string };

@@ -4,7 +4,7 @@ import type { MouseEvent as ReactMouseEvent, ReactNode } from "react";
 import { formatDuration } from "../lib/time";
 import { cursorTimes, largestPoints, linePath, nearestIndex, valueAt, yScale } from "./data";
 import type { CursorStore, LinePoints } from "./data";
-import { displayUnit, formatAxisValue, formatFull, formatTick, formatValue } from "./format";
+import { displayUnit, formatAxisValue, formatFull, formatValue } from "./format";
 import type { LanePlan } from "./lanes";
 import { selectionToRange, timeToX } from "./range";
 import type { TimeRange } from "./types";
@@ -40,6 +40,12 @@ export function plotWidthOf(width: number): number {
 
 type YScale = ReturnType<typeof yScale>;
 
+/** A tick of the shared time axis, labelled once for every lane. */
+export interface TimeTick {
+  t: number;
+  label: string;
+}
+
 /** Pixel row of value `v` on the y axis `y`. */
 function yToPx(y: YScale, v: number): number {
   return PLOT_TOP + PLOT_HEIGHT * (1 - (v - y.lo) / (y.hi - y.lo || 1));
@@ -55,8 +61,7 @@ interface LaneProps {
   domain: TimeRange;
   width: number;
   timezone: string;
-  ticks: number[];
-  tickStepMs: number;
+  ticks: TimeTick[];
   /** Keys of lines to emphasise (others dimmed); null = no highlight in this lane. */
   emphasis: ReadonlySet<string> | null;
   /** The incident's GC-pause count in view (GC lane only), for the lane note. */
@@ -154,7 +159,7 @@ function LaneBody(props: ChartProps & { totalPoints: number }) {
 }
 
 function Chart(props: ChartProps) {
-  const { plan, points, domain, width, timezone, ticks, tickStepMs, emphasis, gcPoints, onSelect, cursor } = props;
+  const { plan, points, domain, width, timezone, ticks, emphasis, gcPoints, onSelect, cursor } = props;
   const wrapRef = useRef<HTMLDivElement>(null);
   const selRef = useRef<HTMLDivElement>(null);
   const plotWidth = plotWidthOf(width);
@@ -191,7 +196,7 @@ function Chart(props: ChartProps) {
 
   return (
     <div className="tl-chart" ref={wrapRef} onMouseDown={onMouseDown}>
-      <Axes unit={plan.unit} y={y} domain={domain} width={width} timezone={timezone} ticks={ticks} tickStepMs={tickStepMs}>
+      <Axes unit={plan.unit} y={y} domain={domain} width={width} ticks={ticks}>
         <Paths plan={plan} points={drawn} y={y} domain={domain} plotWidth={plotWidth} emphasis={emphasis} scatter={!!gcPoints} />
       </Axes>
       <div ref={selRef} className="tl-selection" style={{ display: "none", top: PLOT_TOP, height: PLOT_HEIGHT }} />
@@ -217,16 +222,14 @@ function Axes(props: {
   y: YScale;
   domain: TimeRange;
   width: number;
-  timezone: string;
-  ticks: number[];
-  tickStepMs: number;
+  ticks: TimeTick[];
   children: ReactNode;
 }) {
-  const { unit, y, domain, width, timezone, ticks, tickStepMs } = props;
+  const { unit, y, domain, width, ticks } = props;
   const plotWidth = plotWidthOf(width);
   const right = PLOT_LEFT + plotWidth;
   const bottom = PLOT_TOP + PLOT_HEIGHT;
-  const xs = ticks.map((t) => PLOT_LEFT + timeToX(t, plotWidth, domain));
+  const xs = ticks.map(({ t }) => PLOT_LEFT + timeToX(t, plotWidth, domain));
   const ys = y.ticks.map((v) => yToPx(y, v));
   return (
     <svg className="tl-surface" width={width} height={CHART_HEIGHT} viewBox={`0 0 ${width} ${CHART_HEIGHT}`}>
@@ -253,7 +256,7 @@ function Axes(props: {
       <g className="tl-axis__labels" fontSize={10} fill="#555">
         {xs.map((px, i) => (
           <text key={`x${i}`} x={px} y={CHART_HEIGHT} textAnchor="middle">
-            {formatTick(ticks[i]!, timezone, tickStepMs)}
+            {ticks[i]!.label}
           </text>
         ))}
         {ys.map((py, i) => (
@@ -279,12 +282,12 @@ function Paths(props: {
 }) {
   const { plan, points, y, domain, plotWidth, emphasis, scatter } = props;
   const clipId = useId();
-  const { paths, maxV } = useMemo(() => {
+  const { sx, sy, paths, maxV } = useMemo(() => {
     const sx = (t: number) => PLOT_LEFT + timeToX(t, plotWidth, domain);
     const sy = (v: number) => yToPx(y, v);
     let maxV = 1;
     if (scatter) for (const p of points) for (const v of p.v) if (v > maxV) maxV = v;
-    return { paths: points.map((p) => ({ d: scatter ? "" : linePath(p, sx, sy), sx, sy, p })), maxV };
+    return { sx, sy, paths: scatter ? [] : points.map((p) => linePath(p, sx, sy)), maxV };
   }, [plotWidth, points, domain, y, scatter]);
   return (
     <g className="tl-paths">
@@ -295,26 +298,25 @@ function Paths(props: {
       </defs>
       <g clipPath={`url(#${clipId})`}>
         {plan.lines.map((line, i) => {
-          const path = paths[i];
-          if (!path) return null;
+          const p = points[i];
+          if (!p) return null;
           const color = colorOf(i);
           const dim = emphasis !== null && !emphasis.has(line.key);
           const strong = emphasis !== null && emphasis.has(line.key);
-          const n = path.p.t.length;
           if (scatter) {
             return (
               <g key={line.key} fill={color} fillOpacity={dim ? 0.15 : 0.55} stroke={color} strokeOpacity={dim ? 0.2 : 0.9}>
-                {path.p.t.map((t, j) => (
-                  <circle key={j} cx={path.sx(t)} cy={path.sy(path.p.v[j]!)} r={2 + 8 * Math.sqrt(path.p.v[j]! / maxV)} />
+                {p.t.map((t, j) => (
+                  <circle key={j} cx={sx(t)} cy={sy(p.v[j]!)} r={2 + 8 * Math.sqrt(p.v[j]! / maxV)} />
                 ))}
               </g>
             );
           }
           return (
             <g key={line.key} opacity={dim ? 0.2 : 1}>
-              <path d={path.d} fill="none" stroke={color} strokeWidth={strong ? 2.5 : 1.25} strokeLinejoin="round" />
-              {n < DOT_BELOW &&
-                path.p.t.map((t, j) => <circle key={j} cx={path.sx(t)} cy={path.sy(path.p.v[j]!)} r={2.5} fill={color} />)}
+              <path d={paths[i]} fill="none" stroke={color} strokeWidth={strong ? 2.5 : 1.25} strokeLinejoin="round" />
+              {p.t.length < DOT_BELOW &&
+                p.t.map((t, j) => <circle key={j} cx={sx(t)} cy={sy(p.v[j]!)} r={2.5} fill={color} />)}
             </g>
           );
         })}

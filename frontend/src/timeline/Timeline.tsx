@@ -10,13 +10,13 @@ import type { MouseEvent as ReactMouseEvent } from "react";
 import { useAnnotations } from "../api/queries";
 import { formatDuration } from "../lib/time";
 import { Lane, PLOT_HEIGHT, PLOT_LEFT, PLOT_RIGHT, PLOT_TOP, plotWidthOf } from "./Lane";
-import type { LaneState } from "./Lane";
+import type { LaneState, TimeTick } from "./Lane";
 import { MARKER_COLORS, MARKER_NAMES, MarkerOverlay, MarkerStrip } from "./Markers";
 import type { Marker, MarkerKind } from "./Markers";
 import { SeriesPicker } from "./SeriesPicker";
 import { createCursorStore, largestPoints, linePoints, timelineQuery, useEvents, useSeriesList, useTimelineBatches } from "./data";
 import type { Batch, LinePoints } from "./data";
-import { formatFull, formatValue, tickStep, timeTicks, zoneLabel } from "./format";
+import { formatFull, formatTick, formatValue, tickStep, timeTicks, zoneLabel } from "./format";
 import { batchIds, highlightMatches, hostsOf, planLanes, seriesNames } from "./lanes";
 import type { LanePlan, Plan } from "./lanes";
 import { clampRange, maxPointsFor, panRange, sameRange, xToTime, zoomRange } from "./range";
@@ -301,10 +301,11 @@ export default function Timeline(props: TimelineProps) {
   }, [added]);
 
   // The shared time axis: about one tick per 90 px.
-  const { ticks, step } = useMemo(() => {
-    if (!visible) return { ticks: [], step: 60_000 };
+  const ticks = useMemo<TimeTick[]>(() => {
+    if (!visible) return [];
     const maxTicks = Math.max(2, Math.floor(plotWidth / 90));
-    return { ticks: timeTicks(visible.from, visible.to, timezone, maxTicks), step: tickStep(visible.to - visible.from, maxTicks) };
+    const step = tickStep(visible.to - visible.from, maxTicks);
+    return timeTicks(visible.from, visible.to, timezone, maxTicks).map((t) => ({ t, label: formatTick(t, timezone, step) }));
   }, [visible, timezone, plotWidth]);
 
   // Lanes with series first (in definition order), the empty ones (what to collect) after.
@@ -437,7 +438,6 @@ export default function Timeline(props: TimelineProps) {
               width={width}
               timezone={timezone}
               ticks={ticks}
-              tickStepMs={step}
               emphasis={lane.key === plan.highlightLane ? emphasis : null}
               gcPausesInView={lane.key === "gc_pauses" ? gcInView : null}
               error={status.error}

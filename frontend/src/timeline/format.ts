@@ -153,11 +153,14 @@ export function displayUnit(unit: string): string {
   }
 }
 
+/** One formatter for every value (toLocaleString builds a new one per call: the tooltip's hot path). */
+const wholeNumber = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+
 function trim(n: number, digits = 3): string {
   if (!Number.isFinite(n)) return String(n);
   const abs = Math.abs(n);
   if (abs === 0) return "0";
-  if (abs >= 100) return Math.round(n).toLocaleString("en-US");
+  if (abs >= 100) return wholeNumber.format(Math.round(n));
   return String(+n.toPrecision(digits));
 }
 

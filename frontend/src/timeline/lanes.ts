@@ -15,11 +15,7 @@ export interface LaneDef {
   unit: string;
   /** Series names; `prefix*` matches a prefix. Order = drawing/legend order. */
   match: string[];
-  /** Names excluded even though a prefix matched. */
-  exclude?: string[];
   kind?: LaneKind;
-  /** Draw at most this many lines (highest peak first); the header says how many were left out. */
-  maxLines?: number;
   /** Short names for exact series names, for legends. */
   names?: Record<string, string>;
   /** What to collect when the lane is empty. */
@@ -28,15 +24,21 @@ export interface LaneDef {
 
 /** How many connections the per-connection lanes show. */
 const TOP_CONNECTIONS = 5;
-/** Lines per lane when a definition sets no limit. */
-const DEFAULT_MAX_LINES = 12;
+/** Lines drawn per lane (highest peak first); the header says how many were left out. */
+const MAX_LINES = 12;
 /** Lines drawn for a series added with the picker (all matching series, highest first). */
 const ADDED_MAX_LINES = 10;
 
-const NETSTAT_NAMES = (names: string[]) =>
-  Object.fromEntries(
-    names.map((n) => [`netstat.${n}`, n.replace(/^TcpExt(TCP)?/, "").replace(/^Tcp/, "")]),
-  );
+/** A lane's series by their short names: the table's keys are what it matches, in order. */
+function named(names: Record<string, string>): Pick<LaneDef, "match" | "names"> {
+  return { match: Object.keys(names), names };
+}
+
+/** `netstat.<counter>` series, named without their TcpExt/Tcp prefix. */
+function netstat(counters: string[]): Pick<LaneDef, "match" | "names"> {
+  const short = (counter: string) => counter.replace(/^TcpExt(TCP)?/, "").replace(/^Tcp/, "");
+  return named(Object.fromEntries(counters.map((c) => [`netstat.${c}`, short(c)])));
+}
 
 export const LANES: LaneDef[] = [
   {
@@ -50,13 +52,12 @@ export const LANES: LaneDef[] = [
     key: "queues",
     title: "Send-Q / Recv-Q",
     unit: "bytes",
-    match: ["tcp.sendq.bytes", "tcp.recvq.bytes", "tcp.conn.sendq.bytes", "tcp.conn.recvq.bytes"],
-    names: {
+    ...named({
       "tcp.sendq.bytes": "Send-Q (all sockets)",
       "tcp.recvq.bytes": "Recv-Q (all sockets)",
       "tcp.conn.sendq.bytes": "Send-Q",
       "tcp.conn.recvq.bytes": "Recv-Q",
-    },
+    }),
     hint: "ss -tan / ss -tinm snapshots",
   },
   {
@@ -84,34 +85,21 @@ export const LANES: LaneDef[] = [
     key: "listen",
     title: "Listen queues",
     unit: "connections",
-    match: ["tcp.listen.recvq", "tcp.listen.backlog"],
-    names: { "tcp.listen.recvq": "accept queue", "tcp.listen.backlog": "backlog" },
+    ...named({ "tcp.listen.recvq": "accept queue", "tcp.listen.backlog": "backlog" }),
     hint: "ss -lnt snapshots",
   },
   {
     key: "listen_overflows",
     title: "Listen overflows",
     unit: "per_s",
-    match: [
-      "netstat.TcpExtListenOverflows",
-      "netstat.TcpExtListenDrops",
-      "netstat.TcpExtTCPReqQFullDrop",
-    ],
-    names: NETSTAT_NAMES(["TcpExtListenOverflows", "TcpExtListenDrops", "TcpExtTCPReqQFullDrop"]),
+    ...netstat(["TcpExtListenOverflows", "TcpExtListenDrops", "TcpExtTCPReqQFullDrop"]),
     hint: "nstat or netstat -s snapshots",
   },
   {
     key: "retransmissions",
     title: "Retransmissions",
     unit: "per_s",
-    match: [
-      "netstat.TcpRetransSegs",
-      "netstat.TcpExtTCPTimeouts",
-      "netstat.TcpExtTCPLostRetransmit",
-      "netstat.TcpExtTCPSynRetrans",
-      "netstat.TcpExtTCPFastRetrans",
-    ],
-    names: NETSTAT_NAMES([
+    ...netstat([
       "TcpRetransSegs",
       "TcpExtTCPTimeouts",
       "TcpExtTCPLostRetransmit",
@@ -124,105 +112,78 @@ export const LANES: LaneDef[] = [
     key: "cpu",
     title: "CPU",
     unit: "%",
-    match: ["cpu.user_pct", "cpu.sys_pct", "cpu.wait_pct", "cpu.steal_pct", "cpu.busy_pct"],
-    names: {
+    ...named({
       "cpu.user_pct": "user",
       "cpu.sys_pct": "sys",
       "cpu.wait_pct": "iowait",
       "cpu.steal_pct": "steal",
       "cpu.busy_pct": "busy",
-    },
+    }),
     hint: "an nmon capture (CPU_ALL)",
   },
   {
     key: "run_queue",
     title: "Run queue",
     unit: "processes",
-    match: ["proc.runqueue", "proc.blocked"],
-    names: { "proc.runqueue": "runnable", "proc.blocked": "blocked" },
+    ...named({ "proc.runqueue": "runnable", "proc.blocked": "blocked" }),
     hint: "an nmon capture (PROC)",
   },
   {
     key: "net_rates",
     title: "Network interface rates",
     unit: "KB/s",
-    match: ["net.read_kbs", "net.write_kbs"],
-    names: { "net.read_kbs": "read", "net.write_kbs": "write" },
+    ...named({ "net.read_kbs": "read", "net.write_kbs": "write" }),
     hint: "an nmon capture (NET)",
   },
   {
     key: "net_packets",
     title: "Network packets",
     unit: "/s",
-    match: [
-      "net.packets_in",
-      "net.packets_out",
-      "net.errors_in",
-      "net.errors_out",
-      "netstat.TcpInSegs",
-      "netstat.TcpOutSegs",
-    ],
-    names: {
+    ...named({
       "net.packets_in": "packets in",
       "net.packets_out": "packets out",
       "net.errors_in": "errors in",
       "net.errors_out": "errors out",
       "netstat.TcpInSegs": "TCP segments in",
       "netstat.TcpOutSegs": "TCP segments out",
-    },
+    }),
     hint: "an nmon capture (NETPACKET) or nstat snapshots",
   },
   {
     key: "memory",
     title: "Memory",
     unit: "MB",
-    match: [
-      "mem.free_mb",
-      "mem.available_mb",
-      "mem.cached_mb",
-      "mem.buffers_mb",
-      "mem.total_mb",
-      "mem.swap_free_mb",
-    ],
-    names: {
+    ...named({
       "mem.free_mb": "free",
       "mem.available_mb": "available",
       "mem.cached_mb": "cached",
       "mem.buffers_mb": "buffers",
       "mem.total_mb": "total",
       "mem.swap_free_mb": "swap free",
-    },
+    }),
     hint: "an nmon capture (MEM)",
   },
   {
     key: "thread_pools",
     title: "Thread pools",
     unit: "threads",
-    match: [
-      "threadpool.active",
-      "threadpool.max",
-      "threadpool.pool_size",
-      "threadpool.queue",
-      "threadpool.queue_capacity",
-    ],
-    names: {
+    ...named({
       "threadpool.active": "active",
       "threadpool.max": "max",
       "threadpool.pool_size": "pool size",
       "threadpool.queue": "queue",
       "threadpool.queue_capacity": "queue capacity",
-    },
+    }),
     hint: "thread-pool metrics (CSV / JSON lines / Prometheus)",
   },
   {
     key: "rejections",
     title: "Rejections",
     unit: "per_s",
-    match: ["threadpool.rejected_per_s", "threadpool.rejected_events"],
-    names: {
+    ...named({
       "threadpool.rejected_per_s": "rejected",
       "threadpool.rejected_events": "EXHAUSTED log lines",
-    },
+    }),
     hint: "thread-pool metrics or application logs",
   },
   {
@@ -230,20 +191,18 @@ export const LANES: LaneDef[] = [
     title: "GC pauses",
     unit: "ms",
     kind: "scatter",
-    match: ["gc.pause_ms"],
-    names: { "gc.pause_ms": "pause" },
+    ...named({ "gc.pause_ms": "pause" }),
     hint: "a GC log (-Xlog:gc* or -XX:+PrintGCDetails)",
   },
   {
     key: "heap",
     title: "Heap",
     unit: "MB",
-    match: ["gc.heap_before_mb", "gc.heap_after_mb", "gc.heap_total_mb"],
-    names: {
+    ...named({
       "gc.heap_before_mb": "before GC",
       "gc.heap_after_mb": "after GC",
       "gc.heap_total_mb": "committed",
-    },
+    }),
     hint: "a GC log",
   },
   {
@@ -262,7 +221,6 @@ export function matches(pattern: string, name: string): boolean {
 
 /** Index of the first pattern `name` matches, or -1. */
 function matchIndex(def: LaneDef, name: string): number {
-  if (def.exclude?.includes(name)) return -1;
   return def.match.findIndex((p) => matches(p, name));
 }
 
@@ -334,7 +292,7 @@ export interface LanePlan {
   unit: string;
   kind: LaneKind;
   lines: LinePlan[];
-  /** Lines that matched but were not drawn (over maxLines). */
+  /** Lines that matched but were not drawn (over the lane's limit). */
   dropped: number;
   /** E.g. "top 5 of 285 connections by bytes acked". */
   note: string | null;
@@ -467,7 +425,7 @@ export function planLanes(all: readonly SeriesMeta[], options: PlanOptions): Pla
 
   const lanes: LanePlan[] = LANES.map((def) => {
     const grouped = groupLines(def, buckets.get(def.key)!);
-    const lines = capLines(grouped, def.maxLines ?? DEFAULT_MAX_LINES);
+    const lines = capLines(grouped, MAX_LINES);
     labelLines(def, lines);
     const perConn = def.match.some((p) => p.startsWith("tcp.conn."));
     return {
