@@ -1,16 +1,15 @@
-import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { QueryClient, QueryClientProvider, QueryObserver } from "@tanstack/react-query";
 import { renderHook, waitFor } from "@testing-library/react";
 import type { ReactNode } from "react";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, type Mock, vi } from "vitest";
 import { artifact } from "../test/fixtures";
 import {
   mergeArtifacts,
   PARSE_POLL_MS,
-  parsedDataChanged,
   parseFinished,
   PARSED_REFRESH_MS,
   parsePollInterval,
-  refreshDecision,
+  refreshParsedData,
   useArtifacts,
   useCreateAnnotation,
   useReparse,
@@ -45,6 +44,13 @@ function setup() {
 }
 
 afterEach(() => vi.unstubAllGlobals());
+
+/** Waits past the next poll's time and checks that it did not happen. */
+async function expectNoMorePolls(fetch: Mock) {
+  const calls = fetch.mock.calls.length;
+  await new Promise((resolve) => setTimeout(resolve, PARSE_POLL_MS * 1.5));
+  expect(fetch.mock.calls.length).toBe(calls);
+}
 
 describe("invalidation after writes", () => {
   it("a review refreshes the checklist, the incident and the list's top causes, not the timeline", async () => {
@@ -101,21 +107,39 @@ describe("polling while files are parsed", () => {
     expect(parseFinished([parsed], [{ ...parsed, parsed_at_ms: 20 }])).toBe(true);
   });
 
-  it("spaces refreshes while parses keep landing, and refreshes at once when the last one lands", () => {
-    const idle = { owed: false, lastMs: 0 };
-    // Nothing landed: nothing to do.
-    expect(refreshDecision(idle, false, true, 10_000)).toEqual({ refresh: false, owed: false });
-    // The first landing refreshes.
-    expect(refreshDecision(idle, true, true, 10_000)).toEqual({ refresh: true, owed: false });
-    // Another one soon after, with more queued: owed, not yet.
-    const recent = { owed: false, lastMs: 10_000 };
-    expect(refreshDecision(recent, true, true, 11_000)).toEqual({ refresh: false, owed: true });
-    // Owed and the interval has passed: refreshed on the next poll even if nothing new landed.
-    const owing = { owed: true, lastMs: 10_000 };
-    expect(refreshDecision(owing, false, true, 10_000 + PARSED_REFRESH_MS)).toEqual({ refresh: true, owed: false });
-    // The queue emptied: what is owed, or the last landing, is refreshed at once.
-    expect(refreshDecision(owing, false, false, 10_500)).toEqual({ refresh: true, owed: false });
-    expect(refreshDecision(recent, true, false, 10_500)).toEqual({ refresh: true, owed: false });
+  it("spaces reads while parses keep landing, and reads everything when the last one lands", async () => {
+    const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity } } });
+    const now = Date.now();
+    const reads: string[] = [];
+    // On screen (observed), last read at `readAtMs`.
+    const shown = (what: string, readAtMs: number) => {
+      client.setQueryData([base, what], {}, { updatedAt: readAtMs });
+      const observer = new QueryObserver(client, {
+        queryKey: [base, what],
+        queryFn: async () => {
+          reads.push(what);
+          return {};
+        },
+      });
+      return observer.subscribe(() => {});
+    };
+    const unsubscribe = [shown("checklist", now - 1000), shown("series", now - PARSED_REFRESH_MS)];
+    const settled = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+    refreshParsedData(client, base, true, true, now);
+    await settled();
+    expect(reads).toEqual(["series"]);
+    // Owed: read again by a later poll, once due, even if nothing new landed.
+    expect(client.getQueryState([base, "checklist"])?.isInvalidated).toBe(true);
+    refreshParsedData(client, base, false, true, now + PARSED_REFRESH_MS);
+    await settled();
+    expect(reads).toEqual(["series", "checklist"]);
+
+    reads.length = 0;
+    refreshParsedData(client, base, true, false, now + PARSED_REFRESH_MS + 1);
+    await settled();
+    expect(reads.sort()).toEqual(["checklist", "series"]);
+    unsubscribe.forEach((stop) => stop());
   });
 
   it("merges an upload's or a re-parse's answer into the list", () => {
@@ -128,7 +152,7 @@ describe("polling while files are parsed", () => {
     ]);
   });
 
-  it("refreshes what parsed data feeds, the shared page's incident too, not the annotations", () => {
+  it("marks what parsed data feeds, the shared page's incident too, not the annotations or other incidents", () => {
     const client = new QueryClient();
     const shared = "/api/shared/t";
     const keys = [
@@ -139,15 +163,18 @@ describe("polling while files are parsed", () => {
       [shared, "checklist"],
       [shared, "annotations"],
       [shared, "artifacts"],
+      ["/api/shared/other", "checklist"],
+      ["incidents", "", 0],
     ];
     for (const key of keys) client.setQueryData(key, {});
-    parsedDataChanged(client, shared);
-    expect(keys.filter((key) => client.getQueryState(key)?.isInvalidated).map((key) => key[1])).toEqual([
-      "share-info",
-      "series",
-      "timeline",
-      "events",
-      "checklist",
+    refreshParsedData(client, shared, true, true);
+    expect(keys.filter((key) => client.getQueryState(key)?.isInvalidated).map((key) => key.slice(0, 2).join(" "))).toEqual([
+      `${shared} share-info`,
+      `${shared} series`,
+      `${shared} timeline`,
+      `${shared} events`,
+      `${shared} checklist`,
+      "incidents ",
     ]);
   });
 
@@ -166,9 +193,7 @@ describe("polling while files are parsed", () => {
     await waitFor(() => expect(result.current.data?.[0]?.status).toBe("parsed"), { timeout: 3000 });
     expect(stale()).toEqual(["incidents ", `${base} incident`, `${base} checklist`, `${base} series`, `${base} timeline`]);
 
-    const calls = fetch.mock.calls.length;
-    await new Promise((resolve) => setTimeout(resolve, PARSE_POLL_MS * 1.5));
-    expect(fetch.mock.calls.length).toBe(calls);
+    await expectNoMorePolls(fetch);
     unmount();
   }, 10_000);
 
@@ -180,9 +205,7 @@ describe("polling while files are parsed", () => {
     vi.stubGlobal("fetch", fetch);
     const { result, unmount } = renderHook(() => useArtifacts(base), { wrapper });
     await waitFor(() => expect(result.current.error?.status).toBe(404), { timeout: 3000 });
-    const calls = fetch.mock.calls.length;
-    await new Promise((resolve) => setTimeout(resolve, PARSE_POLL_MS * 1.5));
-    expect(fetch.mock.calls.length).toBe(calls);
+    await expectNoMorePolls(fetch);
     unmount();
   }, 10_000);
 

@@ -4,6 +4,7 @@
  * incident list is `["incidents", ...]`.
  */
 import {
+  type Query,
   type QueryClient,
   useMutation,
   useQuery,
@@ -211,18 +212,6 @@ export function mergeArtifacts(list: readonly Artifact[], updates: readonly Arti
 }
 
 /**
- * A parse finished: what parsed data feeds is read again (the timeline's series, points and
- * events, the checklist, the incident's window and counts, the list's top causes). The artifacts
- * list itself is not: this runs when it has just been read.
- */
-export function parsedDataChanged(client: QueryClient, apiBase: string): void {
-  for (const what of ["series", "timeline", "events", "checklist", "incident", "share-info"]) {
-    void client.invalidateQueries({ queryKey: [apiBase, what] });
-  }
-  void client.invalidateQueries({ queryKey: INCIDENTS_KEY });
-}
-
-/**
  * After an upload or a re-parse (answered at once, its artifacts `pending`): their rows show the
  * queue straight away and the list starts polling. Parsed data follows as parses finish.
  */
@@ -234,29 +223,46 @@ export function artifactsQueued(client: QueryClient, apiBase: string, result: Up
   void client.invalidateQueries({ queryKey: INCIDENTS_KEY });
 }
 
+/** What parsed data feeds, by the second part of an incident's (or a share's) query keys. */
+const PARSED_DATA = new Set(["series", "timeline", "events", "checklist", "incident", "share-info"]);
+
+/** Whether `query` holds what parses feed: `apiBase`'s parsed data, or the incident list. */
+function fedByParses(apiBase: string): (query: Query) => boolean {
+  return ({ queryKey: [first, what] }) =>
+    first === INCIDENTS_KEY[0] || (first === apiBase && PARSED_DATA.has(what as string));
+}
+
 /** While parses keep landing, parsed data is read again at most this often (the last one at once). */
 export const PARSED_REFRESH_MS = 5000;
 
 /**
- * Whether to read parsed data again now. A big upload lands a parse every poll, and each refresh
- * re-reads the series list and the timeline (megabytes on a large incident): while more is queued,
- * refreshes are spaced by `PARSED_REFRESH_MS` and a parse that landed in between is owed to the
- * next poll; once nothing is queued, what is owed is refreshed at once.
+ * After a read of the artifacts list. A parse that landed marks what parses feed stale; once
+ * nothing is queued it is all read again at once. While more is queued, stale data on screen is
+ * read again once its last read is `PARSED_REFRESH_MS` old: a big upload lands a parse every
+ * poll, and each read of the series list and the timeline is megabytes on a large incident. The
+ * bookkeeping is the query cache's own (which data is stale, when it was last read), so it goes
+ * with the client and with each query: there is no state of its own to keep or reset.
  */
-export function refreshDecision(
-  state: { owed: boolean; lastMs: number },
+export function refreshParsedData(
+  client: QueryClient,
+  apiBase: string,
   finished: boolean,
   stillQueued: boolean,
-  nowMs: number,
-): { refresh: boolean; owed: boolean } {
-  const owed = state.owed || finished;
-  if (!owed) return { refresh: false, owed: false };
-  if (!stillQueued || nowMs - state.lastMs >= PARSED_REFRESH_MS) return { refresh: true, owed: false };
-  return { refresh: false, owed: true };
+  nowMs = Date.now(),
+): void {
+  const fed = fedByParses(apiBase);
+  if (finished) void client.invalidateQueries({ predicate: fed, refetchType: stillQueued ? "none" : "active" });
+  if (!stillQueued) return;
+  void client.refetchQueries(
+    {
+      type: "active",
+      predicate: (query) =>
+        fed(query) && query.state.isInvalidated && nowMs - query.state.dataUpdatedAt >= PARSED_REFRESH_MS,
+    },
+    // A read under way is awaited, not restarted: one longer than the poll would never finish.
+    { cancelRefetch: false },
+  );
 }
-
-// Per API base (an incident, or a share); a page shows one at a time.
-const refreshState = new Map<string, { owed: boolean; lastMs: number }>();
 
 export function useArtifacts(apiBase: string) {
   return useQuery<Artifact[], ApiError>({
@@ -265,11 +271,7 @@ export function useArtifacts(apiBase: string) {
       const artifacts = await apiGet<Artifact[]>(`${apiBase}/artifacts`, undefined, signal);
       // Compared here, once per read, however many components show the list.
       const finished = parseFinished(client.getQueryData<Artifact[]>(artifactsKey(apiBase)), artifacts);
-      const state = refreshState.get(apiBase) ?? { owed: false, lastMs: 0 };
-      const now = Date.now();
-      const decision = refreshDecision(state, finished, artifacts.some(isQueued), now);
-      refreshState.set(apiBase, { owed: decision.owed, lastMs: decision.refresh ? now : state.lastMs });
-      if (decision.refresh) parsedDataChanged(client, apiBase);
+      refreshParsedData(client, apiBase, finished, artifacts.some(isQueued));
       return artifacts;
     },
     // A refused read (a revoked share, a deleted incident) will not change by asking again.

@@ -36,12 +36,19 @@ describe("the API token form", () => {
     expect(within(picker).queryByText(old.title)).toBeNull();
 
     await userEvent.type(screen.getByRole("searchbox", { name: "Find incident" }), "payments");
-    await waitFor(() => expect(within(picker).getAllByRole("option")).toHaveLength(2));
+    await waitFor(() => expect(within(picker).getAllByRole("option")).toHaveLength(2), { timeout: 3000 });
+    // Asked when typing pauses, not once per key.
+    const searched = vi
+      .mocked(fetch)
+      .mock.calls.map(([input]) => new URL(String(input), "http://rootline.test").searchParams.get("q"))
+      .filter((q) => q);
+    expect(searched.at(-1)).toBe("payments");
+    expect(searched.length).toBeLessThan("payments".length);
     await userEvent.selectOptions(picker, old.id);
     expect(picker.value).toBe(old.id);
 
     await userEvent.clear(screen.getByRole("searchbox", { name: "Find incident" }));
-    await waitFor(() => expect(within(picker).getAllByRole("option")).toHaveLength(52));
+    await waitFor(() => expect(within(picker).getAllByRole("option")).toHaveLength(52), { timeout: 3000 });
     expect(picker.value).toBe(old.id);
   });
 });

@@ -1,9 +1,11 @@
 import { useState } from "react";
 import { useChangePassword, useCreateToken, useIncidents, useMe, useRevokeToken, useTokens } from "../api/queries";
-import type { TokenCreated, TokenScope } from "../api/types";
+import type { Incident, TokenCreated, TokenScope } from "../api/types";
 import { OneTimeSecret } from "../components/OneTimeSecret";
 import { Empty, ErrorMessage, Loading } from "../components/States";
+import { Table } from "../components/Table";
 import { browserTimeZone, formatInstant } from "../lib/time";
+import { useDebounced } from "../lib/useDebounced";
 
 export function AccountPage() {
   const me = useMe();
@@ -27,7 +29,6 @@ function PasswordSection({ hasPassword }: { hasPassword: boolean }) {
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
   const [confirm, setConfirm] = useState("");
-  const [done, setDone] = useState(false);
   const mismatch = confirm !== "" && next !== confirm;
   const tooShort = next !== "" && next.length < 8;
   return (
@@ -39,12 +40,10 @@ function PasswordSection({ hasPassword }: { hasPassword: boolean }) {
         onSubmit={(event) => {
           event.preventDefault();
           if (mismatch || tooShort) return;
-          setDone(false);
           change.mutate(
             { current_password: hasPassword ? current : null, new_password: next },
             {
               onSuccess: () => {
-                setDone(true);
                 setCurrent("");
                 setNext("");
                 setConfirm("");
@@ -66,7 +65,7 @@ function PasswordSection({ hasPassword }: { hasPassword: boolean }) {
         <input id="confirm-password" type="password" autoComplete="new-password" required value={confirm} onChange={(event) => setConfirm(event.target.value)} />
         {mismatch && <p className="state-error-inline">The two passwords differ.</p>}
         {change.isError && <ErrorMessage error={change.error} />}
-        {done && <p className="state state-ok" role="status">Password saved.</p>}
+        {change.isSuccess && <p className="state state-ok" role="status">Password saved.</p>}
         <div className="form-actions">
           <button type="submit" className="button-primary" disabled={change.isPending || mismatch || tooShort}>
             {change.isPending ? "Saving…" : hasPassword ? "Change password" : "Set password"}
@@ -84,12 +83,12 @@ function TokensSection() {
   const revoke = useRevokeToken();
   const [name, setName] = useState("");
   const [scope, setScope] = useState<TokenScope>("ingest");
-  const [incidentId, setIncidentId] = useState("");
   const [created, setCreated] = useState<TokenCreated | null>(null);
-  // The picker lists one page of incidents: past that, the title search finds the others.
+  // The picker lists one page of incidents: past that, the title search finds the others (asked
+  // once typing pauses). The chosen one is kept, with its title, while the search changes.
   const [find, setFind] = useState("");
-  const found = useIncidents(find.trim(), 0);
-  const [chosen, setChosen] = useState<{ id: string; title: string } | null>(null);
+  const found = useIncidents(useDebounced(find.trim(), 300), 0);
+  const [chosen, setChosen] = useState<Incident | null>(null);
   const choices = found.data?.items ?? [];
   const titles = new Map((incidents.data?.items ?? []).map((incident) => [incident.id, incident.title]));
   const zone = browserTimeZone();
@@ -106,7 +105,7 @@ function TokensSection() {
         onSubmit={(event) => {
           event.preventDefault();
           create.mutate(
-            { name: name.trim(), scope, incident_id: incidentId || null },
+            { name: name.trim(), scope, incident_id: chosen?.id ?? null },
             { onSuccess: (token) => { setCreated(token); setName(""); } },
           );
         }}
@@ -129,13 +128,8 @@ function TokensSection() {
         <label>
           Incident
           <select
-            value={incidentId}
-            onChange={(event) => {
-              const id = event.target.value;
-              setIncidentId(id);
-              const pick = choices.find((incident) => incident.id === id);
-              setChosen(pick ? { id: pick.id, title: pick.title } : null);
-            }}
+            value={chosen?.id ?? ""}
+            onChange={(event) => setChosen(choices.find((incident) => incident.id === event.target.value) ?? null)}
           >
             <option value="">All incidents</option>
             {chosen && !choices.some((incident) => incident.id === chosen.id) && (
@@ -162,40 +156,25 @@ function TokensSection() {
       {revoke.isError && <ErrorMessage error={revoke.error} title="Revoke" />}
       {tokens.data && tokens.data.length === 0 && <Empty>No tokens yet.</Empty>}
       {tokens.data && tokens.data.length > 0 && (
-        <div className="table-scroll">
-          <table className="tokens">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Incident</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Status</th>
-                <th scope="col"><span className="visually-hidden">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              {tokens.data.map((token) => (
-                <tr key={token.id} data-testid="token-row" data-status={token.revoked ? "revoked" : "active"}>
-                  <th scope="row">{token.name}<div className="mono muted">{token.prefix}…</div></th>
-                  <td className="mono">{token.scope}</td>
-                  <td>{token.incident_id ? (titles.get(token.incident_id) ?? <span className="mono">{token.incident_id.slice(0, 8)}</span>) : "all"}</td>
-                  <td className="small">{formatInstant(token.created_at_ms, zone, false)}</td>
-                  <td className="small">{token.last_used_at_ms ? formatInstant(token.last_used_at_ms, zone, false) : "never"}</td>
-                  <td><span className={`badge share-${token.revoked ? "revoked" : "active"}`}>{token.revoked ? "revoked" : "active"}</span></td>
-                  <td>
-                    {!token.revoked && (
-                      <button type="button" className="button-small button-danger" disabled={revoke.isPending} onClick={() => revoke.mutate(token.id)}>
-                        Revoke<span className="visually-hidden"> token {token.name}</span>
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table className="tokens" columns={["Name", "Scope", "Incident", "Created", "Last used", "Status"]}>
+          {tokens.data.map((token) => (
+            <tr key={token.id} data-testid="token-row" data-status={token.revoked ? "revoked" : "active"}>
+              <th scope="row">{token.name}<div className="mono muted">{token.prefix}…</div></th>
+              <td className="mono">{token.scope}</td>
+              <td>{token.incident_id ? (titles.get(token.incident_id) ?? <span className="mono">{token.incident_id.slice(0, 8)}</span>) : "all"}</td>
+              <td className="small">{formatInstant(token.created_at_ms, zone, false)}</td>
+              <td className="small">{token.last_used_at_ms ? formatInstant(token.last_used_at_ms, zone, false) : "never"}</td>
+              <td><span className={`badge share-${token.revoked ? "revoked" : "active"}`}>{token.revoked ? "revoked" : "active"}</span></td>
+              <td>
+                {!token.revoked && (
+                  <button type="button" className="button-small button-danger" disabled={revoke.isPending} onClick={() => revoke.mutate(token.id)}>
+                    Revoke<span className="visually-hidden"> token {token.name}</span>
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
     </section>
   );

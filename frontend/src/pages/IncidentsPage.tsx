@@ -3,6 +3,7 @@ import { Link, useNavigate, useSearchParams } from "react-router";
 import { useCreateIncident, useIncidents } from "../api/queries";
 import type { Incident } from "../api/types";
 import { Empty, ErrorMessage, Loading } from "../components/States";
+import { Table } from "../components/Table";
 import { StatusBadge } from "../components/VerdictBadge";
 import { DeleteIncidentDialog, EditIncidentDialog } from "../features/incidents/IncidentDialogs";
 import { IncidentFormDialog } from "../features/incidents/IncidentForm";
@@ -80,68 +81,57 @@ export function IncidentsPage() {
         ))}
       {data && data.items.length > 0 && (
         <>
-          <div className="table-scroll">
-            <table className="incidents">
-              <caption className="visually-hidden">Incidents</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Title</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Time window</th>
-                  <th scope="col" className="num">Artifacts</th>
-                  <th scope="col">Confirmed causes</th>
-                  <th scope="col"><span className="visually-hidden">Actions</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.items.map((incident) => (
-                  <tr key={incident.id} data-testid="incident-row" data-incident={incident.id}>
-                    <th scope="row">
-                      <Link to={`/incidents/${incident.id}`}>{incident.title}</Link>
-                      {incident.summary && <p className="muted small clamp">{incident.summary}</p>}
-                    </th>
-                    <td><StatusBadge status={incident.status} /></td>
-                    <td className="small">
-                      {incident.window_start_ms !== null ? (
-                        <>
-                          {formatRange(incident.window_start_ms, incident.window_end_ms, incident.timezone)}
-                          {incident.window_end_ms !== null && (
-                            <div className="muted">{formatDuration(incident.window_end_ms - incident.window_start_ms)}</div>
-                          )}
-                        </>
-                      ) : (
-                        <span className="muted">no data yet</span>
+          <Table
+            className="incidents"
+            caption="Incidents"
+            columns={["Title", "Status", "Time window", { name: "Artifacts", numeric: true }, "Confirmed causes"]}
+          >
+            {data.items.map((incident) => (
+              <tr key={incident.id} data-testid="incident-row" data-incident={incident.id}>
+                <th scope="row">
+                  <Link to={`/incidents/${incident.id}`}>{incident.title}</Link>
+                  {incident.summary && <p className="muted small clamp">{incident.summary}</p>}
+                </th>
+                <td><StatusBadge status={incident.status} /></td>
+                <td className="small">
+                  {incident.window_start_ms !== null ? (
+                    <>
+                      {formatRange(incident.window_start_ms, incident.window_end_ms, incident.timezone)}
+                      {incident.window_end_ms !== null && (
+                        <div className="muted">{formatDuration(incident.window_end_ms - incident.window_start_ms)}</div>
                       )}
-                    </td>
-                    <td className="num mono">{formatNumber(incident.artifact_count)}</td>
-                    <td>
-                      {incident.top_causes && incident.top_causes.length > 0 ? (
-                        <ul className="cause-list">
-                          {incident.top_causes.map((cause) => (
-                            <li key={cause.id}>
-                              <Link to={`/incidents/${incident.id}?finding=${encodeURIComponent(cause.id)}`} className="badge verdict verdict-confirmed">
-                                {cause.title}
-                              </Link>
-                            </li>
-                          ))}
-                        </ul>
-                      ) : (
-                        <span className="muted">none confirmed</span>
-                      )}
-                    </td>
-                    <td className="actions">
-                      <button type="button" className="button-small" onClick={() => setEditing(incident)}>
-                        Edit<span className="visually-hidden"> {incident.title}</span>
-                      </button>
-                      <button type="button" className="button-small button-danger" onClick={() => setDeleting(incident)}>
-                        Delete<span className="visually-hidden"> {incident.title}</span>
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                    </>
+                  ) : (
+                    <span className="muted">no data yet</span>
+                  )}
+                </td>
+                <td className="num mono">{formatNumber(incident.artifact_count)}</td>
+                <td>
+                  {incident.top_causes && incident.top_causes.length > 0 ? (
+                    <ul className="cause-list">
+                      {incident.top_causes.map((cause) => (
+                        <li key={cause.id}>
+                          <Link to={`/incidents/${incident.id}?finding=${encodeURIComponent(cause.id)}`} className="badge verdict verdict-confirmed">
+                            {cause.title}
+                          </Link>
+                        </li>
+                      ))}
+                    </ul>
+                  ) : (
+                    <span className="muted">none confirmed</span>
+                  )}
+                </td>
+                <td className="actions">
+                  <button type="button" className="button-small" onClick={() => setEditing(incident)}>
+                    Edit<span className="visually-hidden"> {incident.title}</span>
+                  </button>
+                  <button type="button" className="button-small button-danger" onClick={() => setDeleting(incident)}>
+                    Delete<span className="visually-hidden"> {incident.title}</span>
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </Table>
           <nav className="pager" aria-label="Pages">
             <button type="button" disabled={page === 0} onClick={() => goToPage(page - 1)}>Previous</button>
             <span className="mono">

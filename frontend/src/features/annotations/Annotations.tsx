@@ -2,7 +2,7 @@ import { useState } from "react";
 import { useAnnotations, useCreateAnnotation, useDeleteAnnotation } from "../../api/queries";
 import type { Annotation } from "../../api/types";
 import { ConfirmDialog } from "../../components/Modal";
-import { ErrorMessage, Loading } from "../../components/States";
+import { Empty, ErrorMessage, Loading } from "../../components/States";
 import { formatRange } from "../../lib/time";
 import type { TimeRange } from "../../lib/urlState";
 
@@ -90,11 +90,7 @@ export function AnnotationList({
     return <ErrorMessage error={annotations.error} title="Annotations" onRetry={() => void annotations.refetch()} />;
   const items = [...annotations.data].sort((a, b) => a.from_ms - b.from_ms);
   if (items.length === 0)
-    return (
-      <p className="state state-empty">
-        No annotations.{readOnly ? "" : " Select a range on the timeline to add one."}
-      </p>
-    );
+    return <Empty>No annotations.{readOnly ? "" : " Select a range on the timeline to add one."}</Empty>;
   return (
     <>
       {remove.isError && <ErrorMessage error={remove.error} title="Delete" />}

@@ -12,17 +12,19 @@ afterEach(() => {
 const base = "/api/incidents/i1";
 
 describe("artifacts", () => {
-  it("puts bundle members under their bundle", () => {
+  it("puts bundle members under their bundle, a nested bundle's under it", () => {
     const groups = groupArtifacts([
       artifact({ id: "m2", parent_id: "b", filename: "b/z.txt", uploaded_at_ms: 5 }),
+      artifact({ id: "deep", parent_id: "inner", filename: "x.txt", uploaded_at_ms: 7 }),
       artifact({ id: "b", kind: "bundle", filename: "b.tar.gz", uploaded_at_ms: 3 }),
       artifact({ id: "solo", uploaded_at_ms: 1 }),
       artifact({ id: "m1", parent_id: "b", filename: "b/a.txt", uploaded_at_ms: 4 }),
+      artifact({ id: "inner", parent_id: "b", kind: "bundle", filename: "b/inner.zip", uploaded_at_ms: 6 }),
       artifact({ id: "orphan", parent_id: "gone", uploaded_at_ms: 9 }),
     ]);
     expect(groups.map((group) => [group.artifact.id, group.members.map((m) => m.id)])).toEqual([
       ["solo", []],
-      ["b", ["m1", "m2"]],
+      ["b", ["m1", "inner", "deep", "m2"]],
       ["orphan", []],
     ]);
   });

@@ -2,6 +2,7 @@ import { Fragment, useMemo, useState } from "react";
 import { useArtifacts, useReparse } from "../../api/queries";
 import { isQueued, type Artifact } from "../../api/types";
 import { Empty, ErrorMessage, Loading } from "../../components/States";
+import { Table } from "../../components/Table";
 import { ArtifactStatusBadge } from "../../components/VerdictBadge";
 import { formatBytes, formatNumber, formatRange } from "../../lib/time";
 
@@ -10,25 +11,29 @@ export interface ArtifactGroup {
   members: Artifact[];
 }
 
-/** Top-level artifacts in upload order, each bundle with its members (by parent_id) under it. */
+/**
+ * Top-level artifacts in upload order, each bundle with its members under it (by parent_id): at
+ * any depth, a bundle inside a bundle followed by its own members.
+ */
 export function groupArtifacts(artifacts: Artifact[]): ArtifactGroup[] {
   const ids = new Set(artifacts.map((artifact) => artifact.id));
-  const members = new Map<string, Artifact[]>();
+  const children = new Map<string, Artifact[]>();
   const top: Artifact[] = [];
   for (const artifact of artifacts) {
     if (artifact.parent_id && ids.has(artifact.parent_id)) {
-      const list = members.get(artifact.parent_id) ?? [];
+      const list = children.get(artifact.parent_id) ?? [];
       list.push(artifact);
-      members.set(artifact.parent_id, list);
+      children.set(artifact.parent_id, list);
     } else {
       top.push(artifact);
     }
   }
+  const members = (id: string): Artifact[] =>
+    (children.get(id) ?? [])
+      .sort((a, b) => a.filename.localeCompare(b.filename))
+      .flatMap((member) => [member, ...members(member.id)]);
   top.sort((a, b) => a.uploaded_at_ms - b.uploaded_at_ms);
-  return top.map((artifact) => ({
-    artifact,
-    members: (members.get(artifact.id) ?? []).sort((a, b) => a.filename.localeCompare(b.filename)),
-  }));
+  return top.map((artifact) => ({ artifact, members: members(artifact.id) }));
 }
 
 /** The incident's artifacts; edit controls (re-parse) only when not read-only. */
@@ -63,53 +68,38 @@ export function ArtifactsTable({
   }
 
   return (
-    <div className="table-scroll">
-      <table className="artifacts">
-        <caption className="visually-hidden">Artifacts</caption>
-        <thead>
-          <tr>
-            <th scope="col">File</th>
-            <th scope="col">Host</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Status</th>
-            <th scope="col">Diagnostics</th>
-            <th scope="col">Time range</th>
-            <th scope="col" className="num">Series / events</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {groups.map(({ artifact, members }) => (
-            <Fragment key={artifact.id}>
+    <Table
+      className="artifacts"
+      caption="Artifacts"
+      columns={["File", "Host", "Kind", "Status", "Diagnostics", "Time range", { name: "Series / events", numeric: true }]}
+    >
+      {groups.map(({ artifact, members }) => (
+        <Fragment key={artifact.id}>
+          <ArtifactRow
+            artifact={artifact}
+            apiBase={apiBase}
+            timezone={timezone}
+            readOnly={readOnly}
+            allowRaw={allowRaw}
+            memberCount={members.length}
+            expanded={!collapsed.has(artifact.id)}
+            onToggle={() => toggle(artifact.id)}
+          />
+          {!collapsed.has(artifact.id) &&
+            members.map((member) => (
               <ArtifactRow
-                artifact={artifact}
+                key={member.id}
+                artifact={member}
                 apiBase={apiBase}
                 timezone={timezone}
                 readOnly={readOnly}
                 allowRaw={allowRaw}
-                memberCount={members.length}
-                expanded={!collapsed.has(artifact.id)}
-                onToggle={() => toggle(artifact.id)}
+                member
               />
-              {!collapsed.has(artifact.id) &&
-                members.map((member) => (
-                  <ArtifactRow
-                    key={member.id}
-                    artifact={member}
-                    apiBase={apiBase}
-                    timezone={timezone}
-                    readOnly={readOnly}
-                    allowRaw={allowRaw}
-                    member
-                  />
-                ))}
-            </Fragment>
-          ))}
-        </tbody>
-      </table>
-    </div>
+            ))}
+        </Fragment>
+      ))}
+    </Table>
   );
 }
 

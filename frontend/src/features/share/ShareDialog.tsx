@@ -4,6 +4,7 @@ import type { ShareCreated, ShareRead } from "../../api/types";
 import { Modal } from "../../components/Modal";
 import { OneTimeSecret } from "../../components/OneTimeSecret";
 import { Empty, ErrorMessage, Loading } from "../../components/States";
+import { Table } from "../../components/Table";
 import { formatInstant } from "../../lib/time";
 
 const EXPIRY_CHOICES: { label: string; hours: number | null }[] = [
@@ -103,56 +104,40 @@ export function ShareDialog({
       {shares.data && shares.data.length === 0 && <Empty>No links yet.</Empty>}
       {revoke.isError && <ErrorMessage error={revoke.error} title="Revoke" />}
       {shares.data && shares.data.length > 0 && (
-        <div className="table-scroll">
-          <table className="shares">
-            <thead>
-              <tr>
-                <th scope="col">Link</th>
-                <th scope="col">Created</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Originals</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
+        <Table className="shares" columns={["Link", "Created", "Expires", "Originals", "Status"]}>
+          {shares.data.map((share) => {
+            const status = shareStatus(share);
+            return (
+              <tr key={share.id} data-testid="share-row" data-status={status}>
+                <th scope="row">
+                  {share.label || <span className="muted">(no label)</span>}
+                  <div className="mono muted">{share.prefix}…</div>
                 </th>
+                <td>
+                  {formatInstant(share.created_at_ms, timezone, false)}
+                  {share.created_by && <div className="muted small">by {share.created_by}</div>}
+                </td>
+                <td>{share.expires_at_ms ? formatInstant(share.expires_at_ms, timezone, false) : "never"}</td>
+                <td>{share.allow_raw ? "downloadable" : "no"}</td>
+                <td>
+                  <span className={`badge share-${status}`}>{status}</span>
+                </td>
+                <td>
+                  {status === "active" && (
+                    <button
+                      type="button"
+                      className="button-small button-danger"
+                      disabled={revoke.isPending}
+                      onClick={() => revoke.mutate(share.id)}
+                    >
+                      Revoke<span className="visually-hidden"> link {share.label || share.prefix}</span>
+                    </button>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {shares.data.map((share) => {
-                const status = shareStatus(share);
-                return (
-                  <tr key={share.id} data-testid="share-row" data-status={status}>
-                    <th scope="row">
-                      {share.label || <span className="muted">(no label)</span>}
-                      <div className="mono muted">{share.prefix}…</div>
-                    </th>
-                    <td>
-                      {formatInstant(share.created_at_ms, timezone, false)}
-                      {share.created_by && <div className="muted small">by {share.created_by}</div>}
-                    </td>
-                    <td>{share.expires_at_ms ? formatInstant(share.expires_at_ms, timezone, false) : "never"}</td>
-                    <td>{share.allow_raw ? "downloadable" : "no"}</td>
-                    <td>
-                      <span className={`badge share-${status}`}>{status}</span>
-                    </td>
-                    <td>
-                      {status === "active" && (
-                        <button
-                          type="button"
-                          className="button-small button-danger"
-                          disabled={revoke.isPending}
-                          onClick={() => revoke.mutate(share.id)}
-                        >
-                          Revoke<span className="visually-hidden"> link {share.label || share.prefix}</span>
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </Table>
       )}
     </Modal>
   );

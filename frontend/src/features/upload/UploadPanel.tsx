@@ -4,7 +4,7 @@ import { ARTIFACT_STATUS_LABELS, isQueued, type Artifact, type UploadResult } fr
 import { TimeZoneList } from "../../components/TimeZoneList";
 import { ArtifactStatusBadge } from "../../components/VerdictBadge";
 import { formatBytes } from "../../lib/time";
-import { totals, type UploadItem } from "./uploadQueue";
+import { isEditable, totals, type UploadItem } from "./uploadQueue";
 import { useUploadQueue } from "./useUploadQueue";
 
 /** Drag-and-drop (or pick) many files and bundles; per-file fields, progress and results. */
@@ -129,7 +129,7 @@ function UploadRow({
   dispatch: ReturnType<typeof useUploadQueue>["dispatch"];
 }) {
   const outcome = useMemo(() => item.result && uploadOutcome(item.result, artifacts), [item.result, artifacts]);
-  const editable = item.state === "staged" || item.state === "error" || item.state === "cancelled";
+  const editable = isEditable(item);
   const percent = item.total > 0 ? Math.floor((item.loaded / item.total) * 100) : 0;
   const name = item.file.name;
   return (

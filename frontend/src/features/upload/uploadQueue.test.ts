@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { newItem, nextToStart, parseClockOffset, totals, uploadReducer, type UploadItem } from "./uploadQueue";
 
 function files(n: number): UploadItem[] {
-  return Array.from({ length: n }, (_, i) => newItem(new File(["x".repeat(100)], `f${i}.txt`), { timezone: "" }));
+  return Array.from({ length: n }, (_, i) => newItem(new File(["x".repeat(100)], `f${i}.txt`)));
 }
 
 describe("upload queue", () => {

@@ -40,14 +40,14 @@ export type UploadAction =
 
 let counter = 0;
 
-export function newItem(file: File, defaults: { timezone: string }): UploadItem {
+export function newItem(file: File): UploadItem {
   counter += 1;
   return {
     id: `${Date.now().toString(36)}-${counter}`,
     file,
     host: "",
     hostGuessed: false,
-    timezone: defaults.timezone,
+    timezone: "",
     clockOffset: "0",
     state: "staged",
     loaded: 0,
@@ -67,7 +67,7 @@ export function uploadReducer(items: UploadItem[], action: UploadAction): Upload
       return [...items, ...action.items];
     case "edit":
       return update(items, action.id, (item) =>
-        item.state === "staged" || item.state === "error" || item.state === "cancelled"
+        isEditable(item)
           ? { ...item, ...action.changes, hostGuessed: action.changes.host !== undefined ? false : item.hostGuessed }
           : item,
       );
@@ -118,6 +118,11 @@ export function uploadReducer(items: UploadItem[], action: UploadAction): Upload
 
 export function isActive(item: UploadItem): boolean {
   return item.state === "uploading" || item.state === "processing";
+}
+
+/** Whether its host, timezone and clock offset can still be changed: not sent, or to be sent again. */
+export function isEditable(item: UploadItem): boolean {
+  return item.state === "staged" || item.state === "error" || item.state === "cancelled";
 }
 
 /** Which queued items to start now, oldest first, keeping at most `limit` in flight. */

@@ -21,7 +21,7 @@ export function useUploadQueue(apiBase: string) {
   const client = useQueryClient();
 
   const addFiles = useCallback((files: Iterable<File>) => {
-    const added = Array.from(files, (file) => newItem(file, { timezone: "" }));
+    const added = Array.from(files, (file) => newItem(file));
     if (added.length === 0) return;
     dispatch({ type: "add", items: added });
     for (const item of added) {
