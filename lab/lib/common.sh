@@ -16,8 +16,9 @@ COLLECTOR=$REPO_DIR/collector/rootline-collect.sh
 # shellcheck disable=SC2034 # used by the scenario scripts
 LOAD=(python3 "$LAB_DIR/tools/load.py")
 BIN_DIR=$LAB_DIR/out/.bin
-SRV_NS=rl-srv
-CLI_NS=rl-cli
+# LAB_NS_SUFFIX lets two lab runs share the machine (their own namespaces, same addresses).
+SRV_NS=rl-srv${LAB_NS_SUFFIX:-}
+CLI_NS=rl-cli${LAB_NS_SUFFIX:-}
 SRV_IP=10.77.0.1
 CLI_IP=10.77.0.2
 
