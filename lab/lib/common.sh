@@ -36,7 +36,8 @@ lab_require_root() {
 # lab_start SCENARIO: prepare lab/out/SCENARIO (emptied) and the cleanup trap.
 lab_start() {
 	SCENARIO=$1
-	OUT_DIR=${LAB_OUT:-$LAB_DIR/out}/$SCENARIO
+	# LAB_OUT_DIR names the folder outright (a variation recorded into lab/fixtures/<scenario>/<name>).
+	OUT_DIR=${LAB_OUT_DIR:-${LAB_OUT:-$LAB_DIR/out}/$SCENARIO}
 	rm -rf "$OUT_DIR"
 	mkdir -p "$OUT_DIR"
 	lab_require_root
