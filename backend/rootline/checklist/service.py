@@ -84,7 +84,7 @@ def get(session: Session, *, incident: Incident) -> Checklist:
 
 def review(session: Session, *, incident: Incident, finding_id: str, data: ReviewUpdate) -> None:
     """Store the team's override and note for one checklist item."""
-    if finding_id not in registry.DETECTORS:
+    if finding_id not in registry.TITLES:
         raise NotFound("finding_not_found", f"no checklist item {finding_id!r}")
     row = repository.review(session, incident.id, finding_id)
     if row is None:

@@ -48,7 +48,7 @@ from rootline.detectors.base import (
     SeriesView,
     parameters_of,
 )
-from rootline.detectors.signals import (
+from rootline.detectors.quantities import (
     CounterIncrements,
     by_host,
     counter_increments,

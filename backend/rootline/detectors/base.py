@@ -1,10 +1,12 @@
-"""The contract every detector follows, and the incident data they read.
+"""The contract every checklist id follows, and the incident data it reads.
 
-A detector module exposes ``ID``, ``TITLE`` and ``detect(data: IncidentData) -> Finding``.
-It is pure: it reads series, events and facts through :class:`IncidentData` (backed by
-parse results in memory for ``rootline analyze``, or by the database in the server) and
-returns a verdict with the numbers behind it. Thresholds are module-level constants named
-for what they mean; every evidence item repeats the threshold it was compared with.
+A checklist id is a rule file (``rules/<id>.toml``: thresholds, verdict ladder, texts) and a
+module ``<id>.py`` exposing ``quantities(data: IncidentData, params: Params) ->
+list[Measurement]``: one measurement per entity it judges (a connection, a listener, a pool,
+a host ...), each a dict of named quantities with where in the timeline they were seen. It is
+pure: it reads series, events and facts through :class:`IncidentData` (backed by parse
+results in memory for ``rootline analyze``, or by the database in the server). The engine
+(:mod:`rootline.detectors.engine`) turns measurements into a :class:`Finding`.
 """
 
 from __future__ import annotations
@@ -93,6 +95,48 @@ class Evidence:
     event_kind: str | None = None
     artifact: str | None = None
     host: str | None = None
+    met: bool | None = None  # None: nothing to compare with
+    threshold_name: str | None = None
+    symptom: str | None = None
+
+
+@dataclass(slots=True)
+class Anchor:
+    """Where a quantity was seen: the series (with labels), range, host and artifact."""
+
+    series: str | None = None
+    labels: dict[str, str] = field(default_factory=dict)
+    from_ms: int | None = None
+    to_ms: int | None = None
+    host: str | None = None
+    artifact: str | None = None
+    event_kind: str | None = None
+
+
+Quantity = float | int | str | bool | None
+
+
+@dataclass(slots=True)
+class Measurement:
+    """One judged entity: its quantities by name, and where each was seen.
+
+    ``key`` identifies the entity across checklist ids (``conn_key`` / ``host_key`` in
+    :mod:`rootline.detectors.quantities`) so that one cause's mechanism can explain another's
+    symptom on the same entity. ``anchors`` maps a quantity name to its place in the timeline;
+    ``anchor`` is the default for the rest.
+    """
+
+    entity: str
+    key: str
+    values: dict[str, Quantity]
+    anchor: Anchor = field(default_factory=Anchor)
+    anchors: dict[str, Anchor] = field(default_factory=dict)
+
+    def anchor_of(self, quantity: str) -> Anchor:
+        return self.anchors.get(quantity, self.anchor)
+
+
+Params = dict[str, float | int | str]
 
 
 @dataclass(slots=True)
@@ -112,12 +156,24 @@ class Finding:
     remedies: list[str] = field(default_factory=list)
     missing: list[Missing] = field(default_factory=list)
     parameters: dict[str, float | int | str] = field(default_factory=dict)
+    references: list[dict[str, str | None]] = field(default_factory=list)
+    explained_by: list[str] = field(default_factory=list)
+    entity: str = ""
+    rules_version: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
+class QuantitiesModule(Protocol):
+    """A checklist id's numbers: ``rules/<id>.toml`` names what they mean."""
+
+    def quantities(self, data: IncidentData, params: Params) -> list[Measurement]: ...
+
+
 class Detector(Protocol):
+    """A checklist id not yet written as a rule: decides in Python (being retired)."""
+
     ID: str
     TITLE: str
 

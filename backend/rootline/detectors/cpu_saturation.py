@@ -46,7 +46,7 @@ from rootline.detectors.base import (
     Verdict,
     parameters_of,
 )
-from rootline.detectors.signals import (
+from rootline.detectors.quantities import (
     by_host,
     first_fact_number,
     fmt_duration_ms,

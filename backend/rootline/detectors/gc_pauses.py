@@ -48,7 +48,7 @@ from rootline.detectors.base import (
     Verdict,
     parameters_of,
 )
-from rootline.detectors.signals import (
+from rootline.detectors.quantities import (
     densest_window,
     first_fact_number,
     fmt_duration_ms,

@@ -19,7 +19,7 @@ or ``netstat.TcpCurrEstab``) and a periodic spike with a period between
 - ``queue``: ``tcp.recvq.bytes`` / ``tcp.sendq.bytes`` summed over sockets (``ss``).
 
 The period comes from the autocorrelation of the evenly resampled, detrended series
-(:func:`~rootline.detectors.signals.dominant_period`): the first clear autocorrelation peak,
+(:func:`~rootline.detectors.quantities.dominant_period`): the first clear autocorrelation peak,
 its height the period's strength. A family counts when its best signal has a strength of at
 least ``PERIOD_STRENGTH_MIN``, repeats at least ``MIN_CYCLES`` times in the capture, and
 spikes (the per-cycle peaks average ``SPIKE_RATIO_MIN`` x the median). Families agree when
@@ -58,7 +58,7 @@ from rootline.detectors.base import (
     SeriesView,
     parameters_of,
 )
-from rootline.detectors.signals import (
+from rootline.detectors.quantities import (
     Periodicity,
     by_host,
     dominant_period,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import ModuleType
-from typing import cast
 
 from rootline.detectors import (
     accept_queue_overflow,
@@ -21,7 +20,8 @@ from rootline.detectors import (
     threadpool_exhaustion,
     time_wait_storm,
 )
-from rootline.detectors.base import VERDICT_ORDER, Detector, Finding, IncidentData
+from rootline.detectors import engine
+from rootline.detectors.base import VERDICT_ORDER, Finding, IncidentData
 
 _MODULES: tuple[ModuleType, ...] = (
     single_connection_bottleneck,
@@ -38,27 +38,49 @@ _MODULES: tuple[ModuleType, ...] = (
     cpu_saturation,
     memory_pressure,
 )
-DETECTORS: dict[str, Detector] = {m.ID: cast(Detector, m) for m in _MODULES}
-CHECKLIST_ORDER: dict[str, int] = {detector_id: i for i, detector_id in enumerate(DETECTORS)}
+# Checklist ids with a rule file run through the engine; the rest still decide in Python.
+_RULED = tuple(m for m in _MODULES if hasattr(m, "quantities"))
+CHECKLISTS: dict[str, engine.Checklist] = engine.load(_RULED)
+TITLES: dict[str, str] = {
+    m.__name__.rsplit(".", 1)[-1]: (
+        CHECKLISTS[m.__name__.rsplit(".", 1)[-1]].rule.title
+        if hasattr(m, "quantities")
+        else m.TITLE
+    )
+    for m in _MODULES
+}
+CHECKLIST_ORDER: dict[str, int] = {checklist_id: i for i, checklist_id in enumerate(TITLES)}
 
 
 def run_all(data: IncidentData) -> list[Finding]:
-    """Every detector's finding; a detector that fails reports it instead of hiding the rest."""
+    """Every checklist id's finding, after the differential diagnosis; a rule that fails
+    reports it instead of hiding the rest."""
     findings = []
-    for detector_id, detector in DETECTORS.items():
+    for module in _MODULES:
+        checklist_id = module.__name__.rsplit(".", 1)[-1]
         try:
-            finding = detector.detect(data)
-        except Exception as exc:  # one broken detector must not cost the checklist
+            if checklist_id in CHECKLISTS:
+                finding = engine.judge(CHECKLISTS[checklist_id], data)
+            else:
+                finding = module.detect(data)
+                finding.rules_version = engine.rules_version()
+        except Exception as exc:  # one broken checklist id must not cost the checklist
             finding = Finding(
-                id=detector_id,
-                title=detector.TITLE,
+                id=checklist_id,
+                title=TITLES[checklist_id],
                 verdict="insufficient_data",
                 summary=f"The detector failed: {type(exc).__name__}: {exc}",
+                rules_version=engine.rules_version(),
             )
         findings.append(finding)
+    engine.diagnose(findings, {k: c.rule for k, c in CHECKLISTS.items()})
     return sort_findings(findings)
 
 
 def sort_findings(findings: Sequence[Finding]) -> list[Finding]:
-    """Confirmed, likely, insufficient data, ruled out; checklist order within each."""
-    return sorted(findings, key=lambda f: (VERDICT_ORDER[f.verdict], CHECKLIST_ORDER.get(f.id, 99)))
+    """Confirmed, likely, insufficient data, ruled out; checklist order within each (a finding
+    explained by another is ruled out as a second cause, so it ranks below its cause)."""
+    return sorted(
+        findings,
+        key=lambda f: (VERDICT_ORDER[f.verdict], CHECKLIST_ORDER.get(f.id, 99)),
+    )

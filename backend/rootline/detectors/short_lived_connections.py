@@ -50,7 +50,7 @@ from rootline.detectors.base import (
     SeriesView,
     parameters_of,
 )
-from rootline.detectors.signals import (
+from rootline.detectors.quantities import (
     by_host,
     connection_of,
     counter_increments,

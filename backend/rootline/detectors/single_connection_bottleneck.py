@@ -44,7 +44,7 @@ from rootline.detectors.base import (
     Verdict,
     parameters_of,
 )
-from rootline.detectors.signals import (
+from rootline.detectors.quantities import (
     ConnectionKey,
     coefficient_of_variation,
     connection_series,

@@ -45,7 +45,7 @@ from rootline.detectors.base import (
     Verdict,
     parameters_of,
 )
-from rootline.detectors.signals import (
+from rootline.detectors.quantities import (
     ConnectionKey,
     congestion_controls,
     connection_label,

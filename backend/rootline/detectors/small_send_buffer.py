@@ -49,7 +49,7 @@ from rootline.detectors.base import (
     Verdict,
     parameters_of,
 )
-from rootline.detectors.signals import (
+from rootline.detectors.quantities import (
     ConnectionKey,
     chrono_share_pct,
     connection_label,

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rootline.detectors.base import Evidence, Finding, IncidentData, Missing, parameters_of
-from rootline.detectors.signals import (
+from rootline.detectors.quantities import (
     by_host,
     connection_of,
     counter_increments,

@@ -61,7 +61,7 @@ from rootline.detectors.base import (
     Verdict,
     parameters_of,
 )
-from rootline.detectors.signals import (
+from rootline.detectors.quantities import (
     by_host,
     fmt_duration_ms,
     fmt_number,

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rootline.detectors.base import Evidence, Finding, IncidentData, Missing, parameters_of
-from rootline.detectors.signals import (
+from rootline.detectors.quantities import (
     counter_increments,
     fact_ints,
     fmt_count,

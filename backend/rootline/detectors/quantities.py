@@ -1,7 +1,19 @@
-"""Small pure helpers shared by the detectors: picking series, counters, windows, formats.
+"""The quantities layer: what every checklist id's ``quantities()`` reads the data through.
 
-Several detectors add here; each function is pure (arrays and views in, numbers out) and
-never raises on empty or one-point input. Times are epoch milliseconds, as everywhere.
+One reader per kind of signal, so that two checklist ids never disagree on what a number is:
+
+- kernel counters: :func:`counter_increments` reads one source per host (the richest:
+  absolute snapshots, else ``nstat`` deltas, else rates), never the sum of two tools (the
+  collector captures ``nstat`` and ``netstat -s`` of the same host);
+- a series at given instants: :func:`values_at` with an explicit ``mode`` (``exact``: only a
+  sample taken at that instant; ``last``: the last sample at or before it);
+- facts: :func:`host_fact` is the fact of *that* host or None, never another host's;
+- entities: :func:`conn_key` / :func:`host_key` name a connection or host the same way in
+  every checklist id, so the differential diagnosis can match one cause's symptom to another;
+- formats for templates and texts.
+
+Each function is pure (arrays and views in, numbers out) and never raises on empty or
+one-point input. Times are epoch milliseconds, as everywhere.
 """
 
 from __future__ import annotations
@@ -222,14 +234,15 @@ def peak_window(
 # --- facts --------------------------------------------------------------------------------
 
 
-def host_fact(data: IncidentData, key: str, host: str | None = None) -> FactView | None:
-    """The last-captured fact ``key`` for ``host`` (any host's when that host has none)."""
-    facts = [f for f in data.facts(key) if f.key == key]
-    own = [f for f in facts if f.host == host]
-    pool = own or facts
-    if not pool:
+def host_fact(data: IncidentData, key: str, host: str | None) -> FactView | None:
+    """The last-captured fact ``key`` of ``host``; None when that host has none.
+
+    Never another host's: the client's ``somaxconn`` says nothing of the server's listen queue.
+    """
+    own = [f for f in data.facts(key, host=host) if f.key == key and f.host == host]
+    if not own:
         return None
-    return max(pool, key=lambda f: (f.time_ms or 0, f.artifact))
+    return max(own, key=lambda f: (f.time_ms or 0, f.artifact))
 
 
 def fact_ints(fact: FactView | None) -> list[int]:
@@ -485,32 +498,40 @@ def congestion_controls(data: IncidentData) -> dict[tuple[str | None, str, str],
 
 
 def counter_increase(data: IncidentData, name: str, host: str | None) -> float | None:
-    """How much the kernel counter ``name`` (nstat name, e.g. ``TcpExtTCPToZeroWindowAdv``) rose.
+    """How much the kernel counter ``name`` (nstat name, e.g. ``TcpExtTCPToZeroWindowAdv``)
+    rose on ``host`` during the capture, read from one source (:func:`counter_increments`).
 
-    Reads ``netstat.<name>.total`` (absolute snapshots: the sum of the non-negative steps, so
-    a reboot does not count as a fall), else ``netstat.<name>.delta`` (increments), else
-    integrates ``netstat.<name>`` (per second). None when no capture carries the counter.
+    None when no capture of that host carries the counter with two snapshots.
     """
-    total = 0.0
-    found = False
-    for series in data.series(f"netstat.{name}.total", host=host):
-        found = True
-        if len(series) > 1:
-            steps = np.diff(series.values)
-            total += float(steps[steps > 0].sum())
-    if found:
-        return total
-    for series in data.series(f"netstat.{name}.delta", host=host):
-        found = True
-        total += float(np.clip(series.values, 0, None).sum())
-    if found:
-        return total
-    for series in data.series(f"netstat.{name}", host=host):
-        found = True
-        if len(series) > 1:
-            gaps_s = np.diff(series.times_ms) / 1000.0
-            total += float((np.clip(series.values[1:], 0, None) * gaps_s).sum())
-    return total if found else None
+    increments = counter_increments(data, name).get(host)
+    return increments.total if increments is not None else None
+
+
+def values_at(
+    series: SeriesView, times_ms: npt.NDArray[np.int64], *, mode: str, default: float = np.nan
+) -> npt.NDArray[np.float64]:
+    """``series`` read at ``times_ms``.
+
+    ``mode="exact"``: the sample taken at that instant, else ``default`` (per-connection ss
+    fields are printed only when non-zero, so a missing sample means "not printed").
+    ``mode="last"``: the last sample at or before the instant, ``default`` before the first.
+    """
+    if mode == "exact":
+        return exact_values_at(series, times_ms, default)
+    if mode == "last":
+        out = last_values_at(times_ms, series)
+        return np.where(np.isnan(out), default, out)
+    raise ValueError(f"values_at mode is 'exact' or 'last', not {mode!r}")
+
+
+def conn_key(host: str | None, local: str, peer: str) -> str:
+    """The entity key of one connection as seen on ``host``."""
+    return f"conn:{host or ''}|{local}|{peer}"
+
+
+def host_key(host: str | None) -> str:
+    """The entity key of a host."""
+    return f"host:{host or ''}"
 
 
 def exact_values_at(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rootline.detectors.signals import (
+from rootline.detectors.quantities import (
     counter_increments,
     dominant_period,
     full_windows,

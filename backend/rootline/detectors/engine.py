@@ -1,0 +1,388 @@
+"""The checklist engine: load and validate the rules, run their quantities, judge, render.
+
+For each rule (``rules/<id>.toml``) the engine asks its module for measurements, one per
+entity, and walks the verdict ladder on each: ``confirmed`` when the rule's confirmed group
+holds, ``likely`` when its likely group holds *and* at least one evidence item is at or past
+its named threshold (a hunch is not a finding), else ``ruled_out``; ``insufficient_data``
+when no entity could be judged. The entity shown is the one with the strongest verdict, then
+the largest ``rank`` quantities. Texts are the rule's templates, filled with the quantities
+(``{name:bytes}``, ``{name:pct}`` ...; see :class:`_Formatter`) and thresholds (``{t.name}``).
+
+Then the differential diagnosis: each evidence item may name the symptom it observes
+(``sendq_full``, ``recvq_full``, ``time_wait``...) on an entity. A finding whose every
+observation past threshold is a symptom that a confirmed cause of higher precedence explains
+(its rule lists the symptom under ``explains``, on the same entity) is not a second cause:
+it is ruled out as such, says "explained by <id>", links to it, and ranks below it.
+
+The rules version is a hash of the rule files and of the quantities code: findings carry it,
+and those computed by another version are recomputed (:mod:`rootline.checklist.service`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import string
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
+from typing import Any
+
+from rootline.detectors import quantities as q
+from rootline.detectors.base import (
+    VERDICT_ORDER,
+    Evidence,
+    Finding,
+    IncidentData,
+    Measurement,
+    Missing,
+    Params,
+    Quantity,
+    QuantitiesModule,
+    Verdict,
+)
+from rootline.detectors.rule import Comparison, Group, Rule
+
+RULES_DIR = Path(__file__).with_name("rules")
+_CODE_DIR = Path(__file__).parent
+
+
+class RuleError(ValueError):
+    """A rule file that does not validate, or disagrees with its quantities module."""
+
+
+def load_rule(path: Path) -> Rule:
+    try:
+        return Rule.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
+    except (tomllib.TOMLDecodeError, ValueError) as exc:
+        raise RuleError(f"{path.name}: {exc}") from exc
+
+
+@cache
+def rules_version() -> str:
+    """sha256 (12 hex digits) of every rule file and every module of the detectors package."""
+    digest = hashlib.sha256()
+    for path in sorted(RULES_DIR.glob("*.toml")) + sorted(_CODE_DIR.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+# --- conditions ---------------------------------------------------------------------------
+
+
+def _operand(value: Any, thresholds: Mapping[str, Any]) -> Any:
+    if isinstance(value, str) and value in thresholds:
+        return thresholds[value]
+    return value
+
+
+def compare(observed: Quantity, operator: str, operand: Any) -> bool | None:
+    """``observed <operator> operand``; None when there is nothing to compare."""
+    if operator == "present":
+        return observed is not None
+    if operator == "absent":
+        return observed is None
+    if observed is None:
+        return None
+    if isinstance(observed, float) and math.isnan(observed):
+        return None
+    try:
+        if operator == "==":
+            return bool(observed == operand)
+        if operator == "!=":
+            return bool(observed != operand)
+        if operator == ">=":
+            return bool(observed >= operand)  # type: ignore[operator]
+        if operator == ">":
+            return bool(observed > operand)  # type: ignore[operator]
+        if operator == "<=":
+            return bool(observed <= operand)  # type: ignore[operator]
+        if operator == "<":
+            return bool(observed < operand)  # type: ignore[operator]
+    except TypeError:
+        return None
+    raise RuleError(f"unknown operator {operator}")  # pragma: no cover (schema forbids it)
+
+
+def holds(group: Group | None, values: Mapping[str, Quantity], thresholds: Mapping[str, Any]) -> bool:
+    """Whether a condition group holds on one entity's quantities (an empty group holds)."""
+    if group is None:
+        return True
+    results = []
+    for condition in group.all if group.all is not None else group.any or []:
+        if isinstance(condition, Comparison):
+            result = compare(
+                values.get(condition.quantity),
+                condition.operator,
+                _operand(condition.operand, thresholds),
+            )
+            results.append(bool(result))
+        else:
+            results.append(holds(condition, values, thresholds))
+    return all(results) if group.all is not None else any(results)
+
+
+# --- rendering ----------------------------------------------------------------------------
+
+
+class _Formatter(string.Formatter):
+    """``str.format`` with units people read at once.
+
+    ``bytes`` (IEC), ``rate`` (bytes per second, IEC), ``bits`` (bit/s, SI), ``pct``
+    (a percentage), ``share`` (a 0..1 fraction as a percentage), ``ms`` and ``s`` (durations),
+    ``count`` (thousands separated), ``ratio`` (2 significant digits, ``x``), ``time``
+    (an epoch-ms instant, UTC). An unmeasured value renders ``n/a``.
+    """
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return "n/a"
+        spec = _SPECS.get(format_spec)
+        if spec is not None:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                return str(value)
+            return spec(float(value))
+        return super().format_field(value, format_spec)
+
+
+_SPECS: dict[str, Callable[[float], str]] = {
+    "bytes": q.fmt_bytes,
+    "rate": lambda v: q.fmt_bytes(v) + "/s",
+    "bits": q.format_bits_per_s,
+    "pct": q.fmt_pct,
+    "share": lambda v: q.fmt_pct(v * 100.0),
+    "ms": q.fmt_duration_ms,
+    "s": q.fmt_seconds,
+    "count": q.fmt_count,
+    "ratio": lambda v: f"{v:.2g}x",
+    "time": q.iso_ms,
+    "num": q.fmt_number,
+}
+_FORMATTER = _Formatter()
+
+
+def render(template: str, context: Mapping[str, Any]) -> str:
+    """A rule's template filled in; a missing name is a rule error, not a blank."""
+    try:
+        return _FORMATTER.vformat(template, (), dict(context)).strip()
+    except (KeyError, AttributeError, IndexError, ValueError) as exc:
+        raise RuleError(f"template {template[:60]!r}: {type(exc).__name__}: {exc}") from exc
+
+
+class _Values(dict[str, Any]):
+    """Template context: an unmeasured quantity the rule names renders ``n/a``."""
+
+    def __init__(self, known: set[str], items: Mapping[str, Any]) -> None:
+        super().__init__(items)
+        self._known = known
+
+    def __missing__(self, key: str) -> Any:
+        if key in self._known:
+            return None
+        raise KeyError(key)
+
+
+# --- judging ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Checklist:
+    """One loaded rule and the module computing its quantities."""
+
+    rule: Rule
+    module: QuantitiesModule
+
+    @property
+    def id(self) -> str:
+        return self.rule.id
+
+
+def load(modules: Sequence[ModuleType]) -> dict[str, Checklist]:
+    """Every rule with its module, in the given order; a missing or invalid rule raises."""
+    items: dict[str, Checklist] = {}
+    for module in modules:
+        checklist_id = module.__name__.rsplit(".", 1)[-1]
+        rule = load_rule(RULES_DIR / f"{checklist_id}.toml")
+        if rule.id != checklist_id:
+            raise RuleError(f"{checklist_id}.toml declares id {rule.id!r}")
+        if not callable(getattr(module, "quantities", None)):
+            raise RuleError(f"{module.__name__} has no quantities(data, params)")
+        items[checklist_id] = Checklist(rule, module)  # type: ignore[arg-type]
+    return items
+
+
+def _entity_verdict(rule: Rule, m: Measurement, params: Params) -> Verdict:
+    if holds(rule.verdict.confirmed, m.values, params):
+        return "confirmed"
+    if rule.verdict.likely is not None and holds(rule.verdict.likely, m.values, params):
+        if any(item.met for item in _evidence(rule, m, params)):
+            return "likely"
+    return "ruled_out"
+
+
+def _rank_key(rule: Rule, m: Measurement) -> tuple[float, ...]:
+    key = []
+    for name in rule.rank:
+        value = m.values.get(name)
+        number = float(value) if isinstance(value, int | float) else -math.inf
+        key.append(-math.inf if math.isnan(number) else number)
+    return tuple(key)
+
+
+def _context(rule: Rule, m: Measurement | None, params: Params, **extra: Any) -> _Values:
+    from rootline.detectors.rule import quantities_named
+
+    items: dict[str, Any] = dict(m.values) if m else {}
+    items.update(extra)
+    items["t"] = SimpleNamespace(**params)
+    items["entity"] = m.entity if m else ""
+    return _Values(quantities_named(rule), items)
+
+
+def _evidence(rule: Rule, m: Measurement, params: Params) -> list[Evidence]:
+    items = []
+    context = _context(rule, m, params)
+    for item in rule.evidence:
+        observed = m.values.get(item.quantity)
+        if observed is None or not holds(item.when, m.values, params):
+            continue
+        met = threshold = None
+        threshold_name = None
+        if item.compare is not None:
+            operator, operand = item.compare
+            threshold = _operand(operand, params)
+            threshold_name = operand if isinstance(operand, str) and operand in params else None
+            met = bool(compare(observed, operator, threshold))
+        anchor = m.anchor_of(item.quantity)
+        items.append(
+            Evidence(
+                summary=render(item.summary, context),
+                observed=_plain(observed),
+                threshold=_plain(threshold),
+                unit=item.unit,
+                from_ms=anchor.from_ms,
+                to_ms=anchor.to_ms,
+                series=item.series or anchor.series,
+                labels=dict(anchor.labels),
+                event_kind=item.event_kind or anchor.event_kind,
+                artifact=anchor.artifact,
+                host=anchor.host,
+                met=met,
+                threshold_name=threshold_name,
+                symptom=f"{item.symptom}@{m.key}" if item.symptom else None,
+            )
+        )
+    return items
+
+
+def _plain(value: Any) -> float | str | None:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return str(value).lower()
+    number = float(value)
+    return round(number, 4) if math.isfinite(number) else str(number)
+
+
+def judge(item: Checklist, data: IncidentData) -> Finding:
+    """One rule's finding over the incident's data."""
+    rule = item.rule
+    params: Params = {name: t.value for name, t in rule.thresholds.items()}
+    measurements = item.module.quantities(data, params)
+    judgeable = [m for m in measurements if holds(rule.verdict.judgeable, m.values, params)]
+    base = {
+        "id": rule.id,
+        "title": rule.title,
+        "parameters": params,
+        "references": [r.model_dump() for r in rule.references],
+        "rules_version": rules_version(),
+    }
+    if not judgeable:
+        chosen = max(measurements, key=lambda m: _rank_key(rule, m)) if measurements else None
+        context = _context(rule, chosen, params, judged=len(measurements))
+        return Finding(
+            verdict="insufficient_data",
+            summary=render(rule.summary.insufficient_data, context),
+            explanation=render(rule.explanation, context) if chosen else "",
+            missing=[Missing(h.artifact, h.command) for h in rule.missing],
+            remedies=_remedies(rule, chosen, params),
+            evidence=_evidence(rule, chosen, params) if chosen else [],
+            entity=chosen.entity if chosen else "",
+            **base,  # type: ignore[arg-type]
+        )
+    verdicts = [(_entity_verdict(rule, m, params), m) for m in judgeable]
+    verdict, chosen = min(
+        verdicts,
+        key=lambda vm: (VERDICT_ORDER[vm[0]], tuple(-x for x in _rank_key(rule, vm[1]))),
+    )
+    alike = sum(1 for v, _ in verdicts if v == verdict)
+    context = _context(rule, chosen, params, judged=len(judgeable), alike=alike)
+    template = {
+        "confirmed": rule.summary.confirmed,
+        "likely": rule.summary.likely or rule.summary.confirmed,
+        "ruled_out": rule.summary.ruled_out,
+    }[verdict]
+    return Finding(
+        verdict=verdict,
+        summary=render(template, context),
+        evidence=_evidence(rule, chosen, params),
+        explanation=render(rule.explanation, context),
+        remedies=_remedies(rule, chosen, params),
+        entity=chosen.entity,
+        **base,  # type: ignore[arg-type]
+    )
+
+
+def _remedies(rule: Rule, m: Measurement | None, params: Params) -> list[str]:
+    values = m.values if m else {}
+    context = _context(rule, m, params)
+    out = []
+    for remedy in rule.remedies:
+        if remedy.when is not None and (m is None or not holds(remedy.when, values, params)):
+            continue
+        out.append(render(remedy.text, context))
+    return out
+
+
+def diagnose(findings: list[Finding], rules: Mapping[str, Rule]) -> list[Finding]:
+    """One symptom, one cause: findings whose every observation past threshold is a symptom
+    that a confirmed cause of higher precedence explains are marked explained by it."""
+    explained_by: dict[str, set[str]] = {}
+    for cause in findings:
+        if cause.verdict != "confirmed" or cause.id not in rules:
+            continue
+        kinds = set(rules[cause.id].explains)
+        for item in cause.evidence:
+            if item.symptom and item.symptom.split("@", 1)[0] in kinds:
+                explained_by.setdefault(item.symptom, set()).add(cause.id)
+    for finding in findings:
+        if finding.verdict not in ("confirmed", "likely") or finding.id not in rules:
+            continue
+        met = [e for e in finding.evidence if e.met]
+        if not met or any(e.symptom is None for e in met):
+            continue
+        precedence = rules[finding.id].precedence
+        causes: set[str] = set()
+        for item in met:
+            assert item.symptom is not None
+            candidates = {
+                c
+                for c in explained_by.get(item.symptom, set())
+                if c != finding.id and rules[c].precedence > precedence
+            }
+            if not candidates:
+                break
+            causes |= candidates
+        else:
+            names = ", ".join(sorted(causes))
+            finding.explained_by = sorted(causes)
+            finding.summary = (
+                f"Explained by {names}: what this item saw is that cause's symptom, not a"
+                f" second cause. {finding.summary}"
+            )
+            finding.verdict = "ruled_out"
+    return findings
