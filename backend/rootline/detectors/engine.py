@@ -6,7 +6,10 @@ holds, ``likely`` when its likely group holds *and* at least one evidence item i
 its named threshold (a hunch is not a finding), else ``ruled_out``; ``insufficient_data``
 when no entity could be judged. The entity shown is the one with the strongest verdict, then
 the largest ``rank`` quantities. Texts are the rule's templates, filled with the quantities
-(``{name:bytes}``, ``{name:pct}`` ...; see :class:`_Formatter`) and thresholds (``{t.name}``).
+(``{name:bytes}``, ``{name:pct}`` ...; see :class:`_Formatter`), thresholds (``{t.name}``),
+``{entity}``, ``{judged}`` (entities judged), ``{alike}`` (entities with the same verdict),
+and ``{met_evidence}`` / ``{unmet_evidence}`` (the evidence items at or past their threshold,
+and those short of it, joined), so a summary states exactly the observations behind it.
 
 Then the differential diagnosis: each evidence item may name the symptom it observes
 (``sendq_full``, ``recvq_full``, ``time_wait``...) on an entity. A finding whose every
@@ -158,7 +161,7 @@ _SPECS: dict[str, Callable[[float], str]] = {
     "ms": q.fmt_duration_ms,
     "s": q.fmt_seconds,
     "count": q.fmt_count,
-    "ratio": lambda v: f"{v:.2g}x",
+    "ratio": lambda v: f"{v:.2f}x" if abs(v) < 10 else f"{v:.0f}x",
     "time": q.iso_ms,
     "num": q.fmt_number,
 }
@@ -167,8 +170,11 @@ _FORMATTER = _Formatter()
 
 def render(template: str, context: Mapping[str, Any]) -> str:
     """A rule's template filled in; a missing name is a rule error, not a blank."""
+    # Templates are wrapped in the rule file: one line break is a space, a blank line stays.
+    paragraphs = [" ".join(p.split()) for p in template.strip().split("\n\n")]
+    template = "\n\n".join(p for p in paragraphs if p)
     try:
-        return _FORMATTER.vformat(template, (), dict(context)).strip()
+        return _FORMATTER.vformat(template, (), context)
     except (KeyError, AttributeError, IndexError, ValueError) as exc:
         raise RuleError(f"template {template[:60]!r}: {type(exc).__name__}: {exc}") from exc
 
@@ -320,7 +326,16 @@ def judge(item: Checklist, data: IncidentData) -> Finding:
         key=lambda vm: (VERDICT_ORDER[vm[0]], tuple(-x for x in _rank_key(rule, vm[1]))),
     )
     alike = sum(1 for v, _ in verdicts if v == verdict)
-    context = _context(rule, chosen, params, judged=len(judgeable), alike=alike)
+    evidence = _evidence(rule, chosen, params)
+    context = _context(
+        rule,
+        chosen,
+        params,
+        judged=len(judgeable),
+        alike=alike,
+        met_evidence="; ".join(e.summary for e in evidence if e.met),
+        unmet_evidence="; ".join(e.summary for e in evidence if e.met is False),
+    )
     template = {
         "confirmed": rule.summary.confirmed,
         "likely": rule.summary.likely or rule.summary.confirmed,
@@ -329,7 +344,7 @@ def judge(item: Checklist, data: IncidentData) -> Finding:
     return Finding(
         verdict=verdict,
         summary=render(template, context),
-        evidence=_evidence(rule, chosen, params),
+        evidence=evidence,
         explanation=render(rule.explanation, context),
         remedies=_remedies(rule, chosen, params),
         entity=chosen.entity,

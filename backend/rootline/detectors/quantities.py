@@ -525,8 +525,15 @@ def values_at(
 
 
 def conn_key(host: str | None, local: str, peer: str) -> str:
-    """The entity key of one connection as seen on ``host``."""
-    return f"conn:{host or ''}|{local}|{peer}"
+    """The entity key of one connection, the same from both ends.
+
+    The 4-tuple names the connection whichever host captured it, so a receiver's full Recv-Q
+    and its sender's full Send-Q are symptoms on one entity. ``host`` is accepted for
+    symmetry with the captures and deliberately not part of the key.
+    """
+    del host
+    first, second = sorted((local, peer))
+    return f"conn:{first}|{second}"
 
 
 def host_key(host: str | None) -> str:

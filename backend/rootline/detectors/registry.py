@@ -84,3 +84,8 @@ def sort_findings(findings: Sequence[Finding]) -> list[Finding]:
         findings,
         key=lambda f: (VERDICT_ORDER[f.verdict], CHECKLIST_ORDER.get(f.id, 99)),
     )
+
+
+def judge(checklist_id: str, data: IncidentData) -> Finding:
+    """One checklist id's finding alone (no differential diagnosis): for tests and the CLI."""
+    return engine.judge(CHECKLISTS[checklist_id], data)
