@@ -180,16 +180,11 @@ def render(template: str, context: Mapping[str, Any]) -> str:
 
 
 class _Values(dict[str, Any]):
-    """Template context: an unmeasured quantity the rule names renders ``n/a``."""
-
-    def __init__(self, known: set[str], items: Mapping[str, Any]) -> None:
-        super().__init__(items)
-        self._known = known
+    """Template context: an unmeasured quantity renders ``n/a`` (the rule tests render every
+    template on real measurements, so a misspelt name shows there)."""
 
     def __missing__(self, key: str) -> Any:
-        if key in self._known:
-            return None
-        raise KeyError(key)
+        return None
 
 
 # --- judging ------------------------------------------------------------------------------
@@ -240,13 +235,11 @@ def _rank_key(rule: Rule, m: Measurement) -> tuple[float, ...]:
 
 
 def _context(rule: Rule, m: Measurement | None, params: Params, **extra: Any) -> _Values:
-    from rootline.detectors.rule import quantities_named
-
     items: dict[str, Any] = dict(m.values) if m else {}
     items.update(extra)
     items["t"] = SimpleNamespace(**params)
     items["entity"] = m.entity if m else ""
-    return _Values(quantities_named(rule), items)
+    return _Values(items)
 
 
 def _evidence(rule: Rule, m: Measurement, params: Params) -> list[Evidence]:
@@ -359,8 +352,20 @@ def _remedies(rule: Rule, m: Measurement | None, params: Params) -> list[str]:
     for remedy in rule.remedies:
         if remedy.when is not None and (m is None or not holds(remedy.when, values, params)):
             continue
+        # A remedy that quotes a number (a buffer size, the BDP) applies when it was measured.
+        if any(values.get(name) is None for name in _fields(remedy.text) if name != "t"):
+            continue
         out.append(render(remedy.text, context))
     return out
+
+
+def _fields(template: str) -> set[str]:
+    """The top-level names a template fills in (``{bdp:bytes}`` -> ``bdp``, ``{t.x}`` -> ``t``)."""
+    return {
+        name.split(".", 1)[0].split("[", 1)[0]
+        for _, name, _, _ in _FORMATTER.parse(template)
+        if name
+    }
 
 
 def diagnose(findings: list[Finding], rules: Mapping[str, Rule]) -> list[Finding]:
