@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rootline.detectors.registry import DETECTORS
+from rootline.detectors.registry import IDS
 from tests.conftest import FIXTURES_DIR
 
 ROOTLINE = str(Path(sys.executable).with_name("rootline"))
@@ -55,7 +55,7 @@ def test_analyze_json_lists_every_check_once(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     body = json.loads(done.stdout)
     assert list(body) == ["findings"]
-    assert sorted(f["id"] for f in body["findings"]) == sorted(DETECTORS)
+    assert sorted(f["id"] for f in body["findings"]) == sorted(IDS)
     for finding in body["findings"]:
         assert finding["verdict"] in {"confirmed", "likely", "ruled_out", "insufficient_data"}
         assert finding["summary"]

@@ -63,6 +63,8 @@ class Artifact(Base):
     uploaded_at_ms: Mapped[int] = mapped_column(BigInteger, default=now_ms)
     parsed_at_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     parse_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    # Hash of the parsers' code that produced the stored data (parsers.registry.parser_version).
+    parser_version: Mapped[str | None] = mapped_column(String(32), nullable=True)
     # The lease of the parse worker working on it (status "parsing"); see artifacts.worker.
     claim_token: Mapped[str | None] = mapped_column(String(32), nullable=True)
     claimed_at_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)

@@ -44,6 +44,9 @@ class ArtifactRead(BaseModel):
     uploaded_at_ms: int
     parsed_at_ms: int | None
     parse_seconds: float | None
+    parser_version: str | None = Field(
+        default=None, description="Hash of the parsers' code that produced the stored data."
+    )
 
 
 class UploadResult(BaseModel):

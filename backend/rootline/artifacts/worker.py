@@ -62,6 +62,8 @@ LEASE_MS = 120_000
 HEARTBEAT_S = 20.0
 MAX_ATTEMPTS = 3
 CHECKLIST_MAX_AGE_MS = 30_000
+# How often an idle worker looks for checklists computed by another rules version.
+STALE_CHECK_S = 5.0
 # Parse threads run at a lower CPU priority than the threads answering requests.
 PARSE_NICENESS = 10
 
@@ -379,6 +381,7 @@ def _persist(session: Session, artifact: Artifact, result: ParseResult) -> None:
     artifact.time_end_ms = time_range[1] + offset_ms if time_range else None
     artifact.series_count, artifact.point_count, artifact.event_count, artifact.fact_count = counts
     artifact.parsed_at_ms = now_ms()
+    artifact.parser_version = registry.parser_version()
 
 
 def _note_diagnostics(artifact: Artifact, result: ParseResult) -> None:
@@ -453,6 +456,7 @@ class ParseWorkers:
         self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
         self._claims: dict[int, Claim] = {}
+        self._next_stale_check = 0.0
 
     def start(self) -> None:
         self._stop.clear()
@@ -498,9 +502,23 @@ class ParseWorkers:
                 log.exception("parse worker: unexpected error")
             finally:
                 self._claims.pop(me, None)
+            if not worked and time.monotonic() >= self._next_stale_check:
+                worked = self._recompute_stale()
             if not worked:
                 self._wake.wait(self.poll_s)
                 self._wake.clear()
+
+    def _recompute_stale(self) -> bool:
+        """When idle: one incident whose checklist another rules version computed, again."""
+        self._next_stale_check = time.monotonic() + STALE_CHECK_S
+        try:
+            with self.sessions.write.begin() as session:
+                return checklist_service.recompute_stale(session, limit=1) > 0
+        except SQLAlchemyError:
+            log.warning("parse worker: could not recompute a stale checklist", exc_info=True)
+        except Exception:
+            log.exception("parse worker: recomputing a stale checklist failed")
+        return False
 
 
 def _lower_priority() -> None:

@@ -25,6 +25,8 @@ class ComputedFinding(Base):
     finding_id: Mapped[str] = mapped_column(String(64))
     verdict: Mapped[str] = mapped_column(String(32))
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    # The rules version (detectors.engine.rules_version) that computed it; another is stale.
+    rules_version: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)
     computed_at_ms: Mapped[int] = mapped_column(BigInteger, default=now_ms)
 
 

@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, insert, or_, select
 from sqlalchemy.orm import Session
 
 from rootline.checklist.models import ComputedFinding, FindingReview
@@ -35,5 +35,22 @@ def review(session: Session, incident_id: uuid.UUID, finding_id: str) -> Finding
     return session.scalar(
         select(FindingReview).where(
             FindingReview.incident_id == incident_id, FindingReview.finding_id == finding_id
+        )
+    )
+
+
+def stale_incidents(session: Session, rules_version: str, *, limit: int) -> list[uuid.UUID]:
+    """Incidents with findings computed by another rules version (or none recorded)."""
+    return list(
+        session.scalars(
+            select(ComputedFinding.incident_id)
+            .where(
+                or_(
+                    ComputedFinding.rules_version.is_(None),
+                    ComputedFinding.rules_version != rules_version,
+                )
+            )
+            .distinct()
+            .limit(limit)
         )
     )

@@ -21,6 +21,22 @@ class EvidenceRead(BaseModel):
     event_kind: str | None
     artifact: str | None
     host: str | None
+    met: bool | None = Field(
+        default=None,
+        description="Whether the observation is at or past its named threshold (null: no threshold).",
+    )
+    threshold_name: str | None = Field(default=None, description="The rule's name for the threshold.")
+    symptom: str | None = Field(
+        default=None,
+        description="The symptom it observes on an entity (`sendq_full@conn:...`), for the"
+        " differential diagnosis.",
+    )
+
+
+class ReferenceRead(BaseModel):
+    title: str
+    url: str | None = None
+    source: str | None = None
 
 
 class MissingRead(BaseModel):
@@ -48,12 +64,25 @@ class FindingRead(BaseModel):
     remedies: list[str]
     missing: list[MissingRead]
     parameters: dict[str, Any] = Field(description="The named thresholds the detector used.")
+    references: list[ReferenceRead] = Field(
+        default_factory=list, description="Field reports, kernel and framework documentation."
+    )
+    explained_by: list[str] = Field(
+        default_factory=list,
+        description="Checklist ids whose mechanism explains this item's symptoms (then it is"
+        " ruled out as a second cause).",
+    )
+    entity: str = Field(default="", description="What was judged: a connection, a listener, a host...")
+    rules_version: str = Field(default="", description="The rules version that computed it.")
     review: ReviewRead | None
     computed_at_ms: int
 
 
 class Checklist(BaseModel):
     incident_id: str
+    rules_version: str = Field(
+        description="The rules version in force (hash of the rule files and quantities code)."
+    )
     findings: list[FindingRead] = Field(
         description="Confirmed, likely, insufficient data, ruled out (by effective verdict), checklist order within."
     )

@@ -8,7 +8,7 @@ from rootline.checklist import repository
 from rootline.checklist.data import DatabaseIncidentData
 from rootline.checklist.models import FindingReview
 from rootline.checklist.schemas import Checklist, FindingRead, ReviewRead, ReviewUpdate
-from rootline.detectors import registry
+from rootline.detectors import engine, registry
 from rootline.detectors.base import VERDICT_ORDER
 from rootline.errors import NotFound
 from rootline.incidents import repository as incidents_repository
@@ -31,12 +31,26 @@ def recompute(session: Session, *, incident: Incident) -> None:
                 "finding_id": f.id,
                 "verdict": f.verdict,
                 "payload": f.to_dict(),
+                "rules_version": f.rules_version,
                 "computed_at_ms": computed_at,
             }
             for f in findings
         ],
     )
     session.flush()
+
+
+def recompute_stale(session: Session, *, limit: int = 1) -> int:
+    """Recompute the checklists computed by another rules version (an edited threshold, a new
+    release): at most ``limit`` incidents; how many. The parse workers call it when idle, so
+    stored incidents follow the rules without anyone re-uploading."""
+    done = 0
+    for incident_id in repository.stale_incidents(session, engine.rules_version(), limit=limit):
+        incident = incidents_repository.get(session, incident_id)
+        if incident is not None:
+            recompute(session, incident=incident)
+            done += 1
+    return done
 
 
 _FINDING_FIELDS = (
@@ -49,17 +63,22 @@ _FINDING_FIELDS = (
     "remedies",
     "missing",
     "parameters",
+    "references",
+    "explained_by",
+    "entity",
+    "rules_version",
 )
 
 
 def get(session: Session, *, incident: Incident) -> Checklist:
     """The stored findings with the team's reviews. Never writes: a GET stays a read."""
-    stored = [
-        (row.payload, row.computed_at_ms) for row in repository.findings(session, incident.id)
-    ]
-    if not stored:
-        # Findings are stored from the incident's creation on; should a row set be missing,
-        # answer with a fresh computation rather than turn this read into a write.
+    current = engine.rules_version()
+    rows = repository.findings(session, incident.id)
+    stored = [(row.payload, row.computed_at_ms) for row in rows]
+    if not stored or any(row.rules_version != current for row in rows):
+        # Findings are stored from the incident's creation on and recomputed by the workers
+        # when the rules change; until then (or should a row set be missing) answer with a
+        # fresh computation rather than turn this read into a write.
         computed_at = now_ms()
         fresh = registry.run_all(DatabaseIncidentData(session, incident.id))
         stored = [(finding.to_dict(), computed_at) for finding in fresh]
@@ -70,7 +89,7 @@ def get(session: Session, *, incident: Incident) -> Checklist:
         override = review.verdict_override if review else None
         items.append(
             FindingRead(
-                **{key: payload[key] for key in _FINDING_FIELDS},
+                **{key: payload[key] for key in _FINDING_FIELDS if key in payload},
                 effective_verdict=override or payload["verdict"],
                 review=ReviewRead.model_validate(review, from_attributes=True) if review else None,
                 computed_at_ms=computed_at_ms,
@@ -79,12 +98,12 @@ def get(session: Session, *, incident: Incident) -> Checklist:
     items.sort(
         key=lambda f: (VERDICT_ORDER[f.effective_verdict], registry.CHECKLIST_ORDER.get(f.id, 99))
     )
-    return Checklist(incident_id=str(incident.id), findings=items)
+    return Checklist(incident_id=str(incident.id), rules_version=current, findings=items)
 
 
 def review(session: Session, *, incident: Incident, finding_id: str, data: ReviewUpdate) -> None:
     """Store the team's override and note for one checklist item."""
-    if finding_id not in registry.TITLES:
+    if finding_id not in registry.CHECKLIST_ORDER:
         raise NotFound("finding_not_found", f"no checklist item {finding_id!r}")
     row = repository.review(session, incident.id, finding_id)
     if row is None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import string
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 from rootline.detectors import quantities as q
 from rootline.detectors.base import (
@@ -43,14 +44,19 @@ from rootline.detectors.base import (
     Measurement,
     Missing,
     Params,
-    Quantity,
     QuantitiesModule,
+    Quantity,
     Verdict,
 )
 from rootline.detectors.rule import Comparison, Group, Rule
 
-RULES_DIR = Path(__file__).with_name("rules")
 _CODE_DIR = Path(__file__).parent
+
+
+def rules_dir() -> Path:
+    """Where the rule files are: the package's ``rules/``, or ``ROOTLINE_RULES_DIR`` (a team
+    that tunes its thresholds keeps its own copy; tests edit a copy)."""
+    return Path(os.environ.get("ROOTLINE_RULES_DIR") or _CODE_DIR / "rules")
 
 
 class RuleError(ValueError):
@@ -64,11 +70,25 @@ def load_rule(path: Path) -> Rule:
         raise RuleError(f"{path.name}: {exc}") from exc
 
 
-@cache
+def _sources() -> list[Path]:
+    return sorted(rules_dir().glob("*.toml")) + sorted(_CODE_DIR.glob("*.py"))
+
+
 def rules_version() -> str:
-    """sha256 (12 hex digits) of every rule file and every module of the detectors package."""
+    """sha256 (12 hex digits) of every rule file and every module of the detectors package.
+
+    Re-hashed when a file's size or modification time changes, so an edited threshold is a
+    new version at once (and the findings of the old one are recomputed).
+    """
+    signature = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in _sources())
+    return _hash(signature)
+
+
+@cache
+def _hash(signature: tuple[tuple[str, int, int], ...]) -> str:
     digest = hashlib.sha256()
-    for path in sorted(RULES_DIR.glob("*.toml")) + sorted(_CODE_DIR.glob("*.py")):
+    for name, _, _ in signature:
+        path = Path(name)
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
@@ -99,19 +119,21 @@ def compare(observed: Quantity, operator: str, operand: Any) -> bool | None:
         if operator == "!=":
             return bool(observed != operand)
         if operator == ">=":
-            return bool(observed >= operand)  # type: ignore[operator]
+            return bool(observed >= operand)
         if operator == ">":
-            return bool(observed > operand)  # type: ignore[operator]
+            return bool(observed > operand)
         if operator == "<=":
-            return bool(observed <= operand)  # type: ignore[operator]
+            return bool(observed <= operand)
         if operator == "<":
-            return bool(observed < operand)  # type: ignore[operator]
+            return bool(observed < operand)
     except TypeError:
         return None
     raise RuleError(f"unknown operator {operator}")  # pragma: no cover (schema forbids it)
 
 
-def holds(group: Group | None, values: Mapping[str, Quantity], thresholds: Mapping[str, Any]) -> bool:
+def holds(
+    group: Group | None, values: Mapping[str, Quantity], thresholds: Mapping[str, Any]
+) -> bool:
     """Whether a condition group holds on one entity's quantities (an empty group holds)."""
     if group is None:
         return True
@@ -149,7 +171,7 @@ class _Formatter(string.Formatter):
             if isinstance(value, bool) or not isinstance(value, int | float):
                 return str(value)
             return spec(float(value))
-        return super().format_field(value, format_spec)
+        return str(super().format_field(value, format_spec))
 
 
 _SPECS: dict[str, Callable[[float], str]] = {
@@ -207,21 +229,22 @@ def load(modules: Sequence[ModuleType]) -> dict[str, Checklist]:
     items: dict[str, Checklist] = {}
     for module in modules:
         checklist_id = module.__name__.rsplit(".", 1)[-1]
-        rule = load_rule(RULES_DIR / f"{checklist_id}.toml")
+        rule = load_rule(rules_dir() / f"{checklist_id}.toml")
         if rule.id != checklist_id:
             raise RuleError(f"{checklist_id}.toml declares id {rule.id!r}")
         if not callable(getattr(module, "quantities", None)):
             raise RuleError(f"{module.__name__} has no quantities(data, params)")
-        items[checklist_id] = Checklist(rule, module)  # type: ignore[arg-type]
+        items[checklist_id] = Checklist(rule, cast(QuantitiesModule, module))
     return items
 
 
 def _entity_verdict(rule: Rule, m: Measurement, params: Params) -> Verdict:
     if holds(rule.verdict.confirmed, m.values, params):
         return "confirmed"
-    if rule.verdict.likely is not None and holds(rule.verdict.likely, m.values, params):
-        if any(item.met for item in _evidence(rule, m, params)):
-            return "likely"
+    likely = rule.verdict.likely is not None and holds(rule.verdict.likely, m.values, params)
+    # A likely needs at least one observation at or past its named threshold.
+    if likely and any(item.met for item in _evidence(rule, m, params)):
+        return "likely"
     return "ruled_out"
 
 

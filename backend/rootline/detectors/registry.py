@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from types import ModuleType
 
 from rootline.detectors import (
     accept_queue_overflow,
     cpu_saturation,
+    engine,
     gc_pauses,
     heartbeat_storm,
     memory_pressure,
@@ -20,7 +22,6 @@ from rootline.detectors import (
     threadpool_exhaustion,
     time_wait_storm,
 )
-from rootline.detectors import engine
 from rootline.detectors.base import VERDICT_ORDER, Finding, IncidentData
 
 _MODULES: tuple[ModuleType, ...] = (
@@ -40,40 +41,59 @@ _MODULES: tuple[ModuleType, ...] = (
 )
 # Checklist ids with a rule file run through the engine; the rest still decide in Python.
 _RULED = tuple(m for m in _MODULES if hasattr(m, "quantities"))
-CHECKLISTS: dict[str, engine.Checklist] = engine.load(_RULED)
-TITLES: dict[str, str] = {
-    m.__name__.rsplit(".", 1)[-1]: (
-        CHECKLISTS[m.__name__.rsplit(".", 1)[-1]].rule.title
-        if hasattr(m, "quantities")
-        else m.TITLE
-    )
-    for m in _MODULES
-}
-CHECKLIST_ORDER: dict[str, int] = {checklist_id: i for i, checklist_id in enumerate(TITLES)}
+IDS: tuple[str, ...] = tuple(m.__name__.rsplit(".", 1)[-1] for m in _MODULES)
+CHECKLIST_ORDER: dict[str, int] = {checklist_id: i for i, checklist_id in enumerate(IDS)}
+
+
+@cache
+def _checklists(version: str) -> dict[str, engine.Checklist]:
+    del version  # the cache key: rule files re-read when they change
+    return engine.load(_RULED)
+
+
+def checklists() -> dict[str, engine.Checklist]:
+    """The loaded rules of the current rules version, by id."""
+    return _checklists(engine.rules_version())
+
+
+def title(checklist_id: str) -> str:
+    items = checklists()
+    if checklist_id in items:
+        return items[checklist_id].rule.title
+    return str(next(m for m in _MODULES if m.__name__.endswith("." + checklist_id)).TITLE)
+
+
+def __getattr__(name: str) -> object:
+    if name == "CHECKLISTS":  # the current rules, read like a constant
+        return checklists()
+    if name == "TITLES":
+        return {checklist_id: title(checklist_id) for checklist_id in IDS}
+    raise AttributeError(name)
 
 
 def run_all(data: IncidentData) -> list[Finding]:
     """Every checklist id's finding, after the differential diagnosis; a rule that fails
     reports it instead of hiding the rest."""
     findings = []
+    ruled = checklists()
     for module in _MODULES:
         checklist_id = module.__name__.rsplit(".", 1)[-1]
         try:
-            if checklist_id in CHECKLISTS:
-                finding = engine.judge(CHECKLISTS[checklist_id], data)
+            if checklist_id in ruled:
+                finding = engine.judge(ruled[checklist_id], data)
             else:
                 finding = module.detect(data)
                 finding.rules_version = engine.rules_version()
         except Exception as exc:  # one broken checklist id must not cost the checklist
             finding = Finding(
                 id=checklist_id,
-                title=TITLES[checklist_id],
+                title=title(checklist_id),
                 verdict="insufficient_data",
                 summary=f"The detector failed: {type(exc).__name__}: {exc}",
                 rules_version=engine.rules_version(),
             )
         findings.append(finding)
-    engine.diagnose(findings, {k: c.rule for k, c in CHECKLISTS.items()})
+    engine.diagnose(findings, {k: c.rule for k, c in ruled.items()})
     return sort_findings(findings)
 
 
@@ -88,4 +108,4 @@ def sort_findings(findings: Sequence[Finding]) -> list[Finding]:
 
 def judge(checklist_id: str, data: IncidentData) -> Finding:
     """One checklist id's finding alone (no differential diagnosis): for tests and the CLI."""
-    return engine.judge(CHECKLISTS[checklist_id], data)
+    return engine.judge(checklists()[checklist_id], data)

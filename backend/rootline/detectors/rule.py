@@ -16,7 +16,7 @@ false. ``{all = [...]}`` and ``{any = [...]}`` nest.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -24,7 +24,7 @@ Operator = Literal[">=", ">", "<=", "<", "==", "!=", "present", "absent"]
 Entity = Literal[
     "connection", "peer_group", "listener", "pool", "host", "jvm", "port_range", "incident"
 ]
-Scalar = Union[float, int, str, bool]
+Scalar = float | int | str | bool
 
 
 class _Strict(BaseModel):
@@ -65,7 +65,7 @@ class Group(_Strict):
         return self
 
 
-Condition = Annotated[Union[Comparison, Group], Field(union_mode="left_to_right")]
+Condition = Annotated[Comparison | Group, Field(union_mode="left_to_right")]
 Group.model_rebuild()
 
 
@@ -169,14 +169,14 @@ class Rule(_Strict):
                 raise ValueError(f"evidence {item.quantity} compares with unknown {operand!r}")
         for group in (self.verdict.confirmed, self.verdict.likely, self.verdict.judgeable):
             for comparison in _comparisons(group):
-                operand = comparison.operand
                 if (
-                    isinstance(operand, str)
+                    isinstance(comparison.operand, str)
                     and comparison.operator not in ("==", "!=")
-                    and operand not in self.thresholds
+                    and comparison.operand not in self.thresholds
                 ):
                     raise ValueError(
-                        f"{comparison.quantity} {comparison.operator} {operand!r}: no such threshold"
+                        f"{comparison.quantity} {comparison.operator} {comparison.operand!r}:"
+                        " no such threshold"
                     )
         return self
 
@@ -195,7 +195,9 @@ def _comparisons(group: Group | None) -> list[Comparison]:
 
 def quantities_named(rule: Rule) -> set[str]:
     """Every quantity the rule's ladder, evidence, ranking and remedies name."""
-    names = {c.quantity for g in (rule.verdict.confirmed, rule.verdict.likely) for c in _comparisons(g)}
+    names = {
+        c.quantity for g in (rule.verdict.confirmed, rule.verdict.likely) for c in _comparisons(g)
+    }
     names |= {c.quantity for c in _comparisons(rule.verdict.judgeable)}
     names |= {item.quantity for item in rule.evidence}
     names |= set(rule.rank)

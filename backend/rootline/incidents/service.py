@@ -70,7 +70,7 @@ def to_read(
 def _causes(finding_ids: list[str]) -> list[CauseRead]:
     order = detectors_registry.CHECKLIST_ORDER
     known = sorted((f for f in finding_ids if f in order), key=order.__getitem__)
-    return [CauseRead(id=f, title=detectors_registry.TITLES[f]) for f in known]
+    return [CauseRead(id=f, title=detectors_registry.title(f)) for f in known]
 
 
 def list_page(session: Session, *, search: str | None, limit: int, offset: int) -> IncidentPage:

@@ -6,7 +6,10 @@ means writing one module and adding it here.
 
 from __future__ import annotations
 
+import hashlib
 import time
+from functools import cache
+from pathlib import Path
 from types import ModuleType
 from typing import Protocol, cast
 
@@ -137,3 +140,13 @@ def parse_text(
 
 def now_ms() -> int:
     return int(time.time() * 1000)
+
+
+@cache
+def parser_version() -> str:
+    """sha256 (12 hex digits) of the parsers' code: stored with every parsed artifact."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]

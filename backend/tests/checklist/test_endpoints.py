@@ -5,13 +5,13 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from rootline.detectors.base import VERDICT_ORDER
-from rootline.detectors.registry import DETECTORS
+from rootline.detectors.registry import IDS
 from tests.conftest import FIXTURES_DIR
 
 
 def test_every_checklist_id_once_in_verdict_order(client: TestClient, incident_id: str) -> None:
     findings = client.get(f"/api/incidents/{incident_id}/checklist").json()["findings"]
-    assert sorted(f["id"] for f in findings) == sorted(DETECTORS)
+    assert sorted(f["id"] for f in findings) == sorted(IDS)
     ranks = [VERDICT_ORDER[f["effective_verdict"]] for f in findings]
     assert ranks == sorted(ranks)
 
@@ -72,7 +72,59 @@ def test_a_new_incident_has_its_checklist_stored(app, client: TestClient) -> Non
     incident_id = client.post("/api/incidents", json={"title": "empty"}).json()["id"]
     with app.state.sessionmaker() as session:
         stored = session.scalar(select(func.count()).select_from(ComputedFinding))
-    assert stored == len(DETECTORS)
+    assert stored == len(IDS)
     findings = client.get(f"/api/incidents/{incident_id}/checklist").json()["findings"]
     assert {f["verdict"] for f in findings} == {"insufficient_data"}
     assert all(f["missing"] for f in findings)
+
+
+def test_a_threshold_edit_changes_a_stored_incidents_verdict_without_reupload(
+    app, client: TestClient, incident_id: str, tmp_path, monkeypatch
+) -> None:
+    """Issue 11: one value in one rule file, and an incident stored before the edit follows."""
+    import shutil
+
+    from sqlalchemy import select
+
+    from rootline.checklist import service
+    from rootline.checklist.models import ComputedFinding
+    from rootline.detectors import engine
+    from tests.detectors.conn_incident import LAB_FIXTURES
+
+    rules = tmp_path / "rules"
+    shutil.copytree(engine.rules_dir(), rules)
+    monkeypatch.setenv("ROOTLINE_RULES_DIR", str(rules))
+    bundle = next((LAB_FIXTURES / "small_send_buffer" / "base").glob("*.tar.gz"))
+    url = f"/api/incidents/{incident_id}/checklist"
+    upload = client.post(
+        f"/api/incidents/{incident_id}/artifacts",
+        files={"file": (bundle.name, bundle.read_bytes(), "application/gzip")},
+        params={"wait": 120},
+    )
+    assert upload.status_code == 201, upload.text
+    before = client.get(url).json()
+    finding = {f["id"]: f for f in before["findings"]}["small_send_buffer"]
+    assert finding["verdict"] == "confirmed" and finding["rules_version"] == before["rules_version"]
+
+    # One value in one file: the buffer must now bind in 99.9 % of the snapshots, not 50 %.
+    rule = rules / "small_send_buffer.toml"
+    text = rule.read_text()
+    for name in ("buffer_bound_min_share", "pinned_min_share"):
+        marker = f"[thresholds.{name}]\nvalue = 0.5\n"
+        assert marker in text
+        text = text.replace(marker, f"[thresholds.{name}]\nvalue = 0.999\n")
+    rule.write_text(text)
+
+    after = client.get(url).json()
+    assert after["rules_version"] != before["rules_version"]
+    edited = {f["id"]: f for f in after["findings"]}["small_send_buffer"]
+    assert edited["verdict"] == "ruled_out", edited["summary"]
+    assert edited["parameters"]["buffer_bound_min_share"] == 0.999
+    assert edited["rules_version"] == after["rules_version"]
+
+    # The workers store the recomputation (what an idle parse worker does every few seconds).
+    with app.state.sessionmaker.begin() as session:
+        assert service.recompute_stale(session, limit=10) == 1
+    with app.state.sessionmaker() as session:
+        versions = set(session.scalars(select(ComputedFinding.rules_version)))
+    assert versions == {after["rules_version"]}
