@@ -157,12 +157,12 @@ def _connection(
         "capacity_source": capacity_source,
         "capacity_over_bound": capacity / buffer_bound if capacity and buffer_bound else None,
         "bdp": bdp,
-        "retransmits": float(np.max(retrans.values)) if retrans is not None and len(retrans) else 0.0,
+        "retransmits": float(np.max(retrans.values))
+        if retrans is not None and len(retrans)
+        else 0.0,
         "wmem": wmem.value if wmem else None,
         "autotune_max": autotune_max,
-        "autotuning_off": (
-            autotune_max is not None and send_buffer * 4 <= autotune_max
-        ),
+        "autotuning_off": (autotune_max is not None and send_buffer * 4 <= autotune_max),
         "remedy_buffer": float(max(bdp or 0.0, 4 * send_buffer, 4 * 1024 * 1024)),
     }
     return Measurement(
