@@ -55,8 +55,8 @@ from rootline.detectors.quantities import (
     fmt_number,
     iso_ms,
     nearest_rank_percentile,
+    pool_saturation_windows,
 )
-from rootline.detectors.threadpool_exhaustion import pool_saturation_windows
 
 ID = "gc_pauses"
 TITLE = "Long GC pauses"
@@ -208,7 +208,7 @@ class SlowPeriod:
 
 def _slow_periods(data: IncidentData) -> list[SlowPeriod]:
     periods = [
-        SlowPeriod(f"pool {w.pool} saturated", w.host, w.from_ms, w.to_ms)
+        SlowPeriod(f"pool {w.pool} saturated", w.host or "", w.from_ms, w.to_ms)
         for w in pool_saturation_windows(data)
     ]
     for event in data.events("rpc_timeout"):

@@ -908,3 +908,142 @@ def first_fact_number(facts: Sequence[FactView]) -> float | None:
         if np.isfinite(number):
             return number
     return None
+
+
+# --- thread pools: the one definition of a saturated pool (threadpool_exhaustion, gc_pauses,
+# single_connection_bottleneck) ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PoolSaturation:
+    """One pool's readings and, at each, whether it was saturated.
+
+    The single definition every checklist id uses: a pool is saturated at a reading when every
+    thread is busy (``active >= max``, ``max > 0``) or its queue is full (``queue >= capacity``,
+    ``capacity > 0``: 0 is what executors report for a SynchronousQueue, Dubbo's ``queues=0``,
+    and some agents for "unbounded": no capacity to fill). Pool gauges are readings at an
+    instant, so a run of saturated readings lasts from its first to its last.
+    ``times_ms`` are the active readings (the queue's when active is not reported).
+    """
+
+    host: str | None
+    pool: str
+    artifact: str
+    times_ms: IntArray
+    saturated: npt.NDArray[np.bool_]
+    active_full: int
+    queue_full: int
+    peak_active: float | None
+    max_threads: float | None
+    peak_queue: float | None
+    queue_capacity: float | None
+
+    @property
+    def judgeable(self) -> bool:
+        """Whether saturation can be told: active with max, or queue with a capacity."""
+        return (self.peak_active is not None and self.max_threads is not None) or (
+            self.peak_queue is not None and self.queue_capacity is not None
+        )
+
+    def runs(self) -> list[tuple[int, int]]:
+        """(first, last) reading time of every run of saturated readings."""
+        return [
+            (int(self.times_ms[a]), int(self.times_ms[b])) for a, b in true_runs(self.saturated)
+        ]
+
+    def longest_run(self) -> tuple[int, int] | None:
+        """(first, last) reading of the longest run; None when never saturated."""
+        runs = self.runs()
+        return max(runs, key=lambda r: (r[1] - r[0], -r[0])) if runs else None
+
+
+def pool_series(data: IncidentData) -> dict[tuple[str | None, str], dict[str, list[SeriesView]]]:
+    """``threadpool.*`` series per (host, pool label), by series name."""
+    grouped: dict[tuple[str | None, str], dict[str, list[SeriesView]]] = {}
+    for s in data.series("threadpool.*"):
+        key = (s.host, s.labels.get("pool", "default"))
+        grouped.setdefault(key, {}).setdefault(s.name, []).append(s)
+    return dict(sorted(grouped.items(), key=lambda item: (item[0][0] or "", item[0][1])))
+
+
+def pool_saturation(data: IncidentData) -> list[PoolSaturation]:
+    """Every pool with gauges (active or queue), and when it was saturated (see
+    :class:`PoolSaturation`)."""
+    out = []
+    for (host, pool), named in pool_series(data).items():
+        active_t, active_v = merged_series(named.get("threadpool.active", []))
+        max_t, max_v = merged_series(named.get("threadpool.max", []))
+        queue_t, queue_v = merged_series(named.get("threadpool.queue", []))
+        cap_t, cap_v = merged_series(named.get("threadpool.queue_capacity", []))
+        grid = active_t if len(active_t) else queue_t
+        if not len(grid):
+            continue
+        saturated = np.zeros(len(grid), dtype=bool)
+        active_full = queue_full = 0
+        max_threads = capacity = None
+        if len(active_t) and len(max_t) and float(np.max(max_v)) > 0:
+            max_at = step_values_at(max_t, max_v, active_t)
+            full = (max_at > 0) & (active_v >= max_at)
+            saturated |= full
+            active_full = int(full.sum())
+            max_threads = float(np.max(max_v))
+        if len(queue_t) and len(cap_t) and float(np.max(cap_v)) > 0:
+            cap_at = step_values_at(cap_t, cap_v, queue_t)
+            full = (cap_at > 0) & (queue_v >= cap_at)
+            queue_full = int(full.sum())
+            saturated |= step_values_at(queue_t, full.astype(np.float64), grid) > 0
+            capacity = float(np.max(cap_v))
+        any_series = next(iter(named.values()))[0]
+        out.append(
+            PoolSaturation(
+                host=host,
+                pool=pool,
+                artifact=any_series.artifact,
+                times_ms=grid,
+                saturated=saturated,
+                active_full=active_full,
+                queue_full=queue_full,
+                peak_active=float(np.max(active_v)) if len(active_t) else None,
+                max_threads=max_threads,
+                peak_queue=float(np.max(queue_v)) if len(queue_t) else None,
+                queue_capacity=capacity,
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class PoolWindow:
+    """A period when one pool was saturated or rejecting work, in epoch ms."""
+
+    host: str | None
+    pool: str
+    from_ms: int
+    to_ms: int
+    why: str  # "saturated" (gauges), "rejected" (counter), "rejection logged" (app log)
+
+
+def pool_saturation_windows(data: IncidentData) -> list[PoolWindow]:
+    """Every period a pool was saturated (:func:`pool_saturation`; a run lasts one reading
+    interval past its last reading) or rejected work: a rise of ``threadpool.rejected`` (a
+    bounded pool rejects only when saturated) or a rejection line of the application log
+    (``threadpool_rejected`` events, an instant each)."""
+    windows: list[PoolWindow] = []
+    for pool in pool_saturation(data):
+        step = int(typical_interval_ms(pool.times_ms))
+        for first, last in pool.runs():
+            windows.append(PoolWindow(pool.host, pool.pool, first, last + step, "saturated"))
+    for (host, pool_name), named in pool_series(data).items():
+        for s in named.get("threadpool.rejected", []):
+            if len(s) < 2:
+                continue
+            rising = np.diff(s.values) > 0
+            for a, b in true_runs(rising):
+                first_ms, last_ms = int(s.times_ms[a]), int(s.times_ms[b + 1])
+                windows.append(PoolWindow(host, pool_name, first_ms, last_ms, "rejected"))
+    for event in data.events("threadpool_rejected"):
+        pool_name = str(event.attrs.get("pool", "?"))
+        windows.append(
+            PoolWindow(event.host, pool_name, event.time_ms, event.time_ms, "rejection logged")
+        )
+    return windows

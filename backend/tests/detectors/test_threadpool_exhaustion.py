@@ -5,46 +5,48 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rootline.detectors import threadpool_exhaustion as detector
-from rootline.detectors.base import Finding
+from rootline.detectors import registry
+from rootline.detectors.base import Finding, IncidentData
+from rootline.detectors.quantities import pool_saturation, pool_saturation_windows
+from tests.detectors.net_incident import assert_well_formed
 from tests.detectors.runtime_incident import (
     T0,
     Capture,
-    assert_well_formed,
     corpus_incident,
     fixture_incident,
     incident,
     pool_capture,
 )
 
+ID = "threadpool_exhaustion"
 
-def check(finding: Finding) -> Finding:
-    assert_well_formed(finding, detector.ID, detector.PARAMETERS)
+
+def check(data: IncidentData) -> Finding:
+    finding = registry.judge(ID, data)
+    assert_well_formed(finding, ID, registry.CHECKLISTS[ID].rule.thresholds)
     return finding
 
 
 def test_confirmed_on_the_saturating_jdk17_pool() -> None:
-    finding = check(
-        detector.detect(fixture_incident("threadpool_metrics/pool-saturation-jdk17.csv"))
-    )
+    finding = check(fixture_incident("threadpool_metrics/pool-saturation-jdk17.csv"))
     assert finding.verdict == "confirmed"
-    assert "order-service" in finding.summary
-    assert "8 of max 8" in finding.summary and "1355 tasks rejected" in finding.summary
+    assert finding.summary.startswith("Pool order-service was exhausted")
+    assert "8 of max 8" in finding.summary and "1,355 tasks rejected" in finding.summary
     assert "under load" in finding.summary
     lead = finding.evidence[0]
     assert lead.series == "threadpool.active" and lead.labels == {"pool": "order-service"}
+    assert lead.met and lead.threshold_name == "saturation_min_duration_ms"
     # The saturation window of the capture: 07:27:27.5 .. 07:27:51 (bursts, then the drain).
     assert lead.from_ms == 1795246047554
     assert lead.to_ms is not None and lead.to_ms - lead.from_ms > 20_000
-    assert "stayed full" in finding.explanation  # it went on draining after the bursts
+    # it went on draining after the bursts
+    assert any("stayed full" in e.summary for e in finding.evidence)
 
 
 def test_confirmed_from_the_rejection_log_alone() -> None:
-    finding = check(
-        detector.detect(fixture_incident("app_log/pool-saturation-jdk17-rejections.log"))
-    )
+    finding = check(fixture_incident("app_log/pool-saturation-jdk17-rejections.log"))
     assert finding.verdict == "confirmed"
-    assert "123 thread-pool rejection lines" in finding.summary
+    assert "123 rejection lines" in finding.summary
     assert finding.evidence[0].event_kind == "threadpool_rejected"
 
 
@@ -52,32 +54,44 @@ def test_confirmed_from_dubbo_exhausted_line() -> None:
     data = corpus_incident(
         "threads/dubbo-2.6.5-threadpool-exhausted-warn-with-stacktrace-xinsblog.log"
     )
-    finding = check(detector.detect(data))
+    finding = check(data)
     assert finding.verdict == "confirmed"
     assert "DubboServerHandler" in finding.summary
-    assert "active 300 of max 300" in finding.evidence[0].summary
+    assert any("active 300 of max 300" in e.summary for e in finding.evidence)
+
+
+def report_a(active_after_cut: float = 500.0) -> IncidentData:
+    """Report A: 30 s of traffic, then traffic cut; the pool (max 500, 300 busy during the
+    jam) fills only afterwards, draining what sat in the socket buffers."""
+    segments = [800.0] * 30 + [5.0] * 30
+    nstat = Capture("nstat").series("netstat.TcpInSegs", segments, unit="per_s")
+    active = [300.0] * 30 + [active_after_cut] * 25 + [200.0] * 5
+    pool = pool_capture(active, max_threads=500, pool="DubboServerHandler-10.0.0.1:20880")
+    return incident(nstat, pool)
 
 
 def test_saturation_after_the_load_was_removed_is_called_a_draining_backlog() -> None:
-    # Report A: 30 s of traffic, then traffic cut; the pool fills only afterwards.
-    segments = [800.0] * 30 + [5.0] * 30
-    nstat = Capture("nstat").series("netstat.TcpInSegs", segments, unit="per_s")
-    active = [300.0] * 30 + [500.0] * 25 + [200.0] * 5
-    pool = pool_capture(active, max_threads=500, pool="DubboServerHandler-10.0.0.1:20880")
-    finding = check(detector.detect(incident(nstat, pool)))
+    finding = check(report_a())
     assert finding.verdict == "confirmed"
-    assert "after the load was removed" in finding.summary
-    assert "AFTER the load was removed" in finding.explanation
+    assert "AFTER the load was removed" in finding.summary
+    assert "backlog draining out of socket buffers" in finding.summary
     assert "connections" in finding.remedies[0]  # network remedies first
-    timing = next(e for e in finding.evidence if e.series == "netstat.TcpInSegs")
-    assert timing.observed == 5.0 and timing.from_ms == T0 + 30_000
+    timing = next(e for e in finding.evidence if e.threshold_name == "load_drop_ratio")
+    assert timing.series == "netstat.TcpInSegs" and timing.met
+    assert timing.observed == round(5.0 / 800.0, 4) and timing.from_ms == T0 + 30_000
+
+
+def test_report_a_during_the_jam_the_pool_was_not_full() -> None:
+    # The same capture cut before the drain: 300 of 500 is not exhaustion (nor near it).
+    finding = check(report_a(active_after_cut=300.0))
+    assert finding.verdict == "ruled_out"
+    assert "active peak 300 of max 500" in finding.summary
 
 
 def test_saturation_under_load_keeps_pool_remedies_first() -> None:
-    segments = [800.0] * 60
-    nstat = Capture("nstat").series("netstat.TcpInSegs", segments, unit="per_s")
+    nstat = Capture("nstat").series("netstat.TcpInSegs", [800.0] * 60, unit="per_s")
     pool = pool_capture([100.0] * 20 + [200.0] * 40, max_threads=200)
-    finding = check(detector.detect(incident(nstat, pool)))
+    finding = check(incident(nstat, pool))
     assert finding.verdict == "confirmed" and "under load" in finding.summary
     assert finding.remedies[0].startswith("Dubbo: size the provider pool")
 
@@ -86,56 +100,70 @@ def test_network_noise_is_not_used_as_a_load_signal() -> None:
     # 3 segments/s is an idle host: too weak to say anything, the pool intake is used instead.
     nstat = Capture("nstat").series("netstat.TcpInSegs", [3.0] * 10 + [0.5] * 20, unit="per_s")
     pool = pool_capture([2.0] * 10 + [8.0] * 20, completed_per_s=[20.0] * 29)
-    finding = check(detector.detect(incident(nstat, pool)))
-    assert "pool intake" in finding.explanation
+    finding = check(incident(nstat, pool))
+    assert any("pool intake" in e.summary for e in finding.evidence)
+
+
+def test_another_hosts_traffic_is_not_this_pools_load() -> None:
+    # The client's traffic stops while the provider's pool fills: that says nothing of the
+    # provider's own load, so the timing falls back to the provider pool's intake.
+    client = Capture("nstat", host="client").series(
+        "netstat.TcpInSegs", [800.0] * 10 + [5.0] * 20, unit="per_s"
+    )
+    pool = pool_capture([2.0] * 10 + [8.0] * 20, completed_per_s=[20.0] * 29, host="provider")
+    finding = check(incident(client, pool))
+    assert finding.verdict == "confirmed"
+    assert not any(e.series == "netstat.TcpInSegs" for e in finding.evidence)
+    assert "under load" in finding.summary
 
 
 def test_likely_when_near_full() -> None:
-    finding = check(detector.detect(incident(pool_capture([2, 5, 9, 9, 6], max_threads=10))))
+    finding = check(incident(pool_capture([2, 5, 9, 9, 6], max_threads=10)))
     assert finding.verdict == "likely"
-    assert "active peak 9 of max 10" in finding.summary
+    assert "active threads peaked at 9 of max 10" in finding.summary
 
 
 def test_likely_when_counter_already_held_rejections() -> None:
-    pool = pool_capture([1, 2, 1], rejected=[37, 37, 37])
-    finding = check(detector.detect(incident(pool)))
+    finding = check(incident(pool_capture([1, 2, 1], rejected=[37, 37, 37])))
     assert finding.verdict == "likely"
-    assert any("counter at 37" in e.summary for e in finding.evidence)
+    assert any("already stood at 37" in e.summary for e in finding.evidence)
 
 
 def test_ruled_out_names_the_peaks() -> None:
     pool = pool_capture([1, 3, 5, 4, 2], queue=[0, 0, 0, 0, 0], rejected=[0] * 5)
-    finding = check(detector.detect(incident(pool)))
+    finding = check(incident(pool))
     assert finding.verdict == "ruled_out"
-    assert "active peak 5/8" in finding.summary and "queue peak 0/50" in finding.summary
-    assert "0 rejected over 5 samples" in finding.summary
-    assert not finding.remedies
+    assert "active peak 5 of max 8" in finding.summary and "queue peak 0 of 50" in finding.summary
+    assert "0 rejected over 5 readings" in finding.summary
 
 
 def test_boundary_saturation_duration() -> None:
     # 200 ms sampler: 6 saturated readings span exactly 1000 ms, 5 span 800 ms.
     at_limit = pool_capture([4] + [8] * 6 + [4], step_s=0.2)
     below = pool_capture([4] + [8] * 5 + [4], step_s=0.2)
-    assert detector.detect(incident(at_limit)).verdict == "confirmed"
-    short = check(detector.detect(incident(below)))
+    assert check(incident(at_limit)).verdict == "confirmed"
+    short = check(incident(below))
     assert short.verdict == "likely"
-    assert "saturated 800 ms" in short.summary
+    assert "saturated for 800 ms" in short.summary
     # One saturated reading of a 10 s scrape is a moment, not 10 s.
-    single = check(
-        detector.detect(incident(pool_capture([100, 200, 150], max_threads=200, step_s=10)))
-    )
+    single = check(incident(pool_capture([100, 200, 150], max_threads=200, step_s=10)))
     assert single.verdict == "likely"
 
 
 def test_boundary_near_full_ratio() -> None:
-    assert detector.detect(incident(pool_capture([9], max_threads=10))).verdict == "likely"
-    assert detector.detect(incident(pool_capture([8.9], max_threads=10))).verdict == "ruled_out"
+    assert check(incident(pool_capture([9], max_threads=10))).verdict == "likely"
+    assert check(incident(pool_capture([8.9], max_threads=10))).verdict == "ruled_out"
 
 
 def test_queue_full_alone_confirms() -> None:
     pool = pool_capture([6] * 5, queue=[10, 50, 50, 50, 20], max_threads=8)
-    finding = check(detector.detect(incident(pool)))
-    assert finding.verdict == "confirmed"
+    assert check(incident(pool)).verdict == "confirmed"
+
+
+def test_a_zero_capacity_queue_is_no_queue_to_fill() -> None:
+    # Dubbo queues=0 (a SynchronousQueue) reports capacity 0: an empty queue is not "full".
+    pool = pool_capture([3] * 5, queue=[0] * 5, capacity=0, max_threads=8)
+    assert check(incident(pool)).verdict == "ruled_out"
 
 
 def test_busy_thread_dump_is_likely_and_io_pools_are_ignored() -> None:
@@ -145,40 +173,59 @@ def test_busy_thread_dump_is_likely_and_io_pools_are_ignored() -> None:
         dump.series(
             "jvm.threads.pool_state", [10], unit="threads", labels={"pool": pool, "state": state}
         )
-    finding = check(detector.detect(incident(dump)))
+    finding = check(incident(dump))
     assert finding.verdict == "likely"
     assert "biz-exec" in finding.summary
     assert all("I/O" not in e.summary for e in finding.evidence)
 
 
 def test_insufficient_without_pool_metrics() -> None:
-    finding = check(
-        detector.detect(fixture_incident("thread_dump/pool-saturation-jdk17-jstack-3-dumps.txt"))
-    )
     # The fixture's workers sleep (TIMED_WAITING): the dump shows no busy pool.
+    finding = check(fixture_incident("thread_dump/pool-saturation-jdk17-jstack-3-dumps.txt"))
     assert finding.verdict == "insufficient_data"
-    assert "no thread dump shows a pool mostly RUNNABLE/BLOCKED" in finding.summary
     assert any("jstack" in m.command for m in finding.missing)
-    empty = check(detector.detect(incident()))
-    assert empty.verdict == "insufficient_data"
+    assert check(incident()).verdict == "insufficient_data"
 
 
 def test_pools_on_several_hosts_are_judged_apart() -> None:
     busy = pool_capture([8] * 5, host="provider-1")
     idle = pool_capture([8] * 5, max_threads=100, host="provider-2")
-    finding = check(detector.detect(incident(busy, idle)))
+    finding = check(incident(busy, idle))
     assert finding.verdict == "confirmed"
     assert "biz on provider-1" in finding.summary
     assert finding.evidence[0].host == "provider-1"
 
 
-def test_saturation_windows_for_other_detectors() -> None:
-    windows = detector.pool_saturation_windows(
-        fixture_incident("threadpool_metrics/pool-saturation-jdk17.csv")
+def test_rejection_counter_alone_confirms() -> None:
+    capture = Capture("prometheus").series(
+        "threadpool.rejected", [0, 5, 40], unit="tasks", labels={"pool": "http-nio-8080-exec"}
     )
-    assert windows and windows[0].pool == "order-service"
+    finding = check(incident(capture))
+    assert finding.verdict == "confirmed"
+    assert finding.summary.startswith("Pool http-nio-8080-exec on h1 was exhausted: 40 tasks")
+
+
+def test_one_definition_of_a_saturated_pool() -> None:
+    """Issue 11: the quantities layer says when a pool was saturated, for every id."""
+    data = fixture_incident("threadpool_metrics/pool-saturation-jdk17.csv")
+    (pool,) = pool_saturation(data)
+    assert pool.pool == "order-service" and pool.judgeable
+    windows = [w for w in pool_saturation_windows(data) if w.why == "saturated"]
     longest = max(windows, key=lambda w: w.to_ms - w.from_ms)
     assert longest.to_ms - longest.from_ms > 20_000
+    # the finding's longest run is the same window
+    lead = check(data).evidence[0]
+    assert (lead.from_ms, lead.to_ms) == (longest.from_ms, longest.to_ms)
+    # a rejection counter rising and a logged rejection are saturation too
+    counter = Capture("prometheus").series(
+        "threadpool.rejected", [0, 0, 5, 9, 9], unit="tasks", labels={"pool": "p"}
+    )
+    log = Capture("app_log").event("threadpool_rejected", 3.0, pool="p")
+    found = pool_saturation_windows(incident(counter, log))
+    assert [(w.why, w.from_ms - T0, w.to_ms - T0) for w in found] == [
+        ("rejected", 1000, 3000),
+        ("rejection logged", 3000, 3000),
+    ]
 
 
 values = st.lists(st.floats(min_value=-5, max_value=1e6, allow_nan=False), max_size=30)
@@ -198,14 +245,5 @@ def test_never_raises_on_odd_series(active, maximum, queue, times) -> None:  # t
         for i, value in enumerate(points):
             at = times[i] if i < len(times) else i  # duplicate and unordered times
             capture.points.add(name, {"pool": "p"}, "", T0 + at * 1000, value)
-    finding = detector.detect(incident(capture))
+    finding = registry.judge(ID, incident(capture))
     assert finding.verdict in {"confirmed", "likely", "ruled_out", "insufficient_data"}
-
-
-def test_rejection_counter_alone_confirms() -> None:
-    capture = Capture("prometheus").series(
-        "threadpool.rejected", [0, 5, 40], unit="tasks", labels={"pool": "http-nio-8080-exec"}
-    )
-    finding = check(detector.detect(incident(capture)))
-    assert finding.verdict == "confirmed"
-    assert finding.summary.startswith("Pool http-nio-8080-exec on h1 rejected 40 tasks")
