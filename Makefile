@@ -25,7 +25,7 @@ FRONTEND_SOURCES := $(call tree,frontend/src) frontend/index.html \
 FRONTEND_BUILD := frontend/dist/index.html
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: setup setup-python setup-node chromium compose-tool build run test test-backend test-sqlite \
+.PHONY: setup setup-python setup-node chromium compose-tool build run docs test test-backend test-sqlite \
 	test-postgres test-frontend test-e2e lint bench bench-backend bench-browser bench-load lab demo clean
 
 setup: setup-python setup-node chromium compose-tool
@@ -77,6 +77,10 @@ run: setup-python build
 
 demo: setup-python
 	$(BIN)/rootline demo
+
+# docs/checklist.md from the rule files (make test fails when it drifts).
+docs: setup-python
+	$(BIN)/python -m rootline.detectors.docs > docs/checklist.md
 
 lint: setup-python
 	$(BIN)/ruff check --config backend/pyproject.toml backend/rootline backend/tests backend/bench migrations

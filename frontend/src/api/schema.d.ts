@@ -848,6 +848,11 @@ export interface components {
             parse_seconds: number | null;
             /** Parsed At Ms */
             parsed_at_ms: number | null;
+            /**
+             * Parser Version
+             * @description Hash of the parsers' code that produced the stored data.
+             */
+            parser_version?: string | null;
             /** Point Count */
             point_count: number;
             /** Requested Kind */
@@ -891,6 +896,11 @@ export interface components {
             findings: components["schemas"]["FindingRead"][];
             /** Incident Id */
             incident_id: string;
+            /**
+             * Rules Version
+             * @description The rules version in force (hash of the rule files and quantities code).
+             */
+            rules_version: string;
         };
         /** DiagnosticRead */
         DiagnosticRead: {
@@ -978,6 +988,11 @@ export interface components {
             labels: {
                 [key: string]: string;
             };
+            /**
+             * Met
+             * @description Whether the observation is at or past its named threshold (null: no threshold).
+             */
+            met?: boolean | null;
             /** Observed */
             observed: number | string | null;
             /**
@@ -987,8 +1002,18 @@ export interface components {
             series: string | null;
             /** Summary */
             summary: string;
+            /**
+             * Symptom
+             * @description The symptom it observes on an entity (`sendq_full@conn:...`), for the differential diagnosis.
+             */
+            symptom?: string | null;
             /** Threshold */
             threshold: number | string | null;
+            /**
+             * Threshold Name
+             * @description The rule's name for the threshold.
+             */
+            threshold_name?: string | null;
             /** To Ms */
             to_ms: number | null;
             /** Unit */
@@ -1029,8 +1054,19 @@ export interface components {
              * @enum {string}
              */
             effective_verdict: "confirmed" | "likely" | "ruled_out" | "insufficient_data";
+            /**
+             * Entity
+             * @description What was judged: a connection, a listener, a host...
+             * @default
+             */
+            entity: string;
             /** Evidence */
             evidence: components["schemas"]["EvidenceRead"][];
+            /**
+             * Explained By
+             * @description Checklist ids whose mechanism explains this item's symptoms (then it is ruled out as a second cause).
+             */
+            explained_by?: string[];
             /** Explanation */
             explanation: string;
             /** Id */
@@ -1044,9 +1080,20 @@ export interface components {
             parameters: {
                 [key: string]: unknown;
             };
+            /**
+             * References
+             * @description Field reports, kernel and framework documentation.
+             */
+            references?: components["schemas"]["ReferenceRead"][];
             /** Remedies */
             remedies: string[];
             review: components["schemas"]["ReviewRead"] | null;
+            /**
+             * Rules Version
+             * @description The rules version that computed it.
+             * @default
+             */
+            rules_version: string;
             /** Summary */
             summary: string;
             /** Title */
@@ -1183,6 +1230,15 @@ export interface components {
             current_password?: string | null;
             /** New Password */
             new_password: string;
+        };
+        /** ReferenceRead */
+        ReferenceRead: {
+            /** Source */
+            source?: string | null;
+            /** Title */
+            title: string;
+            /** Url */
+            url?: string | null;
         };
         /** ReviewRead */
         ReviewRead: {

@@ -21,7 +21,7 @@ function renderChecklist(findings: ReturnType<typeof finding>[], props: Partial<
       onSelectEvidence={onSelectEvidence}
       {...props}
     />,
-    [[[base, "checklist"], { incident_id: "i1", findings }]],
+    [[[base, "checklist"], { incident_id: "i1", rules_version: "abc123def456", findings }]],
   );
   return { onSelectEvidence, ...utils };
 }
@@ -87,6 +87,40 @@ describe("Checklist", () => {
     expect(screen.queryByRole("button", { name: /review/i })).toBeNull();
     renderChecklist([finding({ id: "other" })], { readOnly: false });
     expect(screen.getByRole("button", { name: /review/i })).toBeTruthy();
+  });
+});
+
+describe("differential diagnosis and versions", () => {
+  it("says which cause explains a finding and moves to it", async () => {
+    renderChecklist([
+      finding({ id: "small_send_buffer", title: "Send buffer smaller than the BDP" }),
+      finding({
+        id: "single_connection_bottleneck",
+        title: "One long connection carries the load",
+        verdict: "ruled_out",
+        effective_verdict: "ruled_out",
+        explained_by: ["small_send_buffer"],
+      }),
+    ]);
+    const note = screen.getByTestId("explained-by");
+    expect(note.textContent).toContain("Explained by Send buffer smaller than the BDP");
+    await userEvent.click(within(note).getByRole("button", { name: "Send buffer smaller than the BDP" }));
+    expect(document.activeElement?.textContent).toBe("Send buffer smaller than the BDP");
+  });
+
+  it("marks observations past and short of their thresholds, and names the rules version", () => {
+    const evidence = finding().evidence[0]!;
+    renderChecklist([
+      finding({
+        evidence: [evidence, { ...evidence, summary: "short of it", met: false }],
+        rules_version: "0ld0ld0ld0ld",
+      }),
+    ]);
+    expect(screen.getAllByLabelText("past threshold:")).toHaveLength(1);
+    expect(screen.getAllByLabelText("below threshold:")).toHaveLength(1);
+    const version = screen.getByTestId("rules-version");
+    expect(version.textContent).toContain("abc123def456");
+    expect(version.textContent).toContain("older version");
   });
 });
 

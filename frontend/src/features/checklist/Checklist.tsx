@@ -23,7 +23,9 @@ export function Checklist(props: ChecklistProps) {
   if (checklist.isPending) return <Loading label="Loading the checklist…" />;
   if (checklist.isError)
     return <ErrorMessage error={checklist.error} title="Checklist" onRetry={() => void checklist.refetch()} />;
-  return <ChecklistView findings={checklist.data.findings} {...props} />;
+  return (
+    <ChecklistView findings={checklist.data.findings} rulesVersion={checklist.data.rules_version} {...props} />
+  );
 }
 
 /**
@@ -42,13 +44,18 @@ export function ParseProgress({ apiBase }: { apiBase: string }) {
   );
 }
 
-export function ChecklistView({ findings, ...props }: ChecklistProps & { findings: Finding[] }) {
+export function ChecklistView({
+  findings,
+  rulesVersion,
+  ...props
+}: ChecklistProps & { findings: Finding[]; rulesVersion?: string }) {
   if (findings.length === 0)
     return <Empty>No findings yet: upload artifacts and the checklist is computed from them.</Empty>;
   const counts = VERDICTS.map((verdict) => [
     verdict,
     findings.filter((finding) => finding.effective_verdict === verdict).length,
   ] as const).filter(([, count]) => count > 0);
+  const titles = new Map(findings.map((finding) => [finding.id, finding.title]));
   return (
     <div className="checklist">
       <p className="checklist-counts">
@@ -59,10 +66,26 @@ export function ChecklistView({ findings, ...props }: ChecklistProps & { finding
         ))}
       </p>
       {findings.map((finding) => (
-        <FindingCard key={finding.id} finding={finding} {...props} />
+        <FindingCard key={finding.id} finding={finding} titles={titles} {...props} />
       ))}
+      {rulesVersion && (
+        <p className="muted small rules-version" data-testid="rules-version">
+          Verdicts by rules version <code>{rulesVersion}</code>
+          {findings.some((f) => f.rules_version && f.rules_version !== rulesVersion) &&
+            " (some were computed by an older version and are being recomputed)"}
+          . The thresholds and their reasons are in docs/checklist.md.
+        </p>
+      )}
     </div>
   );
+}
+
+/** Scroll a finding of the checklist into view and move the focus to its title. */
+function showFinding(findingId: string) {
+  const article = document.querySelector<HTMLElement>(`[data-finding="${findingId}"]`);
+  if (!article) return;
+  article.scrollIntoView?.({ block: "nearest" });
+  article.querySelector<HTMLElement>("h3")?.focus();
 }
 
 function FindingCard({
@@ -74,7 +97,8 @@ function FindingCard({
   selectedEvidence,
   onSelectEvidence,
   author,
-}: ChecklistProps & { finding: Finding }) {
+  titles,
+}: ChecklistProps & { finding: Finding; titles: Map<string, string> }) {
   const selected = selectedFinding === finding.id;
   const titleId = useId();
   const ref = useRef<HTMLElement>(null);
@@ -103,8 +127,24 @@ function FindingCard({
     >
       <header className="finding-header">
         <VerdictBadge verdict={finding.effective_verdict} />
-        <h3 id={titleId}>{finding.title}</h3>
+        <h3 id={titleId} tabIndex={-1}>
+          {finding.title}
+        </h3>
       </header>
+      {(finding.explained_by ?? []).length > 0 && (
+        <p className="explained-by" data-testid="explained-by">
+          Explained by{" "}
+          {(finding.explained_by ?? []).map((cause, index) => (
+            <span key={cause}>
+              {index > 0 && ", "}
+              <button type="button" className="link-button" onClick={() => showFinding(cause)}>
+                {titles.get(cause) ?? cause}
+              </button>
+            </span>
+          ))}
+          : its symptom is that cause's, not a second cause.
+        </p>
+      )}
       {overridden && (
         <p className="muted small">
           Set by the team; the detectors said <strong>{VERDICT_LABELS[finding.verdict].toLowerCase()}</strong>.
@@ -125,7 +165,19 @@ function FindingCard({
                 aria-pressed={selected && selectedEvidence === index}
                 onClick={() => onSelectEvidence(finding, index, evidence)}
               >
-                <span className="evidence-summary">{evidence.summary}</span>
+                <span className="evidence-summary">
+                  {evidence.met === true && (
+                    <span className="evidence-met" title="At or past its threshold" aria-label="past threshold:">
+                      ●{" "}
+                    </span>
+                  )}
+                  {evidence.met === false && (
+                    <span className="evidence-unmet" title="Short of its threshold" aria-label="below threshold:">
+                      ○{" "}
+                    </span>
+                  )}
+                  {evidence.summary}
+                </span>
                 <EvidenceMeta evidence={evidence} timezone={timezone} />
               </button>
             </li>
@@ -162,6 +214,26 @@ function FindingCard({
           <ul>
             {finding.remedies.map((remedy, index) => (
               <li key={index}>{remedy}</li>
+            ))}
+          </ul>
+        </details>
+      )}
+
+      {(finding.references ?? []).length > 0 && (
+        <details className="finding-more">
+          <summary>References ({(finding.references ?? []).length})</summary>
+          <ul>
+            {(finding.references ?? []).map((reference, index) => (
+              <li key={index}>
+                {reference.url ? (
+                  <a href={reference.url} target="_blank" rel="noreferrer noopener">
+                    {reference.title}
+                  </a>
+                ) : (
+                  reference.title
+                )}
+                {reference.source && <span className="muted"> ({reference.source})</span>}
+              </li>
             ))}
           </ul>
         </details>
