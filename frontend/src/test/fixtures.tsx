@@ -80,6 +80,7 @@ export function artifact(overrides: Partial<Artifact> = {}): Artifact {
     uploaded_at_ms: 1,
     parsed_at_ms: 2,
     parse_seconds: 0.01,
+    parser_version: "0123456789ab",
     ...overrides,
   };
 }

@@ -168,6 +168,11 @@ function ArtifactRow({
       </td>
       <td>
         <ArtifactStatusBadge status={artifact.status} />
+        {artifact.parser_version && (
+          <div className="muted small mono" title="Version of the parsers that read this file">
+            parser {artifact.parser_version.slice(0, 7)}
+          </div>
+        )}
       </td>
       <td>
         <Diagnostics artifact={artifact} />
