@@ -483,12 +483,16 @@ _VERDICT_LABELS = {
 
 def _print_checklist(findings: list[Finding], parsed: list[ParsedArtifact]) -> None:
     readable = sum(1 for p in parsed if p.result.status != "failed")
-    typer.echo(f"Read {readable} of {len(parsed)} artifacts.\n")
+    version = findings[0].rules_version if findings else ""
+    typer.echo(f"Read {readable} of {len(parsed)} artifacts; rules version {version}.\n")
     for finding in findings:
         typer.echo(f"[{_VERDICT_LABELS[finding.verdict]:>9}] {finding.title} ({finding.id})")
         typer.echo(f"            {finding.summary}")
-        for item in finding.evidence[:3]:
-            typer.echo(f"            - {item.summary}")
+        # Observations past their threshold first: they are what the verdict rests on.
+        shown = sorted(finding.evidence, key=lambda item: item.met is not True)[:4]
+        for item in shown:
+            mark = "+" if item.met is True else "-" if item.met is False else " "
+            typer.echo(f"          {mark} {item.summary}")
         for missing in finding.missing[:2]:
             typer.echo(f"            collect {missing.artifact}: {missing.command}")
         typer.echo("")
