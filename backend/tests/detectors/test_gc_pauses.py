@@ -5,22 +5,24 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rootline.detectors import gc_pauses as detector
-from rootline.detectors.base import Finding
+from rootline.detectors import engine, registry
+from rootline.detectors.base import Finding, IncidentData
 from rootline.parsers.base import EventData
+from tests.detectors.net_incident import assert_well_formed
 from tests.detectors.runtime_incident import (
-    T0,
     Capture,
-    assert_well_formed,
     corpus_incident,
     fixture_incident,
     incident,
     pool_capture,
 )
 
+ID = "gc_pauses"
 
-def check(finding: Finding) -> Finding:
-    assert_well_formed(finding, detector.ID, detector.PARAMETERS)
+
+def check(data: IncidentData) -> Finding:
+    finding = registry.judge(ID, data)
+    assert_well_formed(finding, ID, registry.CHECKLISTS[ID].rule.thresholds)
     return finding
 
 
@@ -40,21 +42,17 @@ def young(
 
 
 def test_ruled_out_on_a_healthy_g1_log_names_the_numbers() -> None:
-    finding = check(detector.detect(fixture_incident("gc_unified/g1-time-uptime-level-tags.log")))
+    finding = check(fixture_incident("gc_unified/g1-time-uptime-level-tags.log"))
     assert finding.verdict == "ruled_out"
-    assert "max pause 5.6 ms" in finding.summary
-    assert "0.9 % GC" in finding.summary and "66 pauses" in finding.summary
-    assert "98.1 MB/s allocated" in " ".join(e.summary for e in finding.evidence)
+    assert "longest 5.6 ms" in finding.summary
+    assert "window 0.89 % in pauses" in finding.summary and "66 pauses" in finding.summary
+    assert "allocating 98.1 MB/s" in " ".join(e.summary for e in finding.evidence)
 
 
 def test_confirmed_by_a_long_full_gc_in_a_real_log() -> None:
-    finding = check(
-        detector.detect(
-            corpus_incident("gc/jdk7-parallel-datestamps-gccause-tenuring-gctoolkit.log")
-        )
-    )
+    finding = check(corpus_incident("gc/jdk7-parallel-datestamps-gccause-tenuring-gctoolkit.log"))
     assert finding.verdict == "confirmed"
-    assert "2.4 s pause" in finding.summary
+    assert "longest pause 2.4 s" in finding.summary
     longest = finding.evidence[0]
     assert longest.event_kind == "gc_pause" and longest.observed == 2411.52
     assert longest.to_ms is not None and longest.from_ms is not None
@@ -63,14 +61,14 @@ def test_confirmed_by_a_long_full_gc_in_a_real_log() -> None:
 
 def test_confirmed_by_time_share_of_short_pauses() -> None:
     # 50 ms every 0.5 s = 10 % of every window, no pause longer than 50 ms.
-    finding = check(detector.detect(incident(gc_log(young(60, 0.5, 50.0)))))
+    finding = check(incident(gc_log(young(60, 0.5, 50.0))))
     assert finding.verdict == "confirmed"
-    assert "10.0 % GC time in a 10 s window" in finding.summary
+    assert "window, from" in finding.summary and "spent 10 % in pauses" in finding.summary
 
 
 def test_boundary_max_pause() -> None:
-    at_limit = detector.detect(incident(gc_log([*young(30, 1.0, 5.0), (40.0, 1000.0, "full")])))
-    below = detector.detect(incident(gc_log([*young(30, 1.0, 5.0), (40.0, 999.0, "full")])))
+    at_limit = check(incident(gc_log([*young(30, 1.0, 5.0), (40.0, 1000.0, "full")])))
+    below = check(incident(gc_log([*young(30, 1.0, 5.0), (40.0, 999.0, "full")])))
     assert at_limit.verdict == "confirmed"
     assert below.verdict == "likely"
     assert "999 ms" in below.summary
@@ -78,68 +76,73 @@ def test_boundary_max_pause() -> None:
 
 def test_boundary_ruled_out_share() -> None:
     # 19 ms per second = 1.9 % < 2 %: ruled out; 20 ms per second = 2.0 %: likely.
-    assert detector.detect(incident(gc_log(young(60, 1.0, 19.0)))).verdict == "ruled_out"
-    assert detector.detect(incident(gc_log(young(60, 1.0, 20.0)))).verdict == "likely"
+    assert check(incident(gc_log(young(60, 1.0, 19.0)))).verdict == "ruled_out"
+    assert check(incident(gc_log(young(60, 1.0, 20.0)))).verdict == "likely"
 
 
 def test_likely_on_p99_and_full_gcs() -> None:
-    finding = check(detector.detect(incident(gc_log(young(20, 30.0, 250.0)))))
+    finding = check(incident(gc_log(young(20, 30.0, 250.0))))
     assert finding.verdict == "likely"
     assert "p99 pause 250 ms" in finding.summary
-    full = check(detector.detect(incident(gc_log([*young(30, 5.0, 5.0), (200.0, 450.0, "full")]))))
-    assert full.verdict == "likely" and "1 full GCs" in full.summary
+    full = check(incident(gc_log([*young(30, 5.0, 5.0), (200.0, 450.0, "full")])))
+    assert full.verdict == "likely" and "1 full / degenerated GCs" in full.summary
 
 
 def test_short_full_gcs_do_not_count() -> None:
     # A 13 ms full GC of a small heap (the corpus' Parallel sample) stops nothing callers feel.
-    finding = check(
-        detector.detect(incident(gc_log([*young(30, 5.0, 5.0), (200.0, 13.0, "full")])))
-    )
+    finding = check(incident(gc_log([*young(30, 5.0, 5.0), (200.0, 13.0, "full")])))
     assert finding.verdict == "ruled_out"
-    assert "1 full GCs, longest 13 ms" in finding.summary
+    full = next(e for e in finding.evidence if "full / degenerated" in e.summary)
+    assert "the longest 13 ms" in full.summary and full.met is False
 
 
 def test_allocation_stalls_and_to_space_exhausted() -> None:
-    stalls = check(detector.detect(corpus_incident("gc/jdk-ujl-zgc-allocation-stall-gcviewer.txt")))
+    stalls = check(corpus_incident("gc/jdk-ujl-zgc-allocation-stall-gcviewer.txt"))
     assert stalls.verdict == "likely" and "14 allocation stalls" in stalls.summary
+    assert any("ZGC allocation stalls" in r for r in stalls.remedies)
     log = gc_log(young(10, 5.0, 20.0))
     log.event("gc_to_space_exhausted", 25.0, gc_id=5)
-    finding = check(detector.detect(incident(log)))
-    assert finding.verdict == "likely" and "1 to-space exhausted" in finding.summary
+    finding = check(incident(log))
+    assert finding.verdict == "likely" and "1 evacuation failures" in finding.summary
+    assert any("G1ReservePercent" in r for r in finding.remedies)
 
 
 def test_long_pause_inside_the_saturation_window_stays_confirmed() -> None:
     pool = pool_capture([2] * 10 + [8] * 10 + [2] * 10, max_threads=8)
-    finding = check(
-        detector.detect(incident(pool, gc_log([*young(5, 2.0, 5.0), (12.0, 1500.0, "full")])))
-    )
+    finding = check(incident(pool, gc_log([*young(5, 2.0, 5.0), (12.0, 1500.0, "full")])))
     assert finding.verdict == "confirmed"
-    overlap = finding.evidence[1]
+    overlap = next(e for e in finding.evidence if "slow period" in e.summary)
     assert "pool biz saturated" in overlap.summary
     assert overlap.observed is not None and float(overlap.observed) >= 1500
 
 
 def test_long_pause_outside_the_slow_period_is_only_likely() -> None:
     pool = pool_capture([2] * 10 + [8] * 10 + [2] * 10, max_threads=8)
-    finding = check(
-        detector.detect(incident(pool, gc_log([*young(5, 2.0, 5.0), (28.0, 1500.0, "full")])))
-    )
+    finding = check(incident(pool, gc_log([*young(5, 2.0, 5.0), (28.0, 1500.0, "full")])))
     assert finding.verdict == "likely"
-    assert "none of it inside the slow period" in finding.summary
-    assert "holds 0 ms of GC pauses" in finding.explanation
+    assert "it holds 0 ms of pauses" in finding.summary
+    assert "holds 0 ms of GC pauses" in " ".join(e.summary for e in finding.evidence)
 
 
 def test_unanchored_log_is_not_placed_against_the_slow_period() -> None:
     pool = pool_capture([8] * 10, max_threads=8)
     log = Capture("gc_unified", "h1", name="gc.log")
     log.events.append(EventData("gc_pause", 5_000, 1500.0, {"type": "full"}))  # uptime 5 s
-    finding = check(detector.detect(incident(pool, log)))
+    finding = check(incident(pool, log))
     assert finding.verdict == "confirmed"
-    assert "JVM uptime only" in finding.explanation
+    assert any("JVM uptime only" in e.summary for e in finding.evidence)
+
+
+def test_another_hosts_slow_period_is_not_this_jvms() -> None:
+    # The pool that saturated is on h2: h1's pause an hour apart from nothing of its own.
+    pool = pool_capture([2] * 10 + [8] * 10, max_threads=8, host="h2")
+    finding = check(incident(pool, gc_log([(28.0, 1500.0, "full")], host="h1")))
+    assert finding.verdict == "confirmed"
+    assert not any("slow period" in e.summary for e in finding.evidence)
 
 
 def test_insufficient_without_gc_log() -> None:
-    finding = check(detector.detect(incident(pool_capture([1, 2]))))
+    finding = check(incident(pool_capture([1, 2])))
     assert finding.verdict == "insufficient_data"
     assert any("-Xlog:gc*" in m.command for m in finding.missing)
 
@@ -147,17 +150,43 @@ def test_insufficient_without_gc_log() -> None:
 def test_gc_log_without_pauses_rules_out() -> None:
     empty = Capture("gc_unified", "h1")
     empty.fact("gc.collector", "zgc")
-    finding = detector.detect(incident(empty))
+    finding = check(incident(empty))
     assert finding.verdict == "ruled_out"
 
 
 def test_worst_of_several_jvms_leads() -> None:
     calm = gc_log(young(30, 1.0, 5.0), host="a")
     stormy = gc_log([*young(30, 1.0, 5.0), (31.0, 3000.0, "full")], host="b")
-    finding = check(detector.detect(incident(calm, stormy)))
+    finding = check(incident(calm, stormy))
     assert finding.verdict == "confirmed"
     assert finding.evidence[0].host == "b"
-    assert "worst of 2 GC logs" in finding.summary
+    assert finding.summary.startswith("GC stalled the JVM of gc.log on b")
+
+
+def test_a_gc_storm_explains_the_pool_it_filled() -> None:
+    """One symptom, one cause: the pool saturated while the JVM stood still 60 % of the time,
+    so threadpool_exhaustion is explained by gc_pauses, not a second cause."""
+    storm = gc_log([*young(10, 1.0, 5.0), *young(10, 1.0, 600.0, start_s=10.0)])
+    pool = pool_capture([3] * 11 + [8] * 9 + [3] * 10, max_threads=8, queue=[0] * 11 + [50] * 9
+                        + [0] * 10)  # fmt: skip
+    data = incident(storm, pool)
+    gc, pool_finding = registry.judge(ID, data), registry.judge("threadpool_exhaustion", data)
+    assert gc.verdict == "confirmed" and pool_finding.verdict == "confirmed"
+    assert any(e.symptom and e.symptom.startswith("pool_saturated@") for e in gc.evidence)
+    rules = {k: c.rule for k, c in registry.CHECKLISTS.items()}
+    engine.diagnose([gc, pool_finding], rules)
+    assert pool_finding.explained_by == ["gc_pauses"] and pool_finding.verdict == "ruled_out"
+    assert gc.verdict == "confirmed"
+
+
+def test_young_pauses_do_not_explain_a_pool_full_under_load() -> None:
+    quiet = gc_log(young(30, 1.0, 5.0))
+    pool = pool_capture([3] * 10 + [8] * 10 + [3] * 10, max_threads=8)
+    data = incident(quiet, pool)
+    gc, pool_finding = registry.judge(ID, data), registry.judge("threadpool_exhaustion", data)
+    engine.diagnose([gc, pool_finding], {k: c.rule for k, c in registry.CHECKLISTS.items()})
+    assert gc.verdict == "ruled_out" and pool_finding.verdict == "confirmed"
+    assert not pool_finding.explained_by
 
 
 @settings(max_examples=60, deadline=None)
@@ -176,6 +205,5 @@ def test_never_raises(pauses) -> None:  # type: ignore[no-untyped-def]
     for at, duration, kind in pauses:
         capture.event("gc_pause", at / 10.0, duration, type=kind)
         capture.event("gc_allocation_stall", at / 10.0, duration / 2)
-    finding = detector.detect(incident(capture, pool_capture([8, 8, 1], host=None)))
+    finding = registry.judge(ID, incident(capture, pool_capture([8, 8, 1], host=None)))
     assert finding.verdict in {"confirmed", "likely", "ruled_out", "insufficient_data"}
-    assert T0 > 0
