@@ -85,6 +85,48 @@ def test_same_bytes_in_two_incidents_are_two_artifacts(
     assert client.get(f"/api/incidents/{other}/artifacts/{b['id']}/raw").content == data
 
 
+def test_the_same_bytes_from_two_hosts_are_two_artifacts_over_one_blob(
+    client: TestClient, incident_id: str, settings
+) -> None:
+    data = SS_TAN.read_bytes()
+    a = upload_raw(client, incident_id, data, host="web-1")
+    b = upload_raw(client, incident_id, data, host="web-2")
+    again = upload_raw(client, incident_id, data, host="web-2")
+    unnamed = upload_raw(client, incident_id, data)
+    assert (a["created"], b["created"], again["created"]) == ([True], [True], [False])
+    first, second = a["artifacts"][0], b["artifacts"][0]
+    assert first["id"] != second["id"]
+    assert again["artifacts"][0]["id"] == second["id"]
+    # An upload naming no host repeats one of them rather than adding a host-less copy.
+    assert unnamed["created"] == [False]
+    assert {first["host"], second["host"]} == {"web-1", "web-2"}
+    hosts = {
+        s["labels"]["host"]
+        for s in client.get(
+            f"/api/incidents/{incident_id}/series", params={"name": "tcp.state.*"}
+        ).json()["items"]
+    }
+    assert hosts == {"web-1", "web-2"}
+    blobs = [p for p in settings.resolved_artifacts_dir.glob("*/*") if p.is_file()]
+    assert [p.name for p in blobs] == [first["sha256"]]
+    for artifact in (first, second):
+        raw = client.get(f"/api/incidents/{incident_id}/artifacts/{artifact['id']}/raw")
+        assert raw.content == data
+
+
+def test_identical_members_from_two_host_folders_of_a_bundle_are_both_kept(
+    client: TestClient, incident_id: str
+) -> None:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for host in ("db-1", "db-2"):
+            tar.add(SS_TAN, arcname=f"hosts/{host}/{SS_TAN.name}")
+    body = upload_raw(client, incident_id, buffer.getvalue(), filename="capture.tar.gz")
+    _bundle, *members = body["artifacts"]
+    assert sorted(m["host"] for m in members) == ["db-1", "db-2"]
+    assert len({m["sha256"] for m in members}) == 1
+
+
 def test_deleting_the_last_user_of_a_blob_removes_it(
     client: TestClient, incident_id: str, settings
 ) -> None:
