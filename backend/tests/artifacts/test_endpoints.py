@@ -6,9 +6,11 @@ import hashlib
 import io
 import tarfile
 
+import pytest
 from fastapi.testclient import TestClient
 
-from tests.conftest import FIXTURES_DIR
+from rootline.artifacts.endpoints import attachment
+from tests.conftest import FIXTURES_DIR, LiveServer
 
 SS_TAN = FIXTURES_DIR / "ss" / "ss-tan.txt"
 SS_LOOP = FIXTURES_DIR / "ss" / "ss-tinm-loop.txt"
@@ -281,3 +283,40 @@ def test_unknown_incident_and_artifact(client: TestClient, incident_id: str) -> 
     assert client.post(f"/api/incidents/{nobody}/artifacts", content=b"x").status_code == 404
     missing = client.get(f"/api/incidents/{incident_id}/artifacts/{nobody}")
     assert (missing.status_code, missing.json()["code"]) == (404, "artifact_not_found")
+
+
+def test_a_filename_with_cr_lf_downloads_from_a_real_server(server: LiveServer) -> None:
+    # The test client accepts any header; uvicorn refuses to send a CR or LF in one, so
+    # before RFC 6266 encoding the download of such a file died before its first byte.
+    incident = server.http.post("/api/incidents", json={"title": "names"}).json()["id"]
+    data = SS_TAN.read_bytes()
+    uploaded = server.http.post(
+        f"/api/incidents/{incident}/artifacts",
+        params={"filename": 'evil\r\nSet-Cookie: x=1\t"é".txt', "wait": 60},
+        content=data,
+        headers={"Content-Type": "application/octet-stream"},
+    )
+    assert uploaded.status_code == 201, uploaded.text
+    artifact = uploaded.json()["artifacts"][0]
+    raw = server.http.get(f"/api/incidents/{incident}/artifacts/{artifact['id']}/raw")
+    assert raw.status_code == 200
+    assert raw.content == data
+    assert "set-cookie" not in raw.headers
+    assert raw.headers["content-disposition"] == (
+        'attachment; filename="evilSet-Cookie: x=1___.txt"; '
+        "filename*=UTF-8''evilSet-Cookie%3A%20x%3D1%22%C3%A9%22.txt"
+    )
+
+
+@pytest.mark.parametrize(
+    ("filename", "expected"),
+    [
+        ("loop.txt", "attachment; filename=\"loop.txt\"; filename*=UTF-8''loop.txt"),
+        ("a\x00b\x7fc\x85.txt", "attachment; filename=\"abc.txt\"; filename*=UTF-8''abc.txt"),
+        ('q"b\\s;.txt', "attachment; filename=\"q_b_s;.txt\"; filename*=UTF-8''q%22b%5Cs%3B.txt"),
+        ("日志.log", "attachment; filename=\"__.log\"; filename*=UTF-8''%E6%97%A5%E5%BF%97.log"),
+        ("\r\n", "attachment; filename=\"download\"; filename*=UTF-8''download"),
+    ],
+)
+def test_content_disposition_per_rfc_6266(filename: str, expected: str) -> None:
+    assert attachment(filename) == expected
