@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from rootline.parsers import registry
@@ -33,3 +35,27 @@ def test_nul_bytes_without_a_byte_order_mark_are_still_binary() -> None:
     result = registry.parse_bytes("ESTAB 0 0".encode("utf-16-le"), CONTEXT)
     assert result.status == "failed"
     assert "binary" in result.diagnostics[0].message
+
+
+OWN_FIXTURES = sorted(
+    p
+    for p in FIXTURES_DIR.glob("*/*")
+    if p.is_file()
+    and p.suffix not in {".md", ".sh", ".py", ".java", ".json"}
+    and p.parent.name in registry.PARSERS
+)
+
+
+@pytest.mark.parametrize("path", OWN_FIXTURES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_crlf_line_endings_change_nothing(path: Path) -> None:
+    # A capture copied through Windows (or saved by a Windows tool) ends lines with CRLF.
+    data = path.read_bytes()
+    if b"\r\n" in data:
+        pytest.skip("already CRLF")
+    plain = registry.parse_bytes(data, CONTEXT)
+    crlf = registry.parse_bytes(data.replace(b"\n", b"\r\n"), CONTEXT)
+    assert (crlf.kind, crlf.status) == (plain.kind, plain.status)
+    assert summary(crlf) == summary(plain)
+    assert sorted((f.key, f.value) for f in crlf.facts) == sorted(
+        (f.key, f.value) for f in plain.facts
+    )
