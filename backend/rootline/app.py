@@ -28,6 +28,7 @@ from rootline.errors import ApiError, ServiceUnavailable
 from rootline.events.endpoints import router as events_router
 from rootline.facts.endpoints import router as facts_router
 from rootline.incidents.endpoints import router as incidents_router
+from rootline.security_headers import SecurityHeaders
 from rootline.series.endpoints import router as series_router
 from rootline.settings import Settings, get_settings
 from rootline.shares.endpoints import router as shares_router
@@ -155,6 +156,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     _mount_frontend(app, settings.resolved_frontend_dir)
     annotate_routes(app)
+    app.add_middleware(SecurityHeaders)
     return app
 
 

@@ -106,9 +106,14 @@ def cookie_secure(request: Request, settings: Settings) -> bool:
 
 
 def check_origin(request: Request, settings: Settings) -> None:
-    """Refuse a request a browser sent from another site (its ``Origin`` is not ours)."""
+    """Refuse a request a browser sent from another site (its ``Origin`` is not ours).
+
+    "Ours" is the configured public URL's origin; only without one is it the origin the
+    request itself names (its Host), which a page served by a rebinding DNS name controls.
+    """
     origin = request.headers.get("origin")
-    if origin is not None and origin.lower() != request_origin(request, settings):
+    ours = settings.public_origin or request_origin(request, settings)
+    if origin is not None and origin.lower() != ours:
         raise Forbidden("csrf_failed", "cross-origin request refused")
 
 

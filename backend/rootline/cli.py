@@ -52,7 +52,7 @@ def serve(
     settings = get_settings()
     with _database(migrate=migrate) as session:
         link = accounts_service.ensure_admin(session)
-    base = f"http://{_link_host(host)}:{port}"
+    base = (settings.public_url or f"http://{_link_host(host)}:{port}").rstrip("/")
     typer.echo(
         f"Rootline on http://{host}:{port}/  (database: {_redact(settings.resolved_database_url)})"
     )

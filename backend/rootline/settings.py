@@ -5,8 +5,9 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # Where `npm run build` writes in a source checkout.
@@ -110,6 +111,14 @@ class Settings(BaseSettings):
             "a request sent as the server closes the connection is lost."
         ),
     )
+    public_url: str | None = Field(
+        default=None,
+        description=(
+            "The URL users open, e.g. https://rootline.example.com: browsers' writes and"
+            " sign-ins are accepted only from its origin (default: whatever Host the request"
+            " names, which a DNS-rebinding page controls; set it in any shared deployment)."
+        ),
+    )
     trust_proxy_headers: bool = Field(
         default=False,
         description=(
@@ -130,6 +139,29 @@ class Settings(BaseSettings):
     rate_limit_window_s: int = Field(
         default=300, ge=1, description="Length of the rate-limit window, in seconds."
     )
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url_is_an_origin(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        parts = urlsplit(value.strip())
+        if parts.scheme not in {"http", "https"} or not parts.hostname:
+            raise ValueError("public_url must be an http:// or https:// URL with a host")
+        return value.strip()
+
+    @property
+    def public_origin(self) -> str | None:
+        """``scheme://host[:port]`` of ``public_url`` as a browser writes it in ``Origin``
+        (lower case, default port left out), or None when no public URL is set."""
+        if self.public_url is None:
+            return None
+        parts = urlsplit(self.public_url)
+        default_port = {"http": 80, "https": 443}[parts.scheme]
+        host = parts.hostname or ""
+        host = f"[{host}]" if ":" in host else host
+        port = "" if parts.port in (None, default_port) else f":{parts.port}"
+        return f"{parts.scheme}://{host}{port}".lower()
 
     @property
     def resolved_database_url(self) -> str:

@@ -215,6 +215,56 @@ def test_login_from_a_foreign_origin_is_refused(anon_client: TestClient, databas
     assert response.status_code == 403 and response.json()["code"] == "csrf_failed"
 
 
+def test_with_a_public_url_only_its_origin_may_write(settings: Settings, database_url: str) -> None:
+    from rootline.app import create_app
+
+    add_user(database_url, "li.wei")
+    public = settings.model_copy(update={"public_url": "https://Rootline.example.com:443/app/"})
+    app = create_app(public)
+    credentials = {"username": "li.wei", "password": TEST_PASSWORD}
+    with TestClient(app) as browser:
+        # A page on a name that resolves to this server (DNS rebinding) sends its own name as
+        # both Host and Origin: they agree, which is all the check used to ask.
+        rebound = {"Host": "attacker.example", "Origin": "http://attacker.example"}
+        login = browser.post("/api/auth/login", json=credentials, headers=rebound)
+        assert login.status_code == 403 and login.json()["code"] == "csrf_failed"
+        # The server's own Host is not enough either once the public URL is known.
+        own_host = browser.post(
+            "/api/auth/login", json=credentials, headers={"Origin": "http://testserver"}
+        )
+        assert own_host.status_code == 403
+        public_origin = {"Origin": "https://rootline.example.com"}
+        signed_in = browser.post("/api/auth/login", json=credentials, headers=public_origin)
+        assert signed_in.status_code == 200
+        csrf = {"X-CSRF-Token": signed_in.json()["csrf_token"]}
+        write = browser.post("/api/incidents", json={"title": "x"}, headers={**csrf, **rebound})
+        assert write.status_code == 403
+        write = browser.post("/api/incidents", json={"title": "x"}, headers={**csrf, **public_origin})
+        assert write.status_code == 201
+    app.state.engine.dispose()
+
+
+@pytest.mark.parametrize(
+    ("url", "origin"),
+    [
+        (None, None),
+        ("", None),
+        ("https://rootline.example.com", "https://rootline.example.com"),
+        ("HTTP://Host:80/path?q", "http://host"),
+        ("http://10.0.0.5:8000/", "http://10.0.0.5:8000"),
+        ("https://[::1]:8443", "https://[::1]:8443"),
+    ],
+)
+def test_public_origin_is_written_as_browsers_send_it(url: str | None, origin: str | None) -> None:
+    assert Settings(public_url=url).public_origin == origin
+
+
+@pytest.mark.parametrize("url", ["rootline.example.com", "ftp://host", "https://"])
+def test_a_public_url_that_is_no_web_origin_is_refused(url: str) -> None:
+    with pytest.raises(ValueError, match="public_url"):
+        Settings(public_url=url)
+
+
 def test_bearer_requests_need_no_csrf(anon_client: TestClient, database_url: str) -> None:
     token = add_token(database_url, add_user(database_url, "ci"))
     created = anon_client.post("/api/incidents", json={"title": "ci"}, headers=bearer(token))

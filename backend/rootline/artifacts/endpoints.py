@@ -5,6 +5,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
@@ -76,18 +77,33 @@ def read_routes(
                 while block := handle.read(1024 * 1024):
                     yield block
 
-        quoted = artifact.filename.replace('"', "").encode("ascii", "replace").decode()
         return StreamingResponse(
             chunks(),
             media_type="application/octet-stream",
             headers={
-                "Content-Disposition": f'attachment; filename="{quoted}"',
+                "Content-Disposition": attachment(artifact.filename),
                 "Content-Length": str(artifact.size_bytes),
                 "X-Content-SHA256": artifact.sha256,
             },
         )
 
     return router
+
+
+def attachment(filename: str) -> str:
+    """A ``Content-Disposition`` for saving ``filename`` (RFC 6266): the name in UTF-8 as
+    ``filename*``, and an ASCII ``filename`` for clients that read only that one.
+
+    Control characters are dropped from both: a CR, LF or NUL in a header makes the server
+    refuse to send the response, and no one wants one in a saved file's name.
+    """
+    name = "".join(c for c in filename if c.isprintable()).strip() or "download"
+    fallback = "".join(c if " " <= c <= "~" and c not in '"\\' else "_" for c in name)
+    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe=_ATTR_CHARS)}"
+
+
+# RFC 8187 attr-char, minus the letters and digits `quote` keeps anyway.
+_ATTR_CHARS = "!#$&+-.^_`|~"
 
 
 router = APIRouter(prefix="/api/incidents/{incident_id}", tags=["artifacts"])

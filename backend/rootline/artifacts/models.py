@@ -26,7 +26,11 @@ class Artifact(Base):
 
     __tablename__ = "artifacts"
     __table_args__ = (
-        UniqueConstraint("incident_id", "sha256", name="uq_artifacts_incident_sha256"),
+        # The same bytes from two hosts are two artifacts (one blob): identical sysctl dumps
+        # of two machines say something about each machine.
+        UniqueConstraint(
+            "incident_id", "sha256", "dedup_host", name="uq_artifacts_incident_sha256_dedup_host"
+        ),
         Index("ix_artifacts_sha256", "sha256"),
         # The parse workers' queue: the oldest pending artifact first.
         Index("ix_artifacts_status_uploaded_at_ms", "status", "uploaded_at_ms"),
@@ -44,6 +48,10 @@ class Artifact(Base):
     size_bytes: Mapped[int] = mapped_column(BigInteger)
     filename: Mapped[str] = mapped_column(String(512))
     host: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    # The host the upload named ("" for none), kept as uploaded: with ``sha256``, what makes
+    # an upload the same as one before. Unlike ``host`` it is not filled in by the parser
+    # (an nmon file names its host), so a parse can never collide with another artifact.
+    dedup_host: Mapped[str] = mapped_column(String(255), default="", server_default="")
     # What the uploader asked for; None means sniff from content.
     requested_kind: Mapped[str | None] = mapped_column(String(64), nullable=True)
     kind: Mapped[str] = mapped_column(String(64), default="unknown")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
 from rootline.artifacts.models import Artifact
@@ -16,10 +16,17 @@ def get(session: Session, incident_id: uuid.UUID, artifact_id: uuid.UUID) -> Art
     return artifact if artifact is not None and artifact.incident_id == incident_id else None
 
 
-def by_sha256(session: Session, incident_id: uuid.UUID, sha256: str) -> Artifact | None:
-    return session.scalar(
-        select(Artifact).where(Artifact.incident_id == incident_id, Artifact.sha256 == sha256)
-    )
+def same_upload(
+    session: Session, incident_id: uuid.UUID, sha256: str, host: str | None
+) -> Artifact | None:
+    """The artifact an upload of these bytes for ``host`` repeats: the one of the same host;
+    for an upload naming no host, any with these bytes (one naming no host first)."""
+    query = select(Artifact).where(Artifact.incident_id == incident_id, Artifact.sha256 == sha256)
+    if host:
+        query = query.where(Artifact.dedup_host == host)
+    else:
+        query = query.order_by(case((Artifact.dedup_host == "", 0), else_=1), Artifact.uploaded_at_ms)
+    return session.scalars(query.limit(1)).first()
 
 
 def list_for_incident(session: Session, incident_id: uuid.UUID) -> Sequence[Artifact]:

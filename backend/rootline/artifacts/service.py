@@ -55,9 +55,10 @@ def record(
     """Record a stored blob as a ``pending`` artifact of ``incident``, for a parse worker
     to pick up (see ``artifacts.worker``).
 
-    The same bytes uploaded to the same incident again return the existing artifact.
+    The same bytes uploaded to the same incident again return the existing artifact, unless
+    they come from another host: then they are another artifact over the same blob.
     """
-    existing = repository.by_sha256(session, incident.id, blob.sha256)
+    existing = repository.same_upload(session, incident.id, blob.sha256, options.host)
     if existing is not None:
         return Ingested(existing, created=False)
     artifact = Artifact(
@@ -67,6 +68,7 @@ def record(
         size_bytes=blob.size_bytes,
         filename=options.filename[:512],
         host=options.host,
+        dedup_host=options.host or "",
         requested_kind=options.kind,
         kind=options.kind or registry.UNKNOWN_KIND,
         status="pending",

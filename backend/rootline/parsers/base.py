@@ -191,16 +191,22 @@ def counter_rates(
 
 
 def decode_text(data: bytes) -> tuple[str, list[Diagnostic]]:
-    """Bytes to text: UTF-8, else Latin-1, noting what was replaced or guessed.
+    """Bytes to text: UTF-16 when a byte-order mark says so, else UTF-8, noting what was
+    replaced.
 
     Captures are ASCII in practice; a wrong encoding must not cost the readable rest.
     """
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16", errors="replace"), [
-            Diagnostic(0, "file is UTF-16; decoded it as such")
-        ]
+    if data.startswith(_UTF16_BOMS):
+        # The byte-order mark declares the encoding: nothing guessed, nothing to report
+        # unless bytes had to be replaced (a cut-off last character).
+        try:
+            return data.decode("utf-16"), []
+        except UnicodeDecodeError:
+            return data.decode("utf-16", errors="replace"), [
+                Diagnostic(0, "file is UTF-16 with undecodable bytes; they were replaced")
+            ]
     try:
         return data.decode("utf-8"), []
     except UnicodeDecodeError as exc:
@@ -210,9 +216,13 @@ def decode_text(data: bytes) -> tuple[str, list[Diagnostic]]:
         ]
 
 
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
 def looks_binary(data: bytes) -> bool:
-    """True when the first KiB holds NUL bytes: not a text capture."""
-    return b"\x00" in data[:1024]
+    """True when the first KiB holds NUL bytes: not a text capture. UTF-16 text (what
+    Windows PowerShell's ``>`` writes) is half NULs: its byte-order mark says it is text."""
+    return not data.startswith(_UTF16_BOMS) and b"\x00" in data[:1024]
 
 
 def to_ms(moment: dt.datetime) -> int:

@@ -22,6 +22,7 @@ jstack                ``2024-01-01 12:00:00`` (the line jstack writes before a d
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 
 # The ISO-like form every layout above shares; the fraction may be 1-9 digits.
@@ -34,6 +35,20 @@ DATETIME_RE = re.compile(
 _MS_ABOVE = 1e11
 _US_ABOVE = 1e14
 _NS_ABOVE = 1e17
+
+
+# The last instant a JavaScript Date holds (year 275760): later "times" are not times, and
+# past 2**63 ms they would not even fit the series' int64 columns.
+LATEST_EPOCH_MS = 8_640_000_000_000_000
+
+
+def bounded_epoch_ms(value: float) -> int | None:
+    """:func:`epoch_to_ms`, or None for a number no clock writes (negative, infinite, NaN,
+    or past :data:`LATEST_EPOCH_MS` once read as s, ms, us or ns)."""
+    if not 0 <= value < math.inf:
+        return None
+    ms = epoch_to_ms(value)
+    return ms if ms <= LATEST_EPOCH_MS else None
 
 
 def epoch_to_ms(value: float) -> int:
@@ -106,7 +121,7 @@ def parse_datetime_text(
     if not text:
         return None
     if text.replace(".", "", 1).isdigit():
-        return epoch_to_ms(float(text))
+        return bounded_epoch_ms(float(text))
     match = DATETIME_RE.fullmatch(text)
     if match is None:
         return None

@@ -78,6 +78,7 @@ Without a Netid column rows are taken as TCP (``ss -uan`` alone would be read as
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 from array import array
@@ -634,16 +635,15 @@ def _read_pattern(
 
 
 _Meaning = tuple[str, float] | None
-_MEANINGS: dict[tuple[str, str], list[_Meaning]] = {}
 
 
-def _meanings(name: str, pattern: str) -> list[_Meaning]:
+# A pure function of its arguments, cached with eviction: a capture with thousands of
+# distinct field names only pushes older entries out (recomputed on their next use), it can
+# never make a later parse of another file read a field as meaningless.
+@functools.lru_cache(maxsize=4096)
+def _meanings(name: str, pattern: str) -> tuple[_Meaning, ...]:
     """Series and scale of each number in values of ``name`` written as ``pattern``."""
-    key = (name, pattern)
-    found = _MEANINGS.get(key)
-    if found is None:
-        found = _MEANINGS[key] = _interpret(name, pattern) if len(_MEANINGS) < 4096 else []
-    return found
+    return tuple(_interpret(name, pattern))
 
 
 def _interpret(name: str, pattern: str) -> list[_Meaning]:

@@ -43,7 +43,7 @@ from array import array
 from typing import Any
 
 from rootline.parsers.base import ParseContext, ParseResult, SeriesData, counter_rates
-from rootline.parsers.logtime import HourCache, epoch_to_ms, parse_datetime_text
+from rootline.parsers.logtime import HourCache, bounded_epoch_ms, parse_datetime_text
 
 KIND = "threadpool_metrics"
 
@@ -223,7 +223,8 @@ def _parse_csv(
             continue
         cell = fields[time_col]
         time_ms = (
-            epoch_to_ms(int(cell))
+            # float: int() refuses more than 4300 digits, float() reads them as infinity
+            bounded_epoch_ms(float(cell))
             if cell.isdigit()
             else parse_datetime_text(cell, hours.timezone, hours)
         )
@@ -234,8 +235,11 @@ def _parse_csv(
             numbers = [float(fields[i]) if fields[i] else _MISSING for i in metric_indices]
         except ValueError:
             bad = next(c for i, c in metric_cols if not _is_number(fields[i]))
-            result.diagnose(index + 1, f"{bad} is not a number: {fields[canon.index(bad)][:40]!r}")
+            result.diagnose(index + 1, f"{bad} is not a number: {_cut(fields, canon, bad)}")
             continue
+        for (_, metric), number in zip(metric_cols, numbers, strict=True):
+            if math.isinf(number):  # e.g. 400 digits: that value is lost, not the row
+                result.diagnose(index + 1, f"{metric} is out of range: {_cut(fields, canon, metric)}")
         pool = (fields[pool_col].strip() if pool_col is not None else "") or DEFAULT_POOL
         sinks = sinks_by_pool.get(pool)
         if sinks is None:
@@ -245,6 +249,11 @@ def _parse_csv(
             if -math.inf < number < math.inf:  # False for NaN (a missing cell) and infinities
                 times.append(time_ms)
                 values.append(number)
+
+
+def _cut(fields: list[str], canon: list[str | None], metric: str) -> str:
+    """The cell of ``metric``, quoted and cut to 40 characters for a diagnostic."""
+    return repr(fields[canon.index(metric)][:40])
 
 
 def _is_number(text: str) -> bool:
@@ -308,7 +317,7 @@ def _add_row(
     result: ParseResult,
 ) -> None:
     if isinstance(time_value, (int, float)) and not isinstance(time_value, bool):
-        time_ms: int | None = epoch_to_ms(float(time_value)) if math.isfinite(time_value) else None
+        time_ms = bounded_epoch_ms(_as_float(time_value))
     else:
         time_ms = parse_datetime_text(str(time_value), hours.timezone, hours)
     if time_ms is None:
@@ -320,16 +329,26 @@ def _add_row(
         if raw is None or raw == "":
             continue
         try:
-            number = float(raw)
+            number = _as_float(raw)
         except (TypeError, ValueError):
             result.diagnose(line_no, f"{metric} is not a number: {str(raw)[:40]!r}")
             return
         if math.isfinite(number):
             numbers[metric] = number
+        elif math.isinf(number):  # that value is lost, not the row
+            result.diagnose(line_no, f"{metric} is out of range: {str(raw)[:40]!r}")
     for metric, number in numbers.items():
         times, series_values = _sink(points, pool, metric)
         times.append(time_ms)
         series_values.append(number)
+
+
+def _as_float(value: Any) -> float:
+    """``float(value)``, with integers too large for a float (JSON has no limit) infinite."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def _derive_queue_capacity(points: _Points) -> None:

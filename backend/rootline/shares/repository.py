@@ -30,11 +30,14 @@ def get(session: Session, incident_id: uuid.UUID, share_id: int) -> Share | None
 
 
 def live_by_hash(session: Session, token_hash: str, now: int) -> Share | None:
-    """The share with this token, unless revoked or expired."""
+    """The share with this token, unless revoked, expired, or made by a user now disabled."""
     return session.scalar(
-        select(Share).where(
+        select(Share)
+        .outerjoin(User, User.id == Share.created_by)
+        .where(
             Share.token_hash == token_hash,
             Share.revoked_at_ms.is_(None),
             (Share.expires_at_ms.is_(None)) | (Share.expires_at_ms > now),
+            User.disabled.is_not(True),
         )
     )

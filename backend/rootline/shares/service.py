@@ -68,5 +68,6 @@ def revoke(session: Session, *, incident: Incident, share_id: int) -> None:
 
 
 def resolve(session: Session, token: str) -> Share | None:
-    """The live share behind ``token`` (None when unknown, revoked or expired)."""
+    """The live share behind ``token`` (None when unknown, revoked, expired, or its maker
+    is disabled: what a user shared stops with the user, as their API tokens do)."""
     return repository.live_by_hash(session, crypto.digest(token), now_ms())

@@ -6,9 +6,11 @@ import hashlib
 import io
 import tarfile
 
+import pytest
 from fastapi.testclient import TestClient
 
-from tests.conftest import FIXTURES_DIR
+from rootline.artifacts.endpoints import attachment
+from tests.conftest import FIXTURES_DIR, LiveServer
 
 SS_TAN = FIXTURES_DIR / "ss" / "ss-tan.txt"
 SS_LOOP = FIXTURES_DIR / "ss" / "ss-tinm-loop.txt"
@@ -83,6 +85,48 @@ def test_same_bytes_in_two_incidents_are_two_artifacts(
     # Deleting one incident keeps the blob the other still uses.
     assert client.delete(f"/api/incidents/{incident_id}").status_code == 204
     assert client.get(f"/api/incidents/{other}/artifacts/{b['id']}/raw").content == data
+
+
+def test_the_same_bytes_from_two_hosts_are_two_artifacts_over_one_blob(
+    client: TestClient, incident_id: str, settings
+) -> None:
+    data = SS_TAN.read_bytes()
+    a = upload_raw(client, incident_id, data, host="web-1")
+    b = upload_raw(client, incident_id, data, host="web-2")
+    again = upload_raw(client, incident_id, data, host="web-2")
+    unnamed = upload_raw(client, incident_id, data)
+    assert (a["created"], b["created"], again["created"]) == ([True], [True], [False])
+    first, second = a["artifacts"][0], b["artifacts"][0]
+    assert first["id"] != second["id"]
+    assert again["artifacts"][0]["id"] == second["id"]
+    # An upload naming no host repeats one of them rather than adding a host-less copy.
+    assert unnamed["created"] == [False]
+    assert {first["host"], second["host"]} == {"web-1", "web-2"}
+    hosts = {
+        s["labels"]["host"]
+        for s in client.get(
+            f"/api/incidents/{incident_id}/series", params={"name": "tcp.state.*"}
+        ).json()["items"]
+    }
+    assert hosts == {"web-1", "web-2"}
+    blobs = [p for p in settings.resolved_artifacts_dir.glob("*/*") if p.is_file()]
+    assert [p.name for p in blobs] == [first["sha256"]]
+    for artifact in (first, second):
+        raw = client.get(f"/api/incidents/{incident_id}/artifacts/{artifact['id']}/raw")
+        assert raw.content == data
+
+
+def test_identical_members_from_two_host_folders_of_a_bundle_are_both_kept(
+    client: TestClient, incident_id: str
+) -> None:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for host in ("db-1", "db-2"):
+            tar.add(SS_TAN, arcname=f"hosts/{host}/{SS_TAN.name}")
+    body = upload_raw(client, incident_id, buffer.getvalue(), filename="capture.tar.gz")
+    _bundle, *members = body["artifacts"]
+    assert sorted(m["host"] for m in members) == ["db-1", "db-2"]
+    assert len({m["sha256"] for m in members}) == 1
 
 
 def test_deleting_the_last_user_of_a_blob_removes_it(
@@ -239,3 +283,40 @@ def test_unknown_incident_and_artifact(client: TestClient, incident_id: str) -> 
     assert client.post(f"/api/incidents/{nobody}/artifacts", content=b"x").status_code == 404
     missing = client.get(f"/api/incidents/{incident_id}/artifacts/{nobody}")
     assert (missing.status_code, missing.json()["code"]) == (404, "artifact_not_found")
+
+
+def test_a_filename_with_cr_lf_downloads_from_a_real_server(server: LiveServer) -> None:
+    # The test client accepts any header; uvicorn refuses to send a CR or LF in one, so
+    # before RFC 6266 encoding the download of such a file died before its first byte.
+    incident = server.http.post("/api/incidents", json={"title": "names"}).json()["id"]
+    data = SS_TAN.read_bytes()
+    uploaded = server.http.post(
+        f"/api/incidents/{incident}/artifacts",
+        params={"filename": 'evil\r\nSet-Cookie: x=1\t"é".txt', "wait": 60},
+        content=data,
+        headers={"Content-Type": "application/octet-stream"},
+    )
+    assert uploaded.status_code == 201, uploaded.text
+    artifact = uploaded.json()["artifacts"][0]
+    raw = server.http.get(f"/api/incidents/{incident}/artifacts/{artifact['id']}/raw")
+    assert raw.status_code == 200
+    assert raw.content == data
+    assert "set-cookie" not in raw.headers
+    assert raw.headers["content-disposition"] == (
+        'attachment; filename="evilSet-Cookie: x=1___.txt"; '
+        "filename*=UTF-8''evilSet-Cookie%3A%20x%3D1%22%C3%A9%22.txt"
+    )
+
+
+@pytest.mark.parametrize(
+    ("filename", "expected"),
+    [
+        ("loop.txt", "attachment; filename=\"loop.txt\"; filename*=UTF-8''loop.txt"),
+        ("a\x00b\x7fc\x85.txt", "attachment; filename=\"abc.txt\"; filename*=UTF-8''abc.txt"),
+        ('q"b\\s;.txt', "attachment; filename=\"q_b_s;.txt\"; filename*=UTF-8''q%22b%5Cs%3B.txt"),
+        ("日志.log", "attachment; filename=\"__.log\"; filename*=UTF-8''%E6%97%A5%E5%BF%97.log"),
+        ("\r\n", "attachment; filename=\"download\"; filename*=UTF-8''download"),
+    ],
+)
+def test_content_disposition_per_rfc_6266(filename: str, expected: str) -> None:
+    assert attachment(filename) == expected

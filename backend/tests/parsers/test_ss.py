@@ -463,3 +463,21 @@ def test_an_empty_snapshot_between_full_ones_counts_zero_sockets() -> None:
 def test_a_header_with_no_time_and_no_rows_stays_unreadable() -> None:
     result = ss.parse(HEADER, CONTEXT)
     assert result.status == "failed"
+
+
+def test_a_capture_with_thousands_of_field_names_cannot_blind_later_parses() -> None:
+    # Each `fNNNN:1ms` is a distinct (name, pattern) pair: 5 000 of them used to fill the
+    # process-wide meaning cache, after which every new pair read as meaningless in every
+    # later parse of any incident until a restart.
+    flood = " ".join(f"flood{i}:{i}ms" for i in range(5_000))
+    ss.parse(f"{ROW}\n\t {flood}\n", CONTEXT)
+    later = ss.parse(
+        f"{ROW}\n\t skmem:(r0,rb131072,t0,tb16384,f704,w48448,o0,bl0,d0) rtt:5.894/11.767"
+        " delivery_rate 8093480bps probe_after_flood:12ms\n",
+        CONTEXT,
+    )
+    local = "10.0.0.1:22"
+    assert only_value(later, "tcp.conn.probe_after_flood_ms", local=local) == 12
+    assert only_value(later, "tcp.conn.rtt_ms", local=local) == pytest.approx(5.894)
+    assert only_value(later, "tcp.conn.skmem_rb", local=local) == 131072
+    assert only_value(later, "tcp.conn.delivery_rate_bps", local=local) == 8093480

@@ -101,6 +101,47 @@ def test_bad_rows_become_line_diagnostics() -> None:
     assert _series(result)["threadpool.active"][1] == [1.0]
 
 
+def test_one_huge_integer_costs_its_field_or_row_not_the_file() -> None:
+    huge = "9" * 5000  # int() refuses it; as epoch ms it overflowed the int64 time column
+    text = (
+        "timestamp_ms,pool,active,max\n"
+        "1795246055554,p,1,8\n"
+        f"1795246055555,p,{huge},8\n"  # line 3: active lost, max kept
+        f"{huge},p,3,8\n"  # line 4: no time, no row
+        f"{'9' * 30},p,4,8\n"  # line 5: 1e30 ns is still past any date
+        "1795246055556,p,5,8\n"
+    )
+    result = threadpool_metrics.parse(text, ParseContext())
+    assert result.status == "partial"
+    assert [(d.line, d.message[:22]) for d in result.diagnostics] == [
+        (3, "active is out of range"),
+        (4, "unreadable timestamp '"),
+        (5, "unreadable timestamp '"),
+    ]
+    series = _series(result)
+    assert series["threadpool.active"] == ([1795246055554, 1795246055556], [1.0, 5.0])
+    assert series["threadpool.max"][0] == [1795246055554, 1795246055555, 1795246055556]
+
+
+def test_one_huge_integer_in_json_lines_costs_its_field_or_row_not_the_file() -> None:
+    huge = "9" * 400  # json reads it as an int that no float holds
+    lines = [
+        '{"timestamp": 1795246055554, "pool": "p", "active": 1, "max": 8}',
+        f'{{"timestamp": 1795246055555, "pool": "p", "active": {huge}, "max": 8}}',
+        f'{{"timestamp": {huge}, "pool": "p", "active": 3, "max": 8}}',
+        '{"timestamp": 1795246055556, "pool": "p", "active": 5, "max": 8}',
+    ]
+    result = threadpool_metrics.parse("\n".join(lines) + "\n", ParseContext())
+    assert result.status == "partial"
+    assert [(d.line, d.message[:22]) for d in result.diagnostics] == [
+        (2, "active is out of range"),
+        (3, "unreadable timestamp '"),
+    ]
+    series = _series(result)
+    assert series["threadpool.active"] == ([1795246055554, 1795246055556], [1.0, 5.0])
+    assert len(series["threadpool.max"][0]) == 3
+
+
 def test_empty_and_headerless_inputs() -> None:
     assert threadpool_metrics.parse("", ParseContext()).diagnostics[0].message == "file is empty"
     result = threadpool_metrics.parse("a,b,c\n1,2,3\n", ParseContext())

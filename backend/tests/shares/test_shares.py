@@ -6,7 +6,7 @@ from fastapi.testclient import TestClient
 
 from rootline.settings import Settings
 from rootline.timeutil import now_ms
-from tests.conftest import FIXTURES_DIR, add_token, add_user, db_session
+from tests.conftest import FIXTURES_DIR, add_token, add_user, db_session, sign_in
 
 SHARED_READS = (
     "",
@@ -134,6 +134,34 @@ def test_shared_token_reaches_nothing_else(
     assert anon_client.delete(base).status_code == 405
     for headers in ({"Authorization": f"Bearer {token}"}, {"Cookie": f"rootline_session={token}"}):
         assert anon_client.get(f"/api/incidents/{incident_id}", headers=headers).status_code == 401
+
+
+def test_a_disabled_users_share_links_stop_working(
+    client: TestClient, anon_client: TestClient, incident_id: str, database_url: str
+) -> None:
+    from rootline.accounts import service as accounts_service
+    from rootline.accounts.models import User
+
+    colleague = add_user(database_url, "colleague")
+    with TestClient(client.app) as theirs:
+        sign_in(theirs, "colleague")
+        token = share(theirs, incident_id)["token"]
+    kept = share(client, incident_id)["token"]
+    assert anon_client.get(f"/api/shared/{token}").status_code == 200
+
+    def set_disabled(disabled: bool) -> None:
+        with db_session(database_url) as session:
+            user = session.get(User, colleague)
+            assert user is not None
+            accounts_service.set_disabled(session, user, disabled)
+
+    set_disabled(True)
+    gone = anon_client.get(f"/api/shared/{token}")
+    assert gone.status_code == 404 and gone.json()["code"] == "share_not_found"
+    assert anon_client.get(f"/api/shared/{token}/series").status_code == 404
+    assert anon_client.get(f"/api/shared/{kept}").status_code == 200  # another user's link
+    set_disabled(False)  # like API tokens: they work again once the user is enabled again
+    assert anon_client.get(f"/api/shared/{token}").status_code == 200
 
 
 def test_only_signed_in_users_manage_shares(
