@@ -2,10 +2,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from rootline.timeutil import InstantMs
+
 
 class AnnotationCreate(BaseModel):
-    from_ms: int = Field(description="Start (or the instant), UTC epoch ms.")
-    to_ms: int | None = Field(default=None, description="End of a range; null for an instant.")
+    from_ms: InstantMs = Field(description="Start (or the instant), UTC epoch ms.")
+    to_ms: InstantMs | None = Field(
+        default=None, description="End of a range; null for an instant."
+    )
     text: str = Field(
         min_length=1, max_length=20_000, description="Shown as plain text, never as HTML."
     )

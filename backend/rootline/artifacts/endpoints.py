@@ -22,7 +22,13 @@ from rootline.errors import BadRequest, PayloadTooLarge
 from rootline.incidents.models import Incident
 from rootline.settings import Settings
 from rootline.storage import ArtifactStore, StoredBlob, TooLarge
-from rootline.timeutil import check_zone, parse_instant
+from rootline.timeutil import (
+    INSTANT_RANGE,
+    MAX_CLOCK_OFFSET_S,
+    check_clock_offset,
+    check_zone,
+    parse_instant,
+)
 
 
 def read_routes(
@@ -142,17 +148,19 @@ _UPLOAD_OPENAPI: dict[str, Any] = {
 
 def _options(fields: dict[str, str | None], filename: str) -> service.UploadOptions:
     try:
-        offset = float(fields.get("clock_offset_s") or 0.0)
+        offset = check_clock_offset(float(fields.get("clock_offset_s") or 0.0))
     except ValueError as exc:
         raise BadRequest(
-            "invalid_clock_offset", "clock_offset_s must be a number of seconds"
+            "invalid_clock_offset",
+            f"clock_offset_s must be a finite number of seconds within ±{MAX_CLOCK_OFFSET_S:.0f}",
         ) from exc
     jvm_start = fields.get("jvm_start")
     try:
         jvm_start_ms = parse_instant(jvm_start) if jvm_start else None
     except ValueError as exc:
         raise BadRequest(
-            "invalid_jvm_start", "jvm_start must be ISO-8601 or epoch seconds/ms"
+            "invalid_jvm_start",
+            f"jvm_start must be ISO-8601 or epoch seconds/ms within {INSTANT_RANGE}",
         ) from exc
     timezone = fields.get("timezone") or None
     if timezone is not None:

@@ -54,7 +54,13 @@ from rootline.parsers.base import ParseContext, ParseResult
 from rootline.series import repository as series_repository
 from rootline.series import service as series_service
 from rootline.storage import ArtifactStore, StoredBlob
-from rootline.timeutil import now_ms
+from rootline.timeutil import (
+    INSTANT_RANGE,
+    MAX_INSTANT_MS,
+    MIN_INSTANT_MS,
+    check_clock_offset,
+    now_ms,
+)
 
 log = logging.getLogger("rootline.worker")
 
@@ -215,12 +221,16 @@ def _job(session: Session, claim: Claim) -> _Job | None:
     while parent_id is not None:
         depth += 1
         parent_id = session.scalar(select(Artifact.parent_id).where(Artifact.id == parent_id))
-    context = ParseContext.for_zone(
-        artifact.timezone or incident.timezone,
-        default_time_ms=artifact.uploaded_at_ms,
-        host=artifact.host,
-        jvm_start_ms=artifact.jvm_start_ms,
-    )
+    options = {
+        "default_time_ms": artifact.uploaded_at_ms,
+        "host": artifact.host,
+        "jvm_start_ms": artifact.jvm_start_ms,
+    }
+    try:
+        context = ParseContext.for_zone(artifact.timezone or incident.timezone, **options)
+    except (ValueError, KeyError, OSError):  # a zone gone from tzdata: read times as UTC
+        log.warning("artifact %s: unknown zone, times read as UTC", artifact.id)
+        context = ParseContext.for_zone(None, **options)
     return _Job(artifact.id, incident.id, artifact.sha256, context, artifact.requested_kind, depth)
 
 
@@ -357,7 +367,8 @@ def _persist(session: Session, artifact: Artifact, result: ParseResult) -> None:
     """Store the parse result; if the database refuses it, the artifact fails with the reason
     and none of its data is stored (a savepoint: all or nothing)."""
     host = artifact.host or result.host
-    offset_ms = round(artifact.clock_offset_s * 1000)
+    offset_ms = _offset_ms(artifact, result)
+    _drop_unshowable_times(result, offset_ms)
     origin = _Origin(
         incident_id=artifact.incident_id, artifact_id=artifact.id, host=host, offset_ms=offset_ms
     )
@@ -382,6 +393,28 @@ def _persist(session: Session, artifact: Artifact, result: ParseResult) -> None:
     artifact.series_count, artifact.point_count, artifact.event_count, artifact.fact_count = counts
     artifact.parsed_at_ms = now_ms()
     artifact.parser_version = registry.parser_version()
+
+
+def _offset_ms(artifact: Artifact, result: ParseResult) -> int:
+    """The artifact's clock offset in ms; 0, with a diagnostic, when the stored one is not a
+    sane number (stored before the API checked it): the give-up path must not raise on it."""
+    seconds = artifact.clock_offset_s
+    try:
+        return round(check_clock_offset(seconds) * 1000)
+    except (ValueError, TypeError):
+        result.diagnose(0, f"clock offset {seconds!r} s is out of range: ignored")
+        return 0
+
+
+def _drop_unshowable_times(result: ParseResult, offset_ms: int) -> None:
+    """Drop what falls outside the instants the API shows once shifted, with a diagnostic."""
+    points, events = result.keep_within(MIN_INSTANT_MS - offset_ms, MAX_INSTANT_MS - offset_ms)
+    if points or events:
+        result.diagnose(
+            0,
+            f"{points} points and {events} events fall outside {INSTANT_RANGE} "
+            "(with the clock offset): dropped",
+        )
 
 
 def _note_diagnostics(artifact: Artifact, result: ParseResult) -> None:

@@ -5,7 +5,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from rootline.timeutil import check_zone
+from rootline.timeutil import InstantMs, check_zone
 
 IncidentStatus = Literal["draft", "published"]
 
@@ -23,8 +23,8 @@ class IncidentUpdate(BaseModel):
     summary: str | None = Field(default=None, max_length=20_000)
     timezone: str | None = None
     status: IncidentStatus | None = None
-    window_start_ms: int | None = None
-    window_end_ms: int | None = None
+    window_start_ms: InstantMs | None = None
+    window_end_ms: InstantMs | None = None
 
     _zone = field_validator("timezone")(check_zone)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import math
 from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -151,6 +152,33 @@ class ParseResult:
             self.diagnostics.append(Diagnostic(line, message))
         else:
             self.diagnostics_dropped += 1
+
+    def keep_within(self, low_ms: int, high_ms: int) -> tuple[int, int]:
+        """Drop points and events outside ``[low_ms, high_ms]`` (an event counts with its
+        duration); ``(points, events)`` dropped. For times no page could show (year 20000)."""
+        dropped_points = 0
+        for series in self.series:
+            times = np.frombuffer(series.times_ms, dtype=np.int64)
+            inside = (times >= low_ms) & (times <= high_ms)
+            outside = len(times) - int(np.count_nonzero(inside))
+            if outside:
+                values = np.frombuffer(series.values, dtype=np.float64)
+                series.times_ms = array("q", times[inside].tobytes())
+                series.values = array("d", values[inside].tobytes())
+                dropped_points += outside
+        self.series = [s for s in self.series if len(s)]
+        kept_events = [
+            e
+            for e in self.events
+            if low_ms <= e.time_ms <= high_ms
+            and (
+                e.duration_ms is None
+                or (math.isfinite(e.duration_ms) and e.time_ms + e.duration_ms <= high_ms)
+            )
+        ]
+        dropped_events = len(self.events) - len(kept_events)
+        self.events = kept_events
+        return dropped_points, dropped_events
 
     def time_range(self) -> tuple[int, int] | None:
         """First and last instant of any point or event, in epoch ms."""

@@ -3,11 +3,12 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from rootline.incidents.schemas import IncidentRead
+from rootline.timeutil import InstantMs
 
 
 class ShareCreate(BaseModel):
     label: str = Field(default="", max_length=200)
-    expires_at_ms: int | None = Field(
+    expires_at_ms: InstantMs | None = Field(
         default=None, description="When the link stops working, UTC epoch ms; null = never."
     )
     allow_raw: bool = Field(default=False, description="Whether raw artifacts may be downloaded.")
