@@ -5,20 +5,23 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rootline.detectors import cpu_saturation as detector
-from rootline.detectors.base import Finding
+from rootline.detectors import registry
+from rootline.detectors.base import Finding, IncidentData
+from tests.detectors.net_incident import assert_well_formed
 from tests.detectors.runtime_incident import (
     T0,
     Capture,
-    assert_well_formed,
     corpus_incident,
     fixture_incident,
     incident,
 )
 
+ID = "cpu_saturation"
 
-def check(finding: Finding) -> Finding:
-    assert_well_formed(finding, detector.ID, detector.PARAMETERS)
+
+def check(data: IncidentData) -> Finding:
+    finding = registry.judge(ID, data)
+    assert_well_formed(finding, ID, registry.CHECKLISTS[ID].rule.thresholds)
     return finding
 
 
@@ -45,11 +48,9 @@ def nmon(
 
 
 def test_confirmed_on_the_stress_ng_capture() -> None:
-    finding = check(
-        detector.detect(fixture_incident("nmon/linux-debian12-nmon16n-stress-60x1s.nmon"))
-    )
+    finding = check(fixture_incident("nmon/linux-debian12-nmon16n-stress-60x1s.nmon"))
     assert finding.verdict == "confirmed"
-    assert finding.summary.startswith("vm (2 cores): user+sys >= 90 % for 45.0 s")
+    assert finding.summary.startswith("Host vm (2 cores) ran out of CPU: user+sys >= 90 % for 45.0 s")
     lead = finding.evidence[0]
     assert lead.series == "cpu.user_pct" and lead.host == "vm"
     assert lead.to_ms is not None and lead.from_ms is not None
@@ -60,35 +61,30 @@ def test_confirmed_by_one_pinned_core_while_the_host_is_quiet() -> None:
     # 8 cores, host at 15 %: one I/O thread pins core 3 for 20 s (reports A and C).
     quiet = [10.0] * 30
     core = [20.0] * 5 + [99.0] * 20 + [20.0] * 5
-    finding = check(
-        detector.detect(incident(nmon(quiet, [5.0] * 30, cores={"3": core, "4": [30.0] * 30})))
-    )
+    finding = check(incident(nmon(quiet, [5.0] * 30, cores={"3": core, "4": [30.0] * 30})))
     assert finding.verdict == "confirmed"
-    assert "core >= 95 %" in finding.summary and "20.0 s" in finding.summary
+    assert "core 3 >= 95 %" in finding.summary and "20.0 s" in finding.summary
     assert "one I/O thread" in finding.explanation
-    assert finding.evidence[0].labels == {"cpu": "3"}
+    assert [e.labels for e in finding.evidence if e.met] == [{"cpu": "3"}]
+    assert any("iothreads" in r for r in finding.remedies)
 
 
 def test_confirmed_by_run_queue() -> None:
     # 5 runnable on 2 cores for 12 readings 1 s apart = 11 s between first and last reading.
     finding = check(
-        detector.detect(
-            incident(nmon([50.0] * 20, runqueue=[1.0] * 4 + [5.0] * 12 + [1.0] * 4, cpus=2))
-        )
+        incident(nmon([50.0] * 20, runqueue=[1.0] * 4 + [5.0] * 12 + [1.0] * 4, cpus=2))
     )
     assert finding.verdict == "confirmed"
     assert "run queue >= 2 per core" in finding.summary
 
 
 def test_a_single_run_queue_reading_is_no_evidence() -> None:
-    finding = check(
-        detector.detect(incident(nmon([20.0] * 5, runqueue=[1, 9, 1, 1, 1], cpus=2, step_s=5)))
-    )
+    finding = check(incident(nmon([20.0] * 5, runqueue=[1, 9, 1, 1, 1], cpus=2, step_s=5)))
     assert finding.verdict == "ruled_out"
 
 
 def test_likely_on_a_short_burst() -> None:
-    finding = check(detector.detect(incident(nmon([20.0] * 5 + [95.0] * 5 + [20.0] * 5))))
+    finding = check(incident(nmon([20.0] * 5 + [95.0] * 5 + [20.0] * 5)))
     assert finding.verdict == "likely"
     assert "for 5.0 s" in finding.summary
 
@@ -96,28 +92,27 @@ def test_likely_on_a_short_burst() -> None:
 def test_ruled_out_states_the_peaks() -> None:
     user = [20.0, 25.0, 31.0, 22.0, 18.0]
     finding = check(
-        detector.detect(
-            incident(nmon(user, cores={"1": [40, 70, 60, 50, 45]}, runqueue=[1, 3, 2, 2, 1]))
-        )
+        incident(nmon(user, cores={"1": [40, 70, 60, 50, 45]}, runqueue=[1, 3, 2, 2, 1]))
     )
     assert finding.verdict == "ruled_out"
-    assert "CPU peaked at 31 %" in finding.summary
-    assert "busiest core 1 at 70 %" in finding.summary
-    assert "run queue peak 3 on 8 cores" in finding.summary
-    assert not finding.remedies
+    assert "user+sys peaked at 31 %" in finding.summary
+    assert "the busiest core at 70 %" in finding.summary
+    assert "the run queue at 3 on 8 cores" in finding.summary
+    assert not any("iothreads" in r or "Add cores" in r for r in finding.remedies)
 
 
 def test_boundary_sustained_duration() -> None:
     # 10 samples at exactly 90 % cover 10 s: confirmed; 9 cover 9 s: likely.
-    assert detector.detect(incident(nmon([10.0] + [90.0] * 10 + [10.0]))).verdict == "confirmed"
-    assert detector.detect(incident(nmon([10.0] + [90.0] * 9 + [10.0]))).verdict == "likely"
-    assert detector.detect(incident(nmon([10.0] + [89.9] * 30))).verdict == "ruled_out"
+    assert registry.judge(ID, incident(nmon([10.0] + [90.0] * 10 + [10.0]))).verdict == "confirmed"
+    assert registry.judge(ID, incident(nmon([10.0] + [90.0] * 9 + [10.0]))).verdict == "likely"
+    assert registry.judge(ID, incident(nmon([10.0] + [89.9] * 30))).verdict == "ruled_out"
 
 
 def test_slow_captures_count_one_sample_as_its_interval() -> None:
     # nmon -s 5: two consecutive 5 s samples at 97 % are 10 s of saturation.
     assert (
-        detector.detect(incident(nmon([10.0, 97.0, 97.0, 10.0], step_s=5))).verdict == "confirmed"
+        registry.judge(ID, incident(nmon([10.0, 97.0, 97.0, 10.0], step_s=5))).verdict
+        == "confirmed"
     )
 
 
@@ -125,24 +120,24 @@ def test_idle_fallback_and_unreadable_columns() -> None:
     capture = Capture("nmon", "h")
     capture.series("cpu.idle_pct", [5.0] * 15, unit="%")
     capture.series("proc.runqueue", [-1.0] * 15)
-    finding = check(detector.detect(incident(capture)))
+    finding = check(incident(capture))
     assert finding.verdict == "confirmed" and "95 %" in finding.summary
 
 
 def test_pinned_core_in_a_real_aix_capture() -> None:
     finding = check(
-        detector.detect(
+
             corpus_incident(
                 "nmon/aix61-tl09-power7-topas-nmon-vg-diskserv-top-nmonchart-sampleD.nmon"
             )
-        )
+
     )
     assert finding.verdict == "confirmed"
-    assert "core >= 95 %" in finding.summary
+    assert ">= 95 % while the host stayed below 90 %" in finding.summary
 
 
 def test_insufficient_without_cpu_samples() -> None:
-    finding = check(detector.detect(incident(Capture("ss").series("tcp.state.estab", [3]))))
+    finding = check(incident(Capture("ss").series("tcp.state.estab", [3])))
     assert finding.verdict == "insufficient_data"
     assert any("nmon -f" in m.command for m in finding.missing)
 
@@ -150,8 +145,8 @@ def test_insufficient_without_cpu_samples() -> None:
 def test_several_hosts() -> None:
     calm = nmon([10.0] * 20, host="consumer")
     hot = nmon([99.0] * 20, host="provider")
-    finding = check(detector.detect(incident(calm, hot)))
-    assert finding.verdict == "confirmed" and finding.summary.startswith("provider")
+    finding = check(incident(calm, hot))
+    assert finding.verdict == "confirmed" and finding.summary.startswith("Host provider")
 
 
 pct = st.floats(min_value=-1, max_value=150, allow_nan=False)
@@ -170,5 +165,5 @@ def test_never_raises(user, core, times) -> None:  # type: ignore[no-untyped-def
     for i, value in enumerate(core):
         capture.points.add("cpu.core.busy_pct", {"cpu": "1"}, "%", T0 + i * 1000, value)
     capture.fact("nmon.cpus", "0")
-    finding = detector.detect(incident(capture))
+    finding = registry.judge(ID, incident(capture))
     assert finding.verdict in {"confirmed", "likely", "ruled_out", "insufficient_data"}
