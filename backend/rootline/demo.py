@@ -1,7 +1,8 @@
 """The demo incident loaded on the first start of an empty database, so a new user sees data.
 
 Its artifacts are the committed lab captures of a reproduced TIME_WAIT storm (two hosts'
-collector bundles, ``lab/fixtures/time_wait_storm``); they go through the same ingest path
+collector bundles, ``lab/fixtures/time_wait_storm/base``: the server closes every connection
+first, so its TIME-WAIT sits on the listening port); they go through the same ingest path
 as any upload (recorded here, parsed by the parse workers).
 """
 
@@ -21,7 +22,7 @@ from rootline.storage import ArtifactStore
 
 log = logging.getLogger("rootline.demo")
 
-DEMO_DIR = Path(__file__).resolve().parents[2] / "lab" / "fixtures" / "time_wait_storm"
+DEMO_DIR = Path(__file__).resolve().parents[2] / "lab" / "fixtures" / "time_wait_storm" / "base"
 DEMO_FLAG = "demo_loaded"
 DEMO_TITLE = "Demo: web service stalls at low CPU (reproduced in the lab)"
 DEMO_SUMMARY = (

@@ -27,6 +27,16 @@ def test_demo_loads_once_on_first_start(settings: Settings) -> None:
         checklist = client.get(f"/api/incidents/{demo_id}/checklist").json()["findings"]
         assert checklist[0]["verdict"] == "confirmed"
         assert "time_wait_storm" in {f["id"] for f in checklist if f["verdict"] == "confirmed"}
+        # The server closes first: the card says so and gives the server's remedies, not the
+        # client's port range (issue 11 item 5).
+        card = next(f for f in checklist if f["id"] == "time_wait_storm")
+        assert "the server closes first" in card["summary"]
+        assert "listening port (5004)" in card["summary"]
+        assert "local port range" not in card["summary"]
+        remedies = " ".join(card["remedies"])
+        assert "maxKeepAliveRequests" in remedies and "http.maxConnections" in remedies
+        assert "sysctl -w net.ipv4.ip_local_port_range" not in remedies
+        assert "sysctl -w net.ipv4.tcp_tw_reuse" not in remedies
         client.delete(f"/api/incidents/{demo_id}")
     # A second start (another worker, a restart) never loads it again, even after deletion.
     with TestClient(create_app(with_demo)) as client:

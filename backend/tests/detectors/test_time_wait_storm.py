@@ -1,10 +1,14 @@
-"""time_wait_storm: TIME-WAIT count vs thresholds, ESTAB ratio, port-range share."""
+"""time_wait_storm: the TIME-WAIT count, few ESTABLISHED, the kernel's close count, and which
+side closes first (it decides the mechanism, the port-range numbers and the remedies)."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
-from rootline.detectors import time_wait_storm as detector
+from rootline.detectors import registry
+from rootline.detectors.base import Finding, IncidentData
+from tests.detectors.conn_incident import LAB_FIXTURES, connection, lab_incident
 from tests.detectors.net_incident import (
     Capture,
     assert_well_formed,
@@ -13,15 +17,18 @@ from tests.detectors.net_incident import (
     odd_incidents,
 )
 
+ID = "time_wait_storm"
+THRESHOLDS = registry.CHECKLISTS[ID].rule.thresholds
 
-def check(data):  # type: ignore[no-untyped-def]
-    finding = detector.detect(data)
-    assert_well_formed(finding, detector.ID, detector.PARAMETERS)
+
+def check(data: IncidentData) -> Finding:
+    finding = registry.judge(ID, data)
+    assert_well_formed(finding, ID, THRESHOLDS)
     return finding
 
 
-def states(time_wait, estab, *, step_s=1.0, port_range="32768 60999"):  # type: ignore[no-untyped-def]
-    capture = Capture(kind="ss")
+def states(time_wait, estab, *, step_s=1.0, port_range="32768 60999", host="h1"):  # type: ignore[no-untyped-def]
+    capture = Capture(kind="ss", host=host)
     capture.series("tcp.state.time-wait", time_wait, step_s=step_s, unit="sockets")
     capture.series("tcp.state.estab", estab, step_s=step_s, unit="sockets")
     if port_range:
@@ -29,12 +36,38 @@ def states(time_wait, estab, *, step_s=1.0, port_range="32768 60999"):  # type: 
     return capture
 
 
+def client_side(capture: Capture, n: int, *, destination: str = "10.0.0.2:8080") -> Capture:
+    """This host opens the connections (TcpActiveOpens) to one destination and closes first."""
+    capture.counter("TcpActiveOpens", [500.0] * (n - 1))
+    capture.counter("TcpPassiveOpens", [0.0] * (n - 1))
+    capture.counter("TcpExtTW", [500.0] * (n - 1))
+    connection(capture, "10.0.0.1:60001", destination, rtt_ms=[0.2] * n)
+    return capture
+
+
+def server_side(capture: Capture, n: int, *, port: int = 8080) -> Capture:
+    """This host accepts the connections on a listening port and closes first."""
+    capture.counter("TcpActiveOpens", [0.0] * (n - 1))
+    capture.counter("TcpPassiveOpens", [500.0] * (n - 1))
+    capture.counter("TcpExtTW", [500.0] * (n - 1))
+    labels = {"local": f"0.0.0.0:{port}", "port": str(port)}
+    capture.series("tcp.listen.backlog", [4096] * n, labels=labels, unit="connections")
+    return capture
+
+
+def evidence(finding: Finding, quantity_text: str) -> list[str]:
+    return [e.summary for e in finding.evidence if quantity_text in e.summary]
+
+
 def test_confirmed_on_real_ss_summary_with_17k_time_wait() -> None:
     finding = check(fixture_incident("ss/ss-s.txt", "sysctl/sysctl-a.txt"))
     assert finding.verdict == "confirmed"
     assert "17,074" in finding.summary and "32 ESTABLISHED" in finding.summary
-    share = next(e for e in finding.evidence if e.unit == "share")
-    assert share.observed == round(17074 / 28232, 4)
+    # Changed (issue 11 item 5): nothing says which side holds this TIME-WAIT, so no share of
+    # the local port range is claimed (server-side TIME-WAIT holds no ephemeral port) and the
+    # remedies start by finding the side that closes first.
+    assert not evidence(finding, "port range") and not evidence(finding, "-port range")
+    assert any("Find which side closes first" in r for r in finding.remedies)
 
 
 def test_confirmed_on_real_sockstat_series_with_close_rate() -> None:
@@ -50,7 +83,8 @@ def test_likely_when_thousands_but_estab_is_not_small() -> None:
     finding = check(incident(states([3000, 6000, 5500], [1000, 1000, 1000])))
     assert finding.verdict == "likely"
     ratio = next(e for e in finding.evidence if e.unit == "ratio")
-    assert ratio.observed == 6.0 and ratio.threshold == detector.TIME_WAIT_PER_ESTAB_CONFIRMED
+    assert ratio.observed == 6.0 and ratio.threshold == THRESHOLDS["tw_per_estab_min"].value
+    assert ratio.met is False and "not shown" in finding.summary
 
 
 def test_ruled_out_names_peak_threshold_and_snapshots() -> None:
@@ -64,6 +98,7 @@ def test_insufficient_without_any_time_wait_count() -> None:
     finding = check(fixture_incident("ss/ss-lnt.txt"))
     assert finding.verdict == "insufficient_data"
     assert any("ss -s" in m.command for m in finding.missing)
+    assert any("state time-wait" in m.command for m in finding.missing)
 
 
 def test_boundaries() -> None:
@@ -77,26 +112,159 @@ def test_boundaries() -> None:
     assert check(incident(just_below)).verdict == "ruled_out"
 
 
-def test_narrow_port_range_half_full_confirms_below_5000() -> None:
-    finding = check(incident(states([1200], [300], port_range="60000 61999")))
+def test_client_side_half_the_port_range_to_one_destination_confirms_below_5000() -> None:
+    capture = client_side(states([0, 600, 1200], [300] * 3, port_range="60000 61999"), 3)
+    finding = check(incident(capture))
     assert finding.verdict == "confirmed"
-    assert "60 %" in finding.summary
+    assert "the client closes first" in finding.summary
+    assert "towards 10.0.0.2:8080 = at least 60 %" in finding.summary
+    remedies = " ".join(finding.remedies)
+    assert "tcp_tw_reuse=1" in remedies and "ip_local_port_range='10240 65535'" in remedies
+    assert "maxKeepAliveRequests" not in remedies
 
 
-def test_worst_host_reported_and_others_listed() -> None:
-    quiet = states([10, 12], [50, 50])
-    quiet.host = "quiet"
-    busy = states([100, 9000], [20, 20])
-    busy.host = "busy"
+def test_port_share_is_per_destination() -> None:
+    """A 4-tuple needs a local port unique per destination: two destinations share the load."""
+    capture = client_side(states([0, 600, 1200], [300] * 3, port_range="60000 61999"), 3)
+    connection(capture, "10.0.0.1:60002", "10.0.0.3:8080", rtt_ms=[0.2] * 3)
+    finding = check(incident(capture))
+    assert finding.verdict == "likely"  # at least 30 % towards the busiest: not shown to be half
+    assert "towards 2 destinations = at least 30 %" in " ".join(e.summary for e in finding.evidence)
+
+
+def test_server_side_time_wait_claims_no_port_range() -> None:
+    """Issue 11 item 5: TIME-WAIT on the server's listening port holds no ephemeral port."""
+    capture = server_side(states([0, 600, 1200], [300] * 3, port_range="60000 61999"), 3)
+    finding = check(incident(capture))
+    assert finding.verdict == "likely"  # 1200 sockets, 4 per ESTABLISHED: no port pressure
+    text = finding.summary + " ".join(e.summary for e in finding.evidence)
+    assert "the server closes first" in text and "listening port (8080)" in text
+    assert "port range" not in text and "-port range" not in text
+    remedies = " ".join(finding.remedies)
+    assert "maxKeepAliveRequests" in remedies and "http.maxConnections" in remedies
+    assert "sysctl -w net.ipv4.tcp_tw_reuse" not in remedies
+    assert "sysctl -w net.ipv4.ip_local_port_range" not in remedies
+
+
+def test_side_from_socket_ports_when_no_open_counters() -> None:
+    capture = states([0, 6000], [20, 20])
+    labels = {"local": "0.0.0.0:8080", "port": "8080"}
+    capture.series("tcp.listen.backlog", [128, 128], labels=labels, unit="connections")
+    connection(capture, "10.0.0.1:8080", "10.0.0.9:51000", rtt_ms=[0.2, 0.2])
+    finding = check(incident(capture))
+    assert finding.verdict == "confirmed"
+    assert "the server closes first: 1 of this host's listed connections" in finding.summary
+
+
+def test_a_host_that_both_accepts_and_opens_is_not_placed() -> None:
+    capture = states([0, 6000], [20, 20])
+    capture.counter("TcpActiveOpens", [500.0]).counter("TcpPassiveOpens", [500.0])
+    finding = check(incident(capture))
+    assert finding.verdict == "confirmed"
+    assert any("both accepted (500) and opened (500)" in e.summary for e in finding.evidence)
+    assert any("Find which side closes first" in r for r in finding.remedies)
+
+
+def test_short_capture_confirmed_by_the_kernels_close_rate() -> None:
+    """10 s of a 200 closes/s churn shows 2000 TIME-WAIT; the load sustains 12 000."""
+    capture = server_side(states([0, 1000, 2000], [5] * 3), 3)
+    capture.counter("TcpExtTW", [1000.0, 1000.0], step_s=5.0, start=10.0)
+    finding = check(incident(capture))
+    assert finding.verdict == "confirmed"
+    assert "~12,000 sockets sustained" in finding.summary
+
+
+def test_counters_of_one_host_from_two_tools_are_not_summed() -> None:
+    """Issue 11 item 6: nstat and netstat -s of one host give the same TcpExtTW twice."""
+    nstat = Capture(kind="nstat").counter("TcpExtTW", [300.0, 300.0])
+    netstat = Capture(kind="netstat-s").counter("TcpExtTW", [300.0, 300.0])
+    finding = check(incident(states([0, 600, 1200], [300] * 3), nstat, netstat))
+    close = next(e for e in finding.evidence if "TcpExtTW" in e.summary)
+    assert "600 connections entered TIME-WAIT" in close.summary
+
+
+def test_worst_host_reported() -> None:
+    quiet = states([10, 12], [50, 50], host="quiet")
+    busy = states([100, 9000], [20, 20], host="busy")
     finding = check(incident(quiet, busy))
     assert finding.verdict == "confirmed" and "busy" in finding.summary
-    assert any(e.host == "quiet" for e in finding.evidence)
+    assert finding.entity == "host busy"
 
 
 def test_takes_the_listing_with_the_most_time_wait_for_a_host() -> None:
     filtered = states([5, 5, 5, 5], [1, 1, 1, 1])  # a port-filtered ss listing
     summary = Capture(kind="ss-s").series("tcp.state.time-wait", [8000, 9000], unit="sockets")
     assert check(incident(filtered, summary)).verdict == "confirmed"
+
+
+def test_the_port_range_of_another_host_is_never_used() -> None:
+    """host_fact never falls back: the server's range says nothing of this client's ports."""
+    client = client_side(states([0, 600, 1200], [300] * 3, port_range=""), 3)
+    other = Capture(host="server").fact("net.ipv4.ip_local_port_range", "60000 61999")
+    finding = check(incident(client, other))
+    assert finding.verdict == "likely"
+    assert not any("range" in e.summary and "%" in e.summary for e in finding.evidence)
+
+
+# --- the lab captures and the demo --------------------------------------------------------
+
+SERVER_CLOSES = (
+    "base",
+    "keepalive10",
+    "keepalive250",
+    "threads64",
+    "long_4threads",
+    "short_capture",
+)
+
+
+@pytest.mark.parametrize("variation", SERVER_CLOSES)
+def test_lab_server_closes_first(variation: str) -> None:
+    finding = check(lab_incident(f"time_wait_storm/{variation}"))
+    assert finding.verdict == "confirmed"
+    assert finding.entity == "host server"
+    assert "the server closes first" in finding.summary
+    assert "port range" not in finding.summary
+    remedies = " ".join(finding.remedies)
+    assert "maxKeepAliveRequests" in remedies and "http.maxConnections" in remedies
+    assert "sysctl -w net.ipv4.tcp_tw_reuse" not in remedies
+
+
+def test_lab_client_closes_first() -> None:
+    finding = check(lab_incident("time_wait_storm/client_closes"))
+    assert finding.verdict == "confirmed"
+    assert finding.entity == "host client"
+    assert "the client closes first" in finding.summary
+    assert "towards 10.77.0.1:5004" in finding.summary  # the one destination's ports
+    remedies = " ".join(finding.remedies)
+    assert "tcp_tw_reuse=1" in remedies and "maxKeepAliveRequests" not in remedies
+
+
+def test_lab_healthy_run_is_ruled_out() -> None:
+    finding = check(lab_incident("healthy/base"))
+    assert finding.verdict == "ruled_out"
+
+
+def test_demo_card_names_the_server_and_its_remedies() -> None:
+    """The demo's TIME_WAIT card (issue 11 item 5): the server closes first, so no client
+    port range and no client sysctl; the server's keep-alive limits and the client's pool."""
+    from rootline import demo
+
+    if not demo.demo_files():
+        pytest.fail(f"the demo's captures are missing from {demo.DEMO_DIR}")
+    assert demo.DEMO_DIR.is_relative_to(LAB_FIXTURES) or demo.DEMO_DIR.name == "base"
+    from rootline.detectors.data import MemoryIncidentData
+    from rootline.offline import parse_path
+    from rootline.parsers.base import ParseContext
+
+    context = ParseContext.for_zone("UTC")
+    parsed = [item for path in demo.demo_files() for item in parse_path(path, context, None)]
+    finding = check(MemoryIncidentData([p for p in parsed if p.result.status != "failed"]))
+    assert finding.verdict == "confirmed"
+    assert "the server closes first" in finding.summary
+    assert "local port range" not in finding.summary
+    assert finding.remedies[0].startswith("The server closes first")
+    assert "http.maxConnections" in finding.remedies[1]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
