@@ -89,9 +89,9 @@ test("a new user investigates an incident from upload to a revoked share link", 
   await test.step("upload three collector bundles from three hosts and one broken file", async () => {
     await startUploadThroughUi(page, [
       // The lab host ran on UTC; the incident is read in Berlin time.
-      { path: path.join(LAB, "gc_pauses", "rootline-app-20261121T075211.tar.gz"), timezone: "UTC" },
-      { path: path.join(LAB, "tcp_retransmissions", "rootline-server-20261121T075344.tar.gz"), timezone: "UTC" },
-      { path: path.join(LAB, "tcp_retransmissions", "rootline-client-20261121T075344.tar.gz"), timezone: "UTC" },
+      { path: path.join(LAB, "gc_pauses", "base", "rootline-app-20261121T075211.tar.gz"), timezone: "UTC" },
+      { path: path.join(LAB, "tcp_retransmissions", "base", "rootline-server-20261121T075344.tar.gz"), timezone: "UTC" },
+      { path: path.join(LAB, "tcp_retransmissions", "base", "rootline-client-20261121T075344.tar.gz"), timezone: "UTC" },
       // Random bytes under a GC log's name: stored, and reported as failed with a diagnostic.
       { name: BROKEN, buffer: crypto.randomBytes(4096), host: "app" },
     ]);
