@@ -5,20 +5,23 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rootline.detectors import memory_pressure as detector
-from rootline.detectors.base import Finding
+from rootline.detectors import registry
+from rootline.detectors.base import Finding, IncidentData
+from tests.detectors.net_incident import assert_well_formed
 from tests.detectors.runtime_incident import (
     T0,
     Capture,
-    assert_well_formed,
     corpus_incident,
     fixture_incident,
     incident,
 )
 
+ID = "memory_pressure"
 
-def check(finding: Finding) -> Finding:
-    assert_well_formed(finding, detector.ID, detector.PARAMETERS)
+
+def check(data: IncidentData) -> Finding:
+    finding = registry.judge(ID, data)
+    assert_well_formed(finding, ID, registry.CHECKLISTS[ID].rule.thresholds)
     return finding
 
 
@@ -50,21 +53,21 @@ def linux(
 
 
 def test_ruled_out_on_the_real_capture_names_the_numbers() -> None:
-    finding = check(
-        detector.detect(fixture_incident("nmon/linux-debian12-nmon16n-stress-60x1s.nmon"))
-    )
+    finding = check(fixture_incident("nmon/linux-debian12-nmon16n-stress-60x1s.nmon"))
     assert finding.verdict == "ruled_out"
-    assert "available memory never below 23305 MB (97 % of 24106 MB)" in finding.summary
-    assert "swap-in peak 0/s" in finding.summary and "major faults peak 27/s" in finding.summary
-    assert "no swap" in finding.summary
+    assert "available memory never below 23,305 MB (97 % of 24,106 MB)" in finding.summary
+    assert (
+        "swap-in peak 0 pages/s" in finding.summary and "major faults peak 27/s" in finding.summary
+    )
+    assert any(e.summary == "no swap configured" for e in finding.evidence)
 
 
 def test_confirmed_by_sustained_swap_in() -> None:
     # 1 s capture, 400 pages swapped in per second for 15 s.
     pswpin = [0.0] * 5 + [400.0] * 15 + [0.0] * 5
-    finding = check(detector.detect(incident(linux([300.0] * 25, pswpin=pswpin))))
+    finding = check(incident(linux([300.0] * 25, pswpin=pswpin)))
     assert finding.verdict == "confirmed"
-    assert "swap-in >= 100/s for 15.0 s (peak 400/s)" in finding.summary
+    assert "swap-in peaked at 400 pages/s, >= 100/s for 15.0 s in a row" in finding.summary
     lead = next(e for e in finding.evidence if e.series == "nmon.VM.pswpin")
     assert lead.from_ms == T0 + 5_000 and lead.to_ms == T0 + 20_000
 
@@ -72,63 +75,55 @@ def test_confirmed_by_sustained_swap_in() -> None:
 def test_vm_counts_per_interval_become_rates() -> None:
     # nmon -s 5: 400 pages per 5 s interval = 80 pages/s, below 100/s.
     pswpin = [400.0] * 6
-    finding = check(detector.detect(incident(linux([8000.0] * 6, pswpin=pswpin, step_s=5))))
+    finding = check(incident(linux([8000.0] * 6, pswpin=pswpin, step_s=5)))
     assert finding.verdict == "ruled_out"
-    assert "swap-in peak 80/s" in finding.summary
+    assert "swap-in peak 80 pages/s" in finding.summary
 
 
 def test_confirmed_by_low_memory_while_swapping_out() -> None:
     free = [700.0] * 12  # 700 of 16000 MB = 4.4 %
     swap_free = [2048.0 - 20 * i for i in range(12)]  # 220 MB pushed out
-    finding = check(
-        detector.detect(incident(linux(free, swap_free=swap_free, pswpout=[300.0] * 12)))
-    )
+    finding = check(incident(linux(free, swap_free=swap_free, pswpout=[300.0] * 12)))
     assert finding.verdict == "confirmed"
-    assert "available memory <= 5 % for 12.0 s" in finding.summary
-    assert "swap use grew 220 MB" in finding.summary
+    assert "available memory <= 5.0 % for 12.0 s" in finding.summary
+    assert "swap use grew by 220 MB" in finding.summary
 
 
 def test_likely_on_low_memory_alone() -> None:
-    finding = check(detector.detect(incident(linux([1200.0] * 10, cached=200.0))))
+    finding = check(incident(linux([1200.0] * 10, cached=200.0)))
     assert finding.verdict == "likely"
-    assert "available memory down to 8.8 % (1400 MB)" in finding.summary
+    assert "lowest available memory 1,400 MB, 8.8 % of 16,000 MB" in finding.summary
 
 
 def test_boundary_low_available() -> None:
     # Exactly 5 % for exactly 10 s with swap-out: confirmed; 5.1 %: only likely.
     at_limit = linux([800.0] * 10, pswpout=[150.0] * 10)
     above = linux([816.0] * 10, pswpout=[150.0] * 10)
-    assert detector.detect(incident(at_limit)).verdict == "confirmed"
-    assert detector.detect(incident(above)).verdict == "likely"
+    assert registry.judge(ID, incident(at_limit)).verdict == "confirmed"
+    assert registry.judge(ID, incident(above)).verdict == "likely"
 
 
 def test_page_cache_counts_as_available() -> None:
-    finding = check(detector.detect(incident(linux([200.0] * 10, cached=9000.0))))
+    finding = check(incident(linux([200.0] * 10, cached=9000.0)))
     assert finding.verdict == "ruled_out"
 
 
 def test_real_aix_paging_space_storm() -> None:
     finding = check(
-        detector.detect(
-            corpus_incident("nmon/aix61-tl07-power7-topas-nmon-top-uarg-nfs-nmonchart-sampleC.nmon")
-        )
+        corpus_incident("nmon/aix61-tl07-power7-topas-nmon-top-uarg-nfs-nmonchart-sampleC.nmon")
     )
     assert finding.verdict == "confirmed"
-    assert "swap-in" in finding.summary and "swap use grew 6608 MB" in finding.summary
+    assert "swap-in" in finding.summary and "swap use grew by 6,608 MB" in finding.summary
 
 
 def test_aix_low_free_with_file_cache_is_not_pressure() -> None:
-    finding = check(
-        detector.detect(
-            corpus_incident("nmon/aix71-tl03-power7-topas-nmon-300s-nmon2influxdb.nmon")
-        )
-    )
+    finding = check(corpus_incident("nmon/aix71-tl03-power7-topas-nmon-300s-nmon2influxdb.nmon"))
     assert finding.verdict == "ruled_out"
-    assert "71 % of 43008 MB" in finding.summary
+    assert "71 % of 43,008 MB" in finding.summary
 
 
 def test_insufficient_without_memory_samples() -> None:
-    finding = check(detector.detect(incident(Capture("nmon").series("cpu.user_pct", [3]))))
+    finding = check(incident(Capture("nmon").series("cpu.user_pct", [3])))
     assert finding.verdict == "insufficient_data"
     assert any("nmon -f" in m.command for m in finding.missing)
 
@@ -152,5 +147,23 @@ def test_never_raises(free, paging, times) -> None:  # type: ignore[no-untyped-d
     for i, value in enumerate(paging):
         capture.points.add("nmon.VM.pswpin", {}, "", T0 + i * 1000, value)
         capture.points.add("nmon.PAGE.pgsout", {}, "", T0, value)
-    finding = detector.detect(incident(capture))
+    finding = registry.judge(ID, incident(capture))
     assert finding.verdict in {"confirmed", "likely", "ruled_out", "insufficient_data"}
+
+
+def test_major_faults_without_swap_confirm() -> None:
+    """The lab's memory_pressure: a cgroup too small for its working set, no swap on the host,
+    host-wide memory plentiful; every read of the mapped file is a major fault."""
+    faults = [5.0] * 3 + [6000.0] * 20 + [5.0] * 3
+    capture = linux([20_000.0] * 26, total=24_000, majfault=faults)
+    finding = check(incident(capture))
+    assert finding.verdict == "confirmed"
+    assert "major faults peaked at 6000/s, >= 100/s for 20.0 s in a row" in finding.summary
+    # a healthy contrast: the same host with the file cached after one cold pass of 3 s
+    cold = [5.0] * 3 + [6000.0] * 3 + [5.0] * 20
+    contrast = check(incident(linux([20_000.0] * 26, total=24_000, majfault=cold)))
+    assert contrast.verdict == "ruled_out"
+    burst = [5.0] * 3 + [6000.0] * 6 + [5.0] * 17
+    assert check(incident(linux([20_000.0] * 26, total=24_000, majfault=burst))).verdict == "likely"
+    quiet = check(incident(linux([20_000.0] * 26, total=24_000, majfault=[20.0] * 26)))
+    assert quiet.verdict == "ruled_out"
