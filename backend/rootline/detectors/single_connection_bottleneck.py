@@ -18,8 +18,10 @@ Quantities, for the group's most jammed connection (the one whose queue persiste
   ``group_snapshots`` the snapshots that listed any of them (short-lived connections each
   appear once or twice: the group is judged on the capture, not on one of them);
 - ``recv_jam_share``: share of its snapshots on a receiving end in which unread data held at
-  least ``recv_fill_min_ratio`` of the receive buffer (skmem ``r`` / ``rb``, truesize against
-  truesize; without ``-m``, any non-zero Recv-Q). A reader that keeps up empties the queue
+  least ``recv_fill_min_ratio`` of what the receiver can hold: the receive buffer (skmem
+  ``r`` / ``rb``, truesize against truesize) or the window it offers at most (Recv-Q /
+  ``rcv_ssthresh``, payload against payload), whichever is fuller; without either, any
+  non-zero Recv-Q. A reader that keeps up empties the queue
   between two packets, so at a random instant it is empty; a queue that stays is requests
   waiting for the one reading thread;
 - ``send_jam_share``: the same on a sending end: the send queue (skmem ``w``) holding at least
@@ -61,6 +63,7 @@ FIELDS = (
     "skmem_rb",
     "skmem_w",
     "skmem_tb",
+    "rcv_ssthresh",
     "rtt_ms",
     "cwnd",
 )
@@ -167,6 +170,10 @@ def _end(key: ConnectionKey, row: dict[str, SeriesView], params: Params) -> _End
     send_fill, tb = _fill(row, "skmem_w", "skmem_tb", times)
     recv_min = float(params["recv_fill_min_ratio"])
     send_min = float(params["send_fill_min_ratio"])
+    # The window a receiver offers is capped by the buffer (r against rb, truesize) and by
+    # rcv_ssthresh (payload): unread data filling either cap is the sender held back.
+    window_fill, _ = _fill(row, "recvq.bytes", "rcv_ssthresh", times)
+    recv_fill = np.fmax(recv_fill, window_fill)
     # Without skmem (ss -tin) a receive queue that never empties still shows the reader behind.
     recv_jam = (recvq > 0) & np.where(np.isnan(recv_fill), True, recv_fill >= recv_min)
     send_jam = (sendq > 0) & np.nan_to_num(send_fill >= send_min, nan=False).astype(bool)

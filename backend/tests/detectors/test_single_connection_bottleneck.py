@@ -93,6 +93,19 @@ def test_confirmed_from_both_ends_consumer_send_q_and_provider_pool() -> None:
     assert "pool DubboServerHandler on provider" in finding.summary
 
 
+def test_a_queue_filling_the_offered_window_is_a_jam_even_with_a_large_buffer() -> None:
+    # rb autotuned to 6 MiB, the window capped by rcv_ssthresh at 256 KiB: 200 KiB unread is
+    # 78 % of what the reader offers although only 5 % of the buffer.
+    capture = Capture(kind="ss", host="provider")
+    n = 10
+    connection(
+        capture, PROVIDER, CONSUMER, recvq__bytes=[200_000.0] * n, skmem_r=[300_000.0] * n,
+        skmem_rb=[6_291_456.0] * n, rcv_ssthresh=[262_144.0] * n, rtt_ms=[1.0] * n,
+    )  # fmt: skip
+    finding = check(incident(capture, pool([3] * n)))
+    assert finding.verdict == "confirmed", finding.summary
+
+
 def test_likely_without_pool_or_cpu_data() -> None:
     finding = check(incident(provider()))
     assert finding.verdict == "likely"
