@@ -27,6 +27,8 @@ tomcat_all_threads_busy    threadpool_rejected  pool (logging thread), active, m
 tomcat_max_threads         threadpool_rejected  pool (``connector:<port>``), max
 rpc_timeout                rpc_timeout          exception, elapsed_ms (the last "elapsed",
                                                 Dubbo's server side), timeout_ms
+address_not_available      connect_failed       exception, errno (``EADDRNOTAVAIL``: "Cannot
+                                                assign requested address", no free local port)
 connection_reset           connection_reset     exception
 =========================  ===================  =============================================
 
@@ -61,7 +63,8 @@ SATURATION_RE = re.compile(
 )
 FAILURE_RE = re.compile(
     r"(?:dubbo\.remoting\.TimeoutException|Waiting server-side response timeout|Sending request timeout in client-side"
-    r"|io\.netty\.\S*(?:ReadTimeout|WriteTimeout|ConnectTimeout)Exception|Connection reset)"
+    r"|io\.netty\.\S*(?:ReadTimeout|WriteTimeout|ConnectTimeout)Exception|Connection reset"
+    r"|Cannot assign requested address)"
 )
 SIGNATURE_RE = re.compile(f"{SATURATION_RE.pattern}|{FAILURE_RE.pattern}")
 
@@ -104,6 +107,11 @@ RPC_TIMEOUT_RE = re.compile(
     r"|TimeoutException)(?:[^\n]*elapsed: (?P<elapsed_ms>\d+) ms)?(?:[^\n]*?timeout: (?P<timeout_ms>\d+) ms)?"
 )
 CONNECTION_RESET_RE = re.compile(r"(?P<exception>[\w.$]+Exception)?[: ]*Connection reset")
+# connect() found no free local port towards the destination (EADDRNOTAVAIL): Java's
+# NoRouteToHostException / BindException / ConnectException, Go and Python print the same text.
+ADDRESS_NOT_AVAILABLE_RE = re.compile(
+    r"(?P<exception>[\w.$]+(?:Exception|Error))?[^\n]*?Cannot assign requested address"
+)
 
 # How far a record reaches: a stack trace longer than this is cut (no signature hides that deep).
 MAX_RECORD_LINES = 300
@@ -143,6 +151,10 @@ def _no_pool(match: re.Match[str], header: _Header) -> dict[str, Any]:
     return {}
 
 
+def _eaddrnotavail(match: re.Match[str], header: _Header) -> dict[str, Any]:
+    return {"errno": "EADDRNOTAVAIL"}
+
+
 class _Header:
     __slots__ = ("level", "logger", "message", "thread", "time_ms")
 
@@ -167,6 +179,7 @@ RULES: tuple[
     ("tomcat_all_threads_busy", "threadpool_rejected", TOMCAT_BUSY_RE, _tomcat_busy),
     ("tomcat_max_threads", "threadpool_rejected", TOMCAT_MAX_RE, _tomcat_max),
     ("rpc_timeout", "rpc_timeout", RPC_TIMEOUT_RE, _no_pool),
+    ("address_not_available", "connect_failed", ADDRESS_NOT_AVAILABLE_RE, _eaddrnotavail),
     ("connection_reset", "connection_reset", CONNECTION_RESET_RE, _no_pool),
 )
 

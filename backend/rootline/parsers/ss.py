@@ -52,6 +52,12 @@ Series (labels: none unless said; the ingest layer adds ``host``):
   ``skmem_o`` / ``skmem_bl`` / ``skmem_d`` (bytes, ``d`` = drops), ``bbr_bw_bps``,
   ``bbr_mrtt_ms``, ``timer_<on|keepalive|persist|...>_ms`` and ``timer_retrans``; any other
   ``name:number`` token as ``tcp.conn.<name>`` (unit ``count``).
+- ``tcp.peer.sockets`` (sockets; labels ``peer``, ``state``): non-listening TCP sockets
+  towards one peer endpoint, per state and snapshot (TIME-WAIT included, when the listing shows
+  it: ``ss -tan``, ``ss state all``), zero-filled; only for peers that reached
+  :data:`PEER_MIN_SOCKETS` sockets in a snapshot. ``tcp.peer.local_port_min`` /
+  ``tcp.peer.local_port_max`` (port; label ``peer``): the lowest and highest local port of
+  those sockets per snapshot (inside ``ip_local_port_range``: ephemeral ports).
 - ``tcp.sockets.listed`` (sockets): 0 at each snapshot, only for a capture whose timestamped
   snapshots never list a socket (``ss -lnt`` on a host listening on nothing), so that it is
   read as "none" over its time span rather than failed. An empty timestamped snapshot in a
@@ -106,6 +112,12 @@ SS_STATES = {
         "CLOSE-WAIT", "LAST-ACK", "LISTEN", "CLOSING", "UNKNOWN", "NEW-SYN-RECV",
     )
 }  # fmt: skip
+# A peer endpoint (address:port) with at least this many of the host's sockets in one snapshot
+# gets its own counts (tcp.peer.*): each socket towards one peer holds its own local port, so
+# these are the host's connections *to* that destination (a server's sockets each have a
+# different peer and never group). Below it no port range is anywhere near full, and 10 000
+# peers of one socket each do not make 10 000 series.
+PEER_MIN_SOCKETS = 16
 # States whose sockets carry no connection worth its own series.
 _NO_CONNECTION_STATES = frozenset({"listen", "time-wait", "close", "unknown"})
 _HEADER_WORDS = frozenset({"State", "Netid", "Recv-Q"})
@@ -201,7 +213,9 @@ def sniff(head: str) -> float:
 class _Snapshot:
     """What the snapshot being read has seen; counted when it ends."""
 
-    __slots__ = ("headed", "netids", "recvq", "rows", "sendq", "states", "time_ms", "timed")
+    __slots__ = (
+        "headed", "netids", "peers", "recvq", "rows", "sendq", "states", "time_ms", "timed",
+    )  # fmt: skip
 
     def __init__(self, time_ms: int, *, timed: bool = False) -> None:
         self.time_ms = time_ms
@@ -212,6 +226,9 @@ class _Snapshot:
         self.netids: list[str] = []  # netids of other rows
         self.recvq: list[str] = []  # queues of non-listening TCP sockets, as printed
         self.sendq: list[str] = []
+        # non-listening TCP sockets per peer endpoint: [sockets per state, lowest local
+        # port, highest local port] (see PEER_MIN_SOCKETS)
+        self.peers: dict[str, list[Any]] = {}
 
 
 class _Connection:
@@ -323,6 +340,16 @@ class _Reader:
             state = "unknown-estab"  # a state filter hid the column; rows are connections
         snapshot.recvq.append(recvq)
         snapshot.sendq.append(sendq)
+        port_text = local.rpartition(":")[2]
+        if port_text.isdigit():
+            port = int(port_text)
+            seen = snapshot.peers.get(peer)
+            if seen is None:
+                snapshot.peers[peer] = [{state: 1}, port, port]
+            else:
+                seen[0][state] = seen[0].get(state, 0) + 1
+                seen[1] = min(seen[1], port)
+                seen[2] = max(seen[2], port)
         if state in _NO_CONNECTION_STATES:
             return None
         key = f"{local} {peer}"
@@ -458,6 +485,33 @@ class _Reader:
                 netid_counts = Counter(snap.netids)
                 for netid in netids:
                     add(f"sockets.{netid}", {}, "sockets", t, netid_counts.get(netid, 0))
+        self.emit_peer_counts()
+
+    def emit_peer_counts(self) -> None:
+        """Sockets per peer endpoint and state, for peers that reached PEER_MIN_SOCKETS."""
+        peak: Counter[str] = Counter()
+        for snap in self.done:
+            for peer, (states, _, _) in snap.peers.items():
+                peak[peer] = max(peak[peer], sum(states.values()))
+        kept = sorted(peer for peer, count in peak.items() if count >= PEER_MIN_SOCKETS)
+        add = self.series.add
+        for peer in kept:
+            states_seen = sorted({st for snap in self.done for st in snap.peers.get(peer, [{}])[0]})
+            labels = {"peer": peer}
+            for snap in self.done:
+                found = snap.peers.get(peer)
+                for state in states_seen:
+                    count = found[0].get(state, 0) if found else 0
+                    add(
+                        "tcp.peer.sockets",
+                        {**labels, "state": state},
+                        "sockets",
+                        snap.time_ms,
+                        count,
+                    )
+                if found:
+                    add("tcp.peer.local_port_min", labels, "port", snap.time_ms, found[1])
+                    add("tcp.peer.local_port_max", labels, "port", snap.time_ms, found[2])
 
 
 def _read_lines(

@@ -139,3 +139,16 @@ def test_never_raises_on_mutated_fixture(data: st.DataObject) -> None:
     for path in [REJECTIONS_LOG, *([DUBBO_LOG] if DUBBO_LOG.is_file() else [])]:
         text = data.draw(mutated(text_of(path)))
         assert isinstance(app_log.parse(text, ParseContext()), ParseResult)
+
+
+def test_cannot_assign_requested_address_is_a_connect_failure() -> None:
+    text = (
+        "2026-11-24 05:49:25,001 ERROR [worker-3] com.example.Client - call failed\n"
+        "java.net.NoRouteToHostException: Cannot assign requested address (Address not available)\n"
+        "\tat java.base/sun.nio.ch.Net.connect0(Native Method)\n"
+        "2026-11-24 05:49:26,001 INFO [main] com.example.Client - ok\n"
+    )
+    result = app_log.parse(text, ParseContext.for_zone("UTC"))
+    (event,) = result.events
+    assert event.kind == "connect_failed" and event.attrs["errno"] == "EADDRNOTAVAIL"
+    assert event.attrs["exception"] == "java.net.NoRouteToHostException"

@@ -481,3 +481,30 @@ def test_a_capture_with_thousands_of_field_names_cannot_blind_later_parses() -> 
     assert only_value(later, "tcp.conn.rtt_ms", local=local) == pytest.approx(5.894)
     assert only_value(later, "tcp.conn.skmem_rb", local=local) == 131072
     assert only_value(later, "tcp.conn.delivery_rate_bps", local=local) == 8093480
+
+
+def test_sockets_per_peer_endpoint_for_port_exhaustion() -> None:
+    """Each socket towards one destination holds its own local port: the client's TIME-WAIT
+    and ESTAB sockets to 10.0.0.1:5012 are counted per state, with their local port span; the
+    server's sockets (one peer each) never group."""
+    rows = [f"TIME-WAIT 0 0 10.0.0.2:{40000 + i} 10.0.0.1:5012" for i in range(20)]
+    rows += [f"ESTAB 0 0 10.0.0.2:{40100 + i} 10.0.0.1:5012" for i in range(3)]
+    rows += [f"TIME-WAIT 0 0 10.0.0.1:5012 10.0.0.{i}:33000" for i in range(30)]
+    header = "State Recv-Q Send-Q Local Address:Port Peer Address:Port"
+    text = (
+        "=== 2026-11-24T05:49:19Z ===\n" + header + "\n" + "\n".join(rows) + "\n"
+        "=== 2026-11-24T05:49:20Z ===\n" + header + "\n" + "\n".join(rows[:5]) + "\n"
+    )
+    result = ss.parse(text, ParseContext.for_zone("UTC"))
+    peers = {
+        (s.name, s.labels.get("state")): list(s.values)
+        for s in result.series
+        if s.name.startswith("tcp.peer.")
+    }
+    assert {s.labels["peer"] for s in result.series if s.name.startswith("tcp.peer.")} == {
+        "10.0.0.1:5012"
+    }
+    assert peers[("tcp.peer.sockets", "time-wait")] == [20.0, 5.0]
+    assert peers[("tcp.peer.sockets", "estab")] == [3.0, 0.0]
+    assert peers[("tcp.peer.local_port_min", None)] == [40000.0, 40000.0]
+    assert peers[("tcp.peer.local_port_max", None)] == [40102.0, 40004.0]
