@@ -1,10 +1,13 @@
-"""accept_queue_overflow: ListenOverflows deltas, full LISTEN sockets, backlog vs somaxconn."""
+"""accept_queue_overflow: ListenOverflows deltas (the kernel's count, primary), full LISTEN
+sockets, backlog vs the listening host's own somaxconn."""
 
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
-from rootline.detectors import accept_queue_overflow as detector
+from rootline.detectors import registry
+from rootline.detectors.base import Finding, IncidentData
+from tests.detectors.conn_incident import lab_incident
 from tests.detectors.net_incident import (
     Capture,
     assert_well_formed,
@@ -13,10 +16,13 @@ from tests.detectors.net_incident import (
     odd_incidents,
 )
 
+ID = "accept_queue_overflow"
+THRESHOLDS = registry.CHECKLISTS[ID].rule.thresholds
 
-def check(data):  # type: ignore[no-untyped-def]
-    finding = detector.detect(data)
-    assert_well_formed(finding, detector.ID, detector.PARAMETERS)
+
+def check(data: IncidentData) -> Finding:
+    finding = registry.judge(ID, data)
+    assert_well_formed(finding, ID, THRESHOLDS)
     return finding
 
 
@@ -24,9 +30,9 @@ def overflows(increments, *, start=0.0):  # type: ignore[no-untyped-def]
     return Capture(kind="nstat").counter("TcpExtListenOverflows", increments, start=start)
 
 
-def listener(queue, backlog, *, port="8080"):  # type: ignore[no-untyped-def]
+def listener(queue, backlog, *, port="8080", host="h1"):  # type: ignore[no-untyped-def]
     labels = {"local": f"0.0.0.0:{port}", "port": port}
-    capture = Capture(kind="ss")
+    capture = Capture(kind="ss", host=host)
     capture.series("tcp.listen.recvq", queue, unit="connections", labels=labels)
     capture.series("tcp.listen.backlog", [backlog] * len(queue), unit="connections", labels=labels)
     return capture
@@ -37,7 +43,7 @@ def test_confirmed_on_real_nstat_series_with_syn_retransmits() -> None:
     assert finding.verdict == "confirmed"
     assert "155 times" in finding.summary
     counter = finding.evidence[0]
-    assert counter.observed == 155 and counter.threshold == detector.OVERFLOWS_CONFIRMED
+    assert counter.observed == 155 and counter.threshold == THRESHOLDS["overflows_min"].value
     assert counter.from_ms is not None and counter.to_ms is not None
     assert any("TcpExtTCPSynRetrans" in e.summary for e in finding.evidence)
 
@@ -50,11 +56,12 @@ def test_confirmed_on_real_netstat_s_and_proc_net_series() -> None:
 def test_likely_on_real_full_listener_without_counters() -> None:
     finding = check(fixture_incident("ss/ss-lnt.txt", "sysctl/sysctl-a.txt"))
     assert finding.verdict == "likely"
-    assert "Port 5004" in finding.summary and "backlog of 4" in finding.summary
+    assert "port 5004" in finding.summary and "peak 5 of 4" in finding.summary
     port = next(e for e in finding.evidence if e.labels.get("port") == "5004")
-    assert port.observed == 5 and port.threshold == 4
-    assert any("somaxconn" in e.summary and e.threshold == 4096 for e in finding.evidence)
+    assert port.observed == 1 and port.series == "tcp.listen.recvq"
+    assert any("somaxconn = 4,096" in e.summary for e in finding.evidence)
     assert "application's listen backlog is the limit" in finding.explanation
+    assert "Raise the application's listen backlog" in finding.remedies[0]
 
 
 def test_likely_when_few_overflows_and_no_full_listener() -> None:
@@ -65,8 +72,8 @@ def test_likely_when_few_overflows_and_no_full_listener() -> None:
 def test_ruled_out_when_counters_flat_and_queues_short() -> None:
     finding = check(incident(overflows([0] * 9, start=12), listener([0, 3, 1], 128)))
     assert finding.verdict == "ruled_out"
-    assert "stayed flat over 10 snapshots" in finding.summary
-    assert "port 8080 with 3 of 128" in finding.summary
+    assert "rose 0 times over 10 snapshots" in finding.summary
+    assert "in 0 of 3 ss -lnt snapshots (peak 3 of 128" in finding.summary
 
 
 def test_ruled_out_when_zero_since_boot() -> None:
@@ -78,7 +85,7 @@ def test_ruled_out_when_zero_since_boot() -> None:
 def test_insufficient_with_only_a_since_boot_total() -> None:
     finding = check(fixture_incident("nstat/nstat-az.txt"))
     assert finding.verdict == "insufficient_data"
-    assert "12 since boot" in finding.summary
+    assert "since boot: 12" in finding.summary
     assert any("nstat -az" in m.command for m in finding.missing)
 
 
@@ -102,6 +109,48 @@ def test_evidence_points_at_the_overflow_window() -> None:
     # overflows happened in the intervals ending at t=4 s and t=5 s
     assert counter.to_ms is not None and counter.from_ms is not None
     assert counter.to_ms - counter.from_ms == 2000
+
+
+def test_somaxconn_of_another_host_never_judges_this_listener() -> None:
+    """Issue 11 item 6: the client's somaxconn was used to judge the server's listen queue."""
+    server = listener([0, 50, 50], 50, host="server").counter("TcpExtListenOverflows", [0, 30])
+    client = Capture(host="client").fact("net.core.somaxconn", "50")
+    finding = check(incident(server, client))
+    assert finding.verdict == "confirmed" and finding.entity == "host server"
+    assert "somaxconn" not in " ".join(e.summary for e in finding.evidence)
+    assert "somaxconn is n/a" in finding.explanation
+    assert any("Raise both limits" in r for r in finding.remedies)
+    server.fact("net.core.somaxconn", "4096")
+    finding = check(incident(server, client))
+    assert "application's listen backlog is the limit" in finding.explanation
+
+
+def test_kernel_cap_is_named_when_the_backlog_reaches_somaxconn() -> None:
+    capture = listener([0, 128, 129], 128).counter("TcpExtListenOverflows", [0, 40])
+    capture.fact("net.core.somaxconn", "128")
+    finding = check(incident(capture))
+    assert finding.verdict == "confirmed"
+    assert finding.remedies[0].startswith("Raise the kernel cap")
+
+
+def test_nstat_and_netstat_s_of_one_host_are_not_summed() -> None:
+    nstat = overflows([0, 6])
+    netstat = Capture(kind="netstat_s").counter("TcpExtListenOverflows", [0, 6])
+    finding = check(incident(nstat, netstat))
+    assert finding.verdict == "likely"  # 6, not 12
+    assert finding.evidence[0].observed == 6
+
+
+def test_lab_capture_confirmed_by_the_kernels_count() -> None:
+    finding = check(lab_incident("accept_queue_overflow/base"))
+    assert finding.verdict == "confirmed" and finding.entity == "host server"
+    assert "3,848 times" in finding.summary
+    assert "application's listen backlog is the limit" in finding.explanation
+
+
+def test_lab_other_scenarios_ruled_out() -> None:
+    for capture in ("healthy/base", "time_wait_storm/base", "heartbeat_storm/base"):
+        assert check(lab_incident(capture)).verdict == "ruled_out", capture
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
