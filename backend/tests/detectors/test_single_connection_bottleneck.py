@@ -106,6 +106,29 @@ def test_a_queue_filling_the_offered_window_is_a_jam_even_with_a_large_buffer() 
     assert finding.verdict == "confirmed", finding.summary
 
 
+def test_issue_11_item_1_both_ends_run_all() -> None:
+    # ~200 requests in flight from the consumer, its Send-Q in the MiB range and rwnd_limited,
+    # the provider's Recv-Q near its window in every snapshot, the pool nearly idle.
+    n = 10
+    consumer_side = Capture(kind="ss", host="consumer")
+    connection(
+        consumer_side, CONSUMER, PROVIDER, sendq__bytes=[2.5e6] * n, skmem_w=[3.6e6] * n,
+        skmem_tb=[4194304.0] * n, busy_ms=[1000.0 * (i + 1) for i in range(n)],
+        rwnd_limited_ms=[600.0 * (i + 1) for i in range(n)], rtt_ms=[20.0] * n,
+    )  # fmt: skip
+    findings = {
+        f.id: f
+        for f in registry.run_all(
+            incident(provider(), consumer_side, pool([2, 3, 1, 2, 3, 2, 1, 2, 3, 2]), cpu([15] * n))
+        )
+    }
+    assert findings[ID].verdict == "confirmed", findings[ID].summary
+    assert not findings[ID].explained_by
+    # one kernel sign of a reader falling behind (rwnd_limited), the buffer never full:
+    # receiver_not_reading is not confirmed beside it
+    assert findings["receiver_not_reading"].verdict == "likely"
+
+
 def test_likely_without_pool_or_cpu_data() -> None:
     finding = check(incident(provider()))
     assert finding.verdict == "likely"
