@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 
-from rootline.detectors import heartbeat_storm as detector
+from rootline.detectors import registry
+from rootline.detectors.base import Finding, IncidentData
+from tests.detectors.conn_incident import lab_incident
 from tests.detectors.net_incident import (
     Capture,
     assert_well_formed,
@@ -14,10 +16,13 @@ from tests.detectors.net_incident import (
     odd_incidents,
 )
 
+ID = "heartbeat_storm"
+THRESHOLDS = registry.CHECKLISTS[ID].rule.thresholds
 
-def check(data):  # type: ignore[no-untyped-def]
-    finding = detector.detect(data)
-    assert_well_formed(finding, detector.ID, detector.PARAMETERS)
+
+def check(data: IncidentData) -> Finding:
+    finding = registry.judge(ID, data)
+    assert_well_formed(finding, ID, THRESHOLDS)
     return finding
 
 
@@ -56,12 +61,13 @@ def connections(count: float, seconds: int = 300) -> Capture:
 def test_confirmed_when_cpu_and_packets_spike_together_with_7000_connections() -> None:
     finding = check(incident(nmon(), connections(7000)))
     assert finding.verdict == "confirmed"
-    assert finding.summary == (
-        "7,000 ESTABLISHED connections on host h1 and cpu and packets spiking every ~60 s."
+    assert finding.summary.startswith(
+        "A heartbeat wave on host h1: 7,000 ESTABLISHED connections at most on host h1"
     )
-    periodic = [e for e in finding.evidence if e.unit == "s"]
+    assert "2 signal families spike at one period (cpu and packets, ~60 s" in finding.summary
+    periodic = [e for e in finding.evidence if e.unit == "autocorrelation" and e.met]
     assert {e.series for e in periodic} == {"cpu.user_pct", "net.packets_in"}
-    assert all(e.observed == 60 for e in periodic)
+    assert all("period 60 s" in e.summary for e in periodic)
     # the range sits on a spike: spikes are at multiples of 60 s from the start
     first = periodic[0]
     assert first.from_ms is not None and first.to_ms is not None
@@ -71,19 +77,19 @@ def test_confirmed_when_cpu_and_packets_spike_together_with_7000_connections() -
 
 def test_any_period_between_5_and_300_s() -> None:
     finding = check(incident(nmon(120, cpu_period=8, packet_period=8), connections(3000, 120)))
-    assert finding.verdict == "confirmed" and "~8 s" in finding.summary
+    assert finding.verdict == "confirmed" and "~8.0 s" in finding.summary
 
 
 def test_likely_with_one_periodic_family() -> None:
     finding = check(incident(nmon(cpu_period=0), connections(5000)))
     assert finding.verdict == "likely"
-    assert "packets spiking every ~60 s" in finding.summary
+    assert "net.packets_in (all interfaces): period 60 s" in finding.summary
 
 
 def test_likely_with_two_families_and_no_connection_count() -> None:
     finding = check(incident(nmon()))
     assert finding.verdict == "likely"
-    assert "unknown number of connections" in finding.summary
+    assert "(cpu and packets, ~60 s" in finding.summary
 
 
 def test_periods_that_disagree_do_not_confirm() -> None:
@@ -94,25 +100,25 @@ def test_periods_that_disagree_do_not_confirm() -> None:
 def test_ruled_out_with_few_connections_even_if_periodic() -> None:
     finding = check(incident(nmon(), connections(300)))
     assert finding.verdict == "ruled_out"
-    assert "Only 300 ESTABLISHED" in finding.summary and "1,000" in finding.summary
+    assert "300 ESTABLISHED connections at most" in finding.summary and "1,000" in finding.summary
 
 
 def test_ruled_out_on_real_ss_listing() -> None:
     finding = check(fixture_incident("ss/ss-tan.txt"))
     assert finding.verdict == "ruled_out"
-    assert "Only 28 ESTABLISHED" in finding.summary
+    assert "28 ESTABLISHED connections at most" in finding.summary
 
 
 def test_ruled_out_when_many_connections_but_no_period_over_a_long_capture() -> None:
     finding = check(incident(nmon(cpu_period=0, packet_period=0), connections(7000)))
     assert finding.verdict == "ruled_out"
-    assert "no CPU, packet or queue signal repeats" in finding.summary
+    assert "no CPU, packet or queue signal repeats with spikes" in finding.summary
 
 
 def test_insufficient_when_capture_too_short_for_a_60_s_period() -> None:
     finding = check(incident(nmon(60, cpu_period=0, packet_period=0), connections(7000, 60)))
     assert finding.verdict == "insufficient_data"
-    assert "too short" in finding.summary
+    assert "at least 3.0 min" in finding.summary
     assert any("--duration 300" in m.command for m in finding.missing)
 
 
@@ -133,6 +139,29 @@ def test_noise_has_no_period() -> None:
     capture.series("net.packets_in", list(rng.exponential(500, 600)), unit="/s")
     finding = check(incident(capture, connections(5000, 600)))
     assert finding.verdict == "ruled_out"
+
+
+def test_lab_heartbeat_capture_confirmed() -> None:
+    """3000 connections, a heartbeat wave every 10 s in CPU (nmon) and TcpInSegs."""
+    finding = check(lab_incident("heartbeat_storm/base"))
+    assert finding.verdict == "confirmed" and finding.entity == "host provider"
+    assert "3,000 ESTABLISHED" in finding.summary and "~10 s" in finding.summary
+
+
+def test_lab_other_scenarios_ruled_out() -> None:
+    for capture in ("healthy/base", "accept_queue_overflow/base", "time_wait_storm/base"):
+        assert check(lab_incident(capture)).verdict == "ruled_out", capture
+
+
+def test_kernel_packet_rates_of_one_host_are_read_from_one_tool() -> None:
+    """nstat and netstat -s both give TcpInSegs per second: one is read, never their sum."""
+    wave = spikes(300, 60, 200, 7000, 3)
+    one = Capture(kind="nstat").series("netstat.TcpInSegs", wave, unit="per_s")
+    two = Capture(kind="netstat-s").series("netstat.TcpInSegs", wave, unit="per_s")
+    finding = check(incident(nmon(packet_period=0), one, two, connections(7000)))
+    assert finding.verdict == "confirmed"
+    packets = next(e for e in finding.evidence if e.series == "netstat.TcpInSegs")
+    assert "spikes" in packets.summary and packets.met
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
