@@ -26,7 +26,11 @@ Quantities, for the group's most jammed connection (the one whose queue persiste
   waiting for the one reading thread;
 - ``send_jam_share``: the same on a sending end: the send queue (skmem ``w``) holding at least
   ``send_fill_min_ratio`` of the send buffer ``tb``: requests waiting to be sent. Send-Q alone
-  is not that (it counts data in flight, non-zero on any busy connection);
+  is not that (it counts data in flight, non-zero on any busy connection), nor is a full
+  buffer on a bulk transfer moving at the path's pace: where ss gives the chrono stats, the
+  kernel must say the peer's window or the buffer held the sender back
+  (``rwnd_limited`` + ``sndbuf_limited`` >= ``send_held_min_pct`` of busy time:
+  ``send_held_pct``);
 - ``jam_share``: the larger of the two, and ``jam_side`` which;
 - ``pool_headroom_share``: share of the jam snapshots in which the busiest pool of the host
   behind the queue (the receiving host) was below ``pool_saturated_ratio`` x its maximum: an
@@ -48,6 +52,7 @@ import numpy.typing as npt
 from rootline.detectors.base import Anchor, IncidentData, Measurement, Params, SeriesView
 from rootline.detectors.quantities import (
     ConnectionKey,
+    chrono_share_pct,
     conn_key,
     connection_label,
     connection_series,
@@ -66,6 +71,11 @@ FIELDS = (
     "rcv_ssthresh",
     "rtt_ms",
     "cwnd",
+    "busy_ms",
+    "rwnd_limited_ms",
+    "rwnd_limited_pct",
+    "sndbuf_limited_ms",
+    "sndbuf_limited_pct",
 )
 
 
@@ -83,6 +93,7 @@ class _End:
     send_jam: npt.NDArray[np.bool_]
     rb: float | None
     tb: float | None
+    held_pct: float | None
     artifact: str
 
 
@@ -177,8 +188,28 @@ def _end(key: ConnectionKey, row: dict[str, SeriesView], params: Params) -> _End
     # Without skmem (ss -tin) a receive queue that never empties still shows the reader behind.
     recv_jam = (recvq > 0) & np.where(np.isnan(recv_fill), True, recv_fill >= recv_min)
     send_jam = (sendq > 0) & np.nan_to_num(send_fill >= send_min, nan=False).astype(bool)
+    # A full send buffer is requests waiting behind the connection only when the kernel says
+    # the peer's window (or the buffer) held it back; a bulk transfer moving at the path's
+    # pace (cwnd-limited) fills its buffer too.
+    min_busy = float(params["min_busy_ms"])
+    rwnd, busy = chrono_share_pct(row, times, "rwnd_limited", min_busy)
+    sndbuf, _ = chrono_share_pct(row, times, "sndbuf_limited", min_busy)
+    held = (rwnd or 0.0) + (sndbuf or 0.0) if rwnd is not None and busy >= min_busy else None
+    if held is not None and held < float(params["send_held_min_pct"]):
+        send_jam = np.zeros(len(times), dtype=bool)
     return _End(
-        key, times, recvq, sendq, recv_fill, send_fill, recv_jam, send_jam, rb, tb, anchor.artifact
+        key,
+        times,
+        recvq,
+        sendq,
+        recv_fill,
+        send_fill,
+        recv_jam,
+        send_jam,
+        rb,
+        tb,
+        held,
+        anchor.artifact,
     )
 
 
@@ -231,6 +262,9 @@ def _measure(data: IncidentData, group: _Group, params: Params) -> Measurement:
         "send_jam_snapshots": int(end.send_jam.sum()),
         "sendq_median": _median_where(end.sendq, end.send_jam),
         "send_fill_median": _median_where(end.send_fill, end.send_jam),
+        "send_held_pct": max(
+            (e.held_pct for e in group.ends if e.held_pct is not None), default=None
+        ),
         "tb": end.tb,
         "behind_host": behind,
         "pool": pool[0] if pool else None,

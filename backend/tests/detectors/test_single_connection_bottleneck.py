@@ -154,6 +154,19 @@ def test_ruled_out_when_queues_are_mostly_empty() -> None:
     assert "requests waiting in 10 % of the snapshots (threshold 80 %)" in finding.summary
 
 
+def test_a_bulk_transfer_at_the_paths_pace_is_not_requests_waiting() -> None:
+    # 4 MiB responses over a reused connection: the buffer is full, but the kernel says the
+    # sender was held back by neither the peer's window nor the buffer (cwnd-limited).
+    capture = Capture(kind="ss", host="server")
+    n = 10
+    connection(
+        capture, PROVIDER, CONSUMER, sendq__bytes=[2.6e6] * n, skmem_w=[4.1e6] * n,
+        skmem_tb=[4194304.0] * n, busy_ms=[1000.0 * (i + 1) for i in range(n)],
+        rwnd_limited_ms=[40.0] * n, rtt_ms=[20.0] * n,
+    )  # fmt: skip
+    assert check(incident(capture, pool([3] * n))).verdict == "ruled_out"
+
+
 def test_send_q_in_flight_is_not_requests_waiting() -> None:
     # Send-Q non-zero in every snapshot on a 20 ms path is data in flight: w far below tb.
     finding = check(incident(consumer(w_fill=0.05), pool([5] * 4)))
@@ -185,6 +198,7 @@ def test_a_small_send_buffer_explains_the_full_send_queue() -> None:
         unacked=[15.0] * n, mss=[1448.0] * n, cwnd=[30.0] * n, snd_wnd=[82944.0] * n,
         rtt_ms=[20.5] * n, delivery_rate_bps=[8.5e6] * n,
         busy_ms=[1000.0 * (i + 1) for i in range(n)],
+        sndbuf_limited_ms=[700.0 * (i + 1) for i in range(n)],  # the kernel: 70 % of busy
     )  # fmt: skip
     findings = {f.id: f for f in registry.run_all(incident(sender))}
     assert findings["small_send_buffer"].verdict == "confirmed"
