@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # lab/run.sh [scenario...]: reproduce failure modes for real and capture them with the
-# collector. Runs every scenario by default (about 8 minutes), each under 90 s, as root.
-# Bundles land in lab/out/<scenario>/ (and lab/out/<scenario>-contrast/ for the comparison
-# runs); set LAB_OUT=DIR to write elsewhere (e.g. LAB_OUT=lab/fixtures to refresh them).
+# collector. Runs every scenario once with its default settings (about 8 minutes), each under
+# 120 s, as root. Bundles land in lab/out/<scenario>/; set LAB_OUT=DIR to write elsewhere.
+# Scenario variables (RTT_MS, CC, INTERVAL, ...) pass through from the environment.
+# The committed fixtures (every variation and contrast) are recorded by lab/record.py from
+# lab/fixtures/<scenario>/captures.toml, not by this script.
 set -euo pipefail
 LAB_DIR=$(cd "$(dirname "$0")" && pwd)
 ALL=(small_send_buffer single_connection_bottleneck receiver_not_reading time_wait_storm
@@ -22,7 +24,8 @@ for scenario in "${scenarios[@]}"; do
 	script=$LAB_DIR/scenarios/$scenario.sh
 	[ -f "$script" ] || { echo "unknown scenario: $scenario (known: ${ALL[*]})" >&2; exit 2; }
 	started=$(date +%s)
-	if timeout 120 bash "$script"; then
+	# Under the lab lock: never at the same time as lab/record.py or another lab run.
+	if flock /tmp/rootline-lab.lock timeout 120 bash "$script"; then
 		echo "== $scenario: ok in $(($(date +%s) - started)) s" >&2
 	else
 		echo "== $scenario: FAILED" >&2

@@ -2,8 +2,21 @@
 #
 # Topology: two network namespaces joined by a veth pair
 #   rl-srv (10.77.0.1, veth rl-srv0)  <---->  rl-cli (10.77.0.2, veth rl-cli0)
+# or, with LAB_LINK=lo, ONE namespace rl-srv where client and server talk over its loopback
+# (127.0.0.1, MTU 65536, no GSO cap: what a sidecar or a same-host consumer sees).
 # Delay: an NFQUEUE rule on rl-srv's INPUT hands every TCP packet arriving at the server to
-# tools/nfq_delay, which re-injects it after DELAY ms: the server-side RTT is DELAY ms.
+# tools/nfq_delay, which re-injects it after DELAY ms: the server-side RTT is DELAY ms (on
+# loopback both directions cross INPUT, so each waits DELAY / 2).
+#
+# Variables every scenario honours (lab/record.py sets them from a fixture's captures.toml):
+#   LAB_OUT_DIR    write the bundles into this folder outright (else lab/out/<scenario>)
+#   LAB_NS_SUFFIX  suffix of the namespace names (two lab runs can share the machine)
+#   LAB_LINK       veth (default) or lo
+#   INTERVAL       collector interval in seconds (default 1)
+#   CC             congestion control set on every lab socket with TCP_CONGESTION (default
+#                  cubic; bbr is the namespaces' default here). Exported to load.py as LAB_CC.
+# Scenario-specific ones (RTT_MS, buffers, connection counts, run length ...) are listed at
+# the top of each scenario script.
 # Everything a scenario starts is registered here and undone by lab_cleanup (run from the
 # EXIT trap): processes killed by pid, namespaces deleted (their iptables rules and sysctls go
 # with them), global sysctls restored.
@@ -21,6 +34,18 @@ SRV_NS=rl-srv${LAB_NS_SUFFIX:-}
 CLI_NS=rl-cli${LAB_NS_SUFFIX:-}
 SRV_IP=10.77.0.1
 CLI_IP=10.77.0.2
+LAB_LINK=${LAB_LINK:-veth}
+case $LAB_LINK in
+	veth) ;;
+	lo)
+		CLI_NS=$SRV_NS
+		SRV_IP=127.0.0.1
+		CLI_IP=127.0.0.1
+		;;
+	*) echo "LAB_LINK must be veth or lo, not $LAB_LINK" >&2; exit 2 ;;
+esac
+INTERVAL=${INTERVAL:-1}
+export LAB_CC=${CC:-cubic}
 
 LAB_PIDS=()
 LAB_NAMESPACES=()
@@ -73,9 +98,16 @@ lab_bg() {
 	LAB_PIDS+=($!)
 }
 
-# lab_netns: the two namespaces and the veth pair between them.
+# lab_netns: the two namespaces and the veth pair between them (LAB_LINK=lo: one namespace).
 lab_netns() {
 	local ns
+	if [ "$LAB_LINK" = lo ]; then
+		ip netns del "$SRV_NS" 2>/dev/null || true
+		ip netns add "$SRV_NS"
+		LAB_NAMESPACES+=("$SRV_NS")
+		ip netns exec "$SRV_NS" ip link set lo up
+		return
+	fi
 	for ns in "$SRV_NS" "$CLI_NS"; do
 		ip netns del "$ns" 2>/dev/null || true
 		ip netns add "$ns"
@@ -90,13 +122,21 @@ lab_netns() {
 	# The stack builds up-to-64 KB GSO segments whatever the NIC offers, and a socket's tail
 	# segment may grow to that size past SO_SNDBUF, so a 16 KB send buffer would behave like
 	# 80 KB. Capping GSO at one MSS makes SO_SNDBUF bind as it does on the incidents' paths.
-	ip netns exec "$SRV_NS" ip link set rl-srv0 gso_max_size 1500
-	ip netns exec "$CLI_NS" ip link set rl-cli0 gso_max_size 1500
+	# GSO_MAX=0 leaves the veth's default (64 KB): SO_SNDBUF then binds loosely, and the kernel
+	# can report sndbuf_limited (see lab/README.md).
+	if [ "${GSO_MAX:-1500}" != 0 ]; then
+		ip netns exec "$SRV_NS" ip link set rl-srv0 gso_max_size "${GSO_MAX:-1500}"
+		ip netns exec "$CLI_NS" ip link set rl-cli0 gso_max_size "${GSO_MAX:-1500}"
+	fi
 }
 
 # lab_delay MS: every TCP packet entering rl-srv waits MS ms (server-side RTT = MS).
+# On loopback every packet crosses rl-srv's INPUT once, whichever way it goes: MS / 2 each.
 lab_delay() {
 	local ms=$1
+	if [ "$LAB_LINK" = lo ]; then
+		ms=$(awk -v ms="$ms" 'BEGIN { print ms / 2 }')
+	fi
 	mkdir -p "$BIN_DIR"
 	if [ ! -x "$BIN_DIR/nfq_delay" ] || [ "$LAB_DIR/tools/nfq_delay.c" -nt "$BIN_DIR/nfq_delay" ]; then
 		gcc -O2 -o "$BIN_DIR/nfq_delay" "$LAB_DIR/tools/nfq_delay.c" -lnetfilter_queue -lnfnetlink
@@ -133,24 +173,3 @@ lab_wait_collectors() {
 # in_srv / in_cli CMD...: run in a namespace.
 in_srv() { ip netns exec "$SRV_NS" "$@"; }
 in_cli() { ip netns exec "$CLI_NS" "$@"; }
-
-# lab_switch_out NAME: later bundles of this run go to lab/out/NAME (e.g. SCENARIO-contrast,
-# the comparison run that should NOT show the failure).
-lab_switch_out() {
-	OUT_DIR=${LAB_OUT:-$LAB_DIR/out}/$1
-	rm -rf "$OUT_DIR"
-	mkdir -p "$OUT_DIR"
-	log "now writing to $OUT_DIR"
-}
-
-# lab_restart_netns: fresh namespaces (and delay) between the two runs of a scenario.
-lab_reset() {
-	local pid ns
-	for pid in "${LAB_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-	LAB_PIDS=()
-	for ns in "${LAB_NAMESPACES[@]}"; do
-		for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null || true; done
-		ip netns del "$ns" 2>/dev/null || true
-	done
-	LAB_NAMESPACES=()
-}

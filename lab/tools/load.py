@@ -11,8 +11,11 @@ payload.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import heapq
 import json
 import os
+import queue
 import random
 import selectors
 import socket
@@ -20,16 +23,19 @@ import struct
 import sys
 import threading
 import time
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 
 HEADER = struct.Struct("!II")  # length of the rest, request id
+# Congestion control set on every lab socket (lab/lib/common.sh exports CC as LAB_CC).
+CC = os.environ.get("LAB_CC", "cubic")
 
 
 def report(**numbers: object) -> None:
     print(json.dumps(numbers), flush=True)
 
 
-def tune(sock: socket.socket, *, sndbuf: int = 0, rcvbuf: int = 0, cc: str = "cubic") -> None:
+def tune(sock: socket.socket, *, sndbuf: int = 0, rcvbuf: int = 0, cc: str = CC) -> None:
     """Socket options shared by the commands: buffers (0 = leave autotuning on), congestion control."""
     if sndbuf:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, sndbuf)
@@ -42,7 +48,7 @@ def tune(sock: socket.socket, *, sndbuf: int = 0, rcvbuf: int = 0, cc: str = "cu
 def listener(port: int, backlog: int = 128, **options: int) -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b"cubic")
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, CC.encode())
     if options.get("rcvbuf"):
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, options["rcvbuf"])
     sock.bind(("0.0.0.0", port))
@@ -79,17 +85,21 @@ def bulk_server(args: argparse.Namespace) -> None:
     conn, _ = server.accept()
     tune(conn, sndbuf=args.sndbuf)
     effective = conn.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)  # the kernel doubles it
-    block = b"x" * 65536
+    block = memoryview(b"x" * args.write_size)
     sent = 0
     started = time.monotonic()
     while time.monotonic() - started < args.seconds:
         sent += conn.send(block)
     elapsed = time.monotonic() - started
+    effective_end = conn.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
     conn.close()
     report(
         role="bulk-server",
         sndbuf_requested=args.sndbuf,
         sndbuf_effective=effective,
+        sndbuf_at_end=effective_end,
+        write_size=args.write_size,
+        cc=CC,
         bytes=sent,
         seconds=round(elapsed, 2),
         throughput_kbps=round(sent / elapsed / 1024, 1),
@@ -118,13 +128,23 @@ def push_client(args: argparse.Namespace) -> None:
     sent = 0
     blocked_s = 0.0
     started = time.monotonic()
+    # --rate-mbps > 0: offer at most that many MB/s (a sender the receiver can keep up with).
+    per_block_s = len(block) / (args.rate_mbps * 1e6) if args.rate_mbps > 0 else 0.0
+    next_at = started
     while time.monotonic() - started < args.seconds:
+        if per_block_s:
+            next_at += per_block_s
+            pause = next_at - time.monotonic()
+            if pause > 0:
+                time.sleep(pause)
         before = time.monotonic()
         try:
             sent += sock.send(block)
         except TimeoutError:
             blocked_s += time.monotonic() - before
-    report(role="push-client", bytes=sent, seconds=round(time.monotonic() - started, 2), blocked_s=round(blocked_s, 1))
+    elapsed = time.monotonic() - started
+    report(role="push-client", bytes=sent, seconds=round(elapsed, 2), blocked_s=round(blocked_s, 1),
+           rate_mbps_offered=args.rate_mbps, throughput_kbps=round(sent / elapsed / 1024, 1))
     sock.close()
 
 
@@ -157,15 +177,38 @@ def stalling_server(args: argparse.Namespace) -> None:
 # --- rpc: many requests multiplexed on few connections --------------------------------
 
 
+class CpuDecoder:
+    """CPU spent by an I/O thread on each frame it decodes: a real CRC of the payload, then
+    PBKDF2 rounds (a stand-in for deserialisation) until the thread's own CPU clock has
+    advanced --decode-ms, so the cost is CPU time whatever else the machine runs. PBKDF2 runs
+    outside the GIL, so each connection's I/O thread can use its own core, as in Java."""
+
+    ROUNDS = 200  # ~50 us of SHA-256 work per step
+
+    def __init__(self, decode_ms: float) -> None:
+        self.cpu_s = decode_ms / 1000
+
+    def decode(self, body: bytes) -> int:
+        started = time.thread_time()
+        checksum = zlib.crc32(body)
+        salt = checksum.to_bytes(4, "big")
+        while time.thread_time() - started < self.cpu_s:
+            hashlib.pbkdf2_hmac("sha256", body[:64], salt, self.ROUNDS)
+        return checksum
+
+
 def rpc_server(args: argparse.Namespace) -> None:
-    """A Dubbo-like provider: one I/O thread per connection decodes requests (--decode-ms
-    each, sleeping, so CPU stays low) and hands them to a business pool (--threads) that sleeps
-    0..--work-ms; replies go back through the connection's lock. Writes a pool CSV."""
+    """A Dubbo-like provider: one I/O thread per connection reads and decodes every request
+    (--decode cpu: --decode-ms of real CPU per frame; --decode sleep: a sleep, CPU stays low)
+    and hands it to a business pool (--threads) that sleeps 0..--work-ms (uniform: a downstream
+    call); replies go back through the connection's lock. Writes a pool CSV every 200 ms."""
     server = listener(args.port, backlog=1024)
     pool = ThreadPoolExecutor(max_workers=args.threads, thread_name_prefix="biz")
-    stats = {"active": 0, "submitted": 0, "completed": 0}
+    decoder = CpuDecoder(args.decode_ms if args.decode == "cpu" else 0)
+    stats = {"active": 0, "submitted": 0, "completed": 0, "connections": 0}
     stats_lock = threading.Lock()
     stop_at = time.monotonic() + args.seconds
+    io_cpu_s: list[float] = []
 
     def work(conn: socket.socket, write_lock: threading.Lock, request_id: int, response_size: int) -> None:
         with stats_lock:
@@ -187,13 +230,18 @@ def rpc_server(args: argparse.Namespace) -> None:
             while time.monotonic() < stop_at:
                 length, request_id = HEADER.unpack(recv_exact(conn, HEADER.size))
                 body = recv_exact(conn, length - 4)
-                time.sleep(args.decode_ms / 1000)  # the one I/O thread of this connection
+                if args.decode == "cpu":
+                    decoder.decode(body)  # the one I/O thread of this connection
+                else:
+                    time.sleep(args.decode_ms / 1000)
                 (response_size,) = struct.unpack("!I", body[:4])
                 with stats_lock:
                     stats["submitted"] += 1
                 pool.submit(work, conn, write_lock, request_id, response_size)
         except (ConnectionError, OSError):
             pass
+        finally:
+            io_cpu_s.append(time.thread_time())
 
     def metrics() -> None:
         if not args.pool_csv:
@@ -217,25 +265,29 @@ def rpc_server(args: argparse.Namespace) -> None:
         except TimeoutError:
             continue
         tune(conn, sndbuf=args.sndbuf)
-        threading.Thread(target=io_thread, args=(conn,), daemon=True).start()
-    report(role="rpc-server", **stats)
+        stats["connections"] += 1
+        threading.Thread(target=io_thread, args=(conn,), name=f"io-{stats['connections']}", daemon=True).start()
+    report(role="rpc-server", decode=args.decode, decode_ms=args.decode_ms, work_ms=args.work_ms,
+           **stats)
     os._exit(0)
 
 
 def rpc_client(args: argparse.Namespace) -> None:
-    """A consumer: --concurrency requests kept in flight over --connections connections for
-    --seconds; reports mean / p99 response time and throughput."""
+    """A consumer: at most --concurrency requests in flight over --connections connections for
+    --seconds, offered as fast as answers come back (--rate 0) or at --rate requests/s in
+    total; reports mean / p99 response time, throughput and the requests in flight."""
     connections = [connect(args.host, args.port) for _ in range(args.connections)]
     latencies: list[float] = []
     lock = threading.Lock()
+    in_flight = [0]
     stop_at = time.monotonic() + args.seconds
     request = struct.pack("!I", args.response_size) + b"q" * max(args.request_size - 4, 0)
+    interval = args.connections / args.rate if args.rate > 0 else 0.0
 
-    def run_connection(conn: socket.socket, in_flight: int) -> None:
+    def run_connection(conn: socket.socket, limit: int) -> None:
         sent_at: dict[int, float] = {}
         next_id = 0
-        free = threading.Semaphore(in_flight)
-        send_lock = threading.Lock()
+        free = threading.Semaphore(limit)
 
         def reader() -> None:
             try:
@@ -244,21 +296,49 @@ def rpc_client(args: argparse.Namespace) -> None:
                     recv_exact(conn, length - 4)
                     with lock:
                         latencies.append(time.monotonic() - sent_at.pop(request_id))
+                        in_flight[0] -= 1
                     free.release()
             except (ConnectionError, OSError):
                 pass
 
+        # Callers never block on the socket: like Netty's outbound buffer, requests wait in
+        # user space for the connection's writer when the kernel's send buffer is full.
+        outbound: queue.SimpleQueue[bytes] = queue.SimpleQueue()
+
+        def writer() -> None:
+            try:
+                while True:
+                    conn.sendall(outbound.get())
+            except OSError:
+                pass
+
         threading.Thread(target=reader, daemon=True).start()
+        threading.Thread(target=writer, daemon=True).start()
+        next_at = time.monotonic()
         while time.monotonic() < stop_at:
+            if interval:
+                next_at += interval
+                pause = next_at - time.monotonic()
+                if pause > 0:
+                    time.sleep(pause)
             if not free.acquire(timeout=0.2):
                 continue
             next_id += 1
+            with lock:
+                in_flight[0] += 1
             sent_at[next_id] = time.monotonic()
-            with send_lock:
-                conn.sendall(HEADER.pack(4 + len(request), next_id) + request)
+            outbound.put(HEADER.pack(4 + len(request), next_id) + request)
+
+    samples: list[int] = []
+
+    def sample() -> None:
+        while time.monotonic() < stop_at:
+            time.sleep(0.25)
+            samples.append(in_flight[0])
 
     per_connection = max(args.concurrency // args.connections, 1)
     threads = [threading.Thread(target=run_connection, args=(c, per_connection)) for c in connections]
+    threading.Thread(target=sample, daemon=True).start()
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -269,10 +349,15 @@ def rpc_client(args: argparse.Namespace) -> None:
         role="rpc-client",
         connections=args.connections,
         concurrency=args.concurrency,
+        rate_offered=args.rate,
+        request_size=args.request_size,
         responses=len(ordered),
         tps=round(len(ordered) / args.seconds, 1),
         mean_ms=round(1000 * sum(ordered) / max(len(ordered), 1), 1),
+        p50_ms=round(1000 * ordered[len(ordered) // 2] if ordered else 0, 1),
         p99_ms=round(1000 * ordered[int(len(ordered) * 0.99)] if ordered else 0, 1),
+        in_flight_mean=round(sum(samples) / max(len(samples), 1), 1),
+        in_flight_max=max(samples, default=0),
     )
     os._exit(0)
 
@@ -487,17 +572,21 @@ def heartbeat_server(args: argparse.Namespace) -> None:
 
 
 def heartbeat_client(args: argparse.Namespace) -> None:
-    """Open --connections connections, then every --period-s send a 17-byte heartbeat on all
-    of them at once (no jitter: the storm)."""
+    """Open --connections connections, then every --period-s send a 17-byte heartbeat on each:
+    all at once (--jitter 0: the storm), or each at its own random phase in the period
+    (--jitter 1: the same heartbeats spread evenly, the fix)."""
     conns = []
     for _ in range(args.connections):
         conns.append(connect(args.host, args.port))
     for conn in conns:
         conn.setblocking(False)
     beat = b"h" * 17
-    rounds = 0
+    sent = 0
     stop_at = time.monotonic() + args.seconds
-    next_beat = time.monotonic() + args.first_s
+    first = time.monotonic() + args.first_s
+    phases = [random.uniform(0, args.period_s) if args.jitter else 0.0 for _ in conns]
+    due = [(first + phase, index) for index, phase in enumerate(phases)]
+    heapq.heapify(due)
     while time.monotonic() < stop_at:
         time.sleep(0.05)
         for conn in conns:  # drain replies
@@ -505,15 +594,17 @@ def heartbeat_client(args: argparse.Namespace) -> None:
                 conn.recv(4096)
             except (BlockingIOError, OSError):
                 pass
-        if time.monotonic() >= next_beat:
-            for conn in conns:
-                try:
-                    conn.send(beat)
-                except (BlockingIOError, OSError):
-                    pass
-            rounds += 1
-            next_beat += args.period_s
-    report(role="heartbeat-client", connections=len(conns), rounds=rounds, period_s=args.period_s)
+        now = time.monotonic()
+        while due and due[0][0] <= now:
+            at, index = heapq.heappop(due)
+            try:
+                conns[index].send(beat)
+                sent += 1
+            except (BlockingIOError, OSError):
+                pass
+            heapq.heappush(due, (at + args.period_s, index))
+    report(role="heartbeat-client", connections=len(conns), heartbeats=sent,
+           rounds=round(sent / max(len(conns), 1), 1), period_s=args.period_s, jitter=bool(args.jitter))
 
 
 def main() -> None:
@@ -529,15 +620,15 @@ def main() -> None:
         for flag, kind, default in options:
             p.add_argument(flag, type=kind, default=default)
 
-    command("bulk-server", bulk_server, ("--sndbuf", int, 0))
+    command("bulk-server", bulk_server, ("--sndbuf", int, 0), ("--write-size", int, 65536))
     command("bulk-client", bulk_client, ("--rcvbuf", int, 0))
-    command("push-client", push_client, ("--sndbuf", int, 0))
+    command("push-client", push_client, ("--sndbuf", int, 0), ("--rate-mbps", float, 0.0))
     command("stalling-server", stalling_server, ("--rcvbuf", int, 0), ("--read-seconds", float, 3),
             ("--stall-seconds", float, 15))
-    command("rpc-server", rpc_server, ("--threads", int, 200), ("--decode-ms", float, 2.0),
-            ("--work-ms", float, 300.0), ("--sndbuf", int, 0), ("--pool-csv", str, ""))
+    command("rpc-server", rpc_server, ("--threads", int, 200), ("--decode", str, "sleep"),
+            ("--decode-ms", float, 2.0), ("--work-ms", float, 300.0), ("--sndbuf", int, 0), ("--pool-csv", str, ""))
     command("rpc-client", rpc_client, ("--connections", int, 1), ("--concurrency", int, 200),
-            ("--request-size", int, 512), ("--response-size", int, 1024))
+            ("--request-size", int, 512), ("--response-size", int, 1024), ("--rate", float, 0.0))
     command("churn-server", churn_server, ("--max-requests", int, 1))
     command("churn-client", churn_client, ("--threads", int, 16), ("--requests", int, 10000),
             ("--per-connection", int, 1))
@@ -547,7 +638,7 @@ def main() -> None:
     command("burst-client", burst_client, ("--burst-bytes", int, 2 << 20), ("--gap-ms", float, 1000))
     command("heartbeat-server", heartbeat_server, ("--cost-ms", float, 0.2))
     command("heartbeat-client", heartbeat_client, ("--connections", int, 2000), ("--period-s", float, 10),
-            ("--first-s", float, 5))
+            ("--first-s", float, 5), ("--jitter", int, 0))
     args = parser.parse_args()
     args.handler(args)
 
