@@ -951,6 +951,19 @@ class PoolSaturation:
             (int(self.times_ms[a]), int(self.times_ms[b])) for a, b in true_runs(self.saturated)
         ]
 
+    def saturated_at(
+        self, times_ms: IntArray
+    ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+        """(saturated, known) at each instant, from the last reading at or before it; an
+        instant before the first reading is not known."""
+        index = (
+            np.searchsorted(self.times_ms, np.asarray(times_ms, dtype=np.int64), side="right") - 1
+        )
+        known = index >= 0
+        out = np.zeros(len(index), dtype=bool)
+        out[known] = self.saturated[index[known]]
+        return out, known
+
     def longest_run(self) -> tuple[int, int] | None:
         """(first, last) reading of the longest run; None when never saturated."""
         runs = self.runs()

@@ -33,8 +33,9 @@ Quantities, for the group's most jammed connection (the one whose queue persiste
   ``send_held_pct``);
 - ``jam_share``: the larger of the two, and ``jam_side`` which;
 - ``pool_headroom_share``: share of the jam snapshots in which the busiest pool of the host
-  behind the queue (the receiving host) was below ``pool_saturated_ratio`` x its maximum: an
-  idle pool behind a full socket (report A: the pool filled only after the traffic was cut);
+  behind the queue (the receiving host) was not saturated (the quantities layer's one
+  definition, :func:`quantities.pool_saturation`: active >= max or the queue full): an idle
+  pool behind a full socket (report A: the pool filled only after the traffic was cut);
 - ``cpu_busy_median``: median CPU user+sys of that host over the capture.
 
 Concurrency is read where requests wait (the socket queues), never from the pool downstream:
@@ -57,6 +58,7 @@ from rootline.detectors.quantities import (
     connection_label,
     connection_series,
     longest_true_span,
+    pool_saturation,
     split_endpoint,
     values_at,
 )
@@ -305,33 +307,25 @@ def _peer_host(group: _Group, end: _End) -> str | None:
 def _pool_headroom(
     data: IncidentData, host: str | None, jam_ms: npt.NDArray[np.int64], params: Params
 ) -> tuple[str, float, float, float, str] | None:
-    """(pool, peak active, max, share of jam instants below saturation, artifact) of the
-    busiest pool of ``host`` (that host's only; None without its samples or a jam)."""
+    """(pool, peak active, max, share of jam instants it was not saturated, artifact) of the
+    busiest pool of ``host`` (that host's only; None without its samples or a jam).
+
+    Saturated is the quantities layer's one definition (:func:`quantities.pool_saturation`:
+    active >= max or the queue full), read at each jam instant from the pool's last reading.
+    """
+    del params
     if host is None or not len(jam_ms):
         return None
-    ratio = float(params["pool_saturated_ratio"])
     best: tuple[str, float, float, float, str] | None = None
-    for active in data.series("threadpool.active", host=host):
-        if active.host != host or not len(active):
+    for pool in pool_saturation(data):
+        if pool.host != host or pool.peak_active is None or pool.max_threads is None:
             continue
-        name = active.labels.get("pool", "default")
-        limits = [
-            s
-            for s in data.series("threadpool.max", host=host)
-            if s.host == host and s.labels.get("pool", "default") == name and len(s)
-        ]
-        if not limits:
-            continue
-        # Judged at the jam instants: the pool's last sample at or before each snapshot.
-        now = values_at(active, jam_ms, mode="last")
-        limit = values_at(limits[0], jam_ms, mode="last")
-        known = np.isfinite(now) & np.isfinite(limit) & (limit > 0)
+        saturated, known = pool.saturated_at(jam_ms)
         if not known.any():
             continue
-        headroom = float(np.mean(now[known] < ratio * limit[known]))
-        peak = float(np.max(active.values))
-        if best is None or peak > best[1]:
-            best = (name, peak, float(np.max(limits[0].values)), headroom, active.artifact)
+        headroom = float(np.mean(~saturated[known]))
+        if best is None or pool.peak_active > best[1]:
+            best = (pool.pool, pool.peak_active, pool.max_threads, headroom, pool.artifact)
     return best
 
 
