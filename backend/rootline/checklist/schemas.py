@@ -31,6 +31,9 @@ class EvidenceRead(BaseModel):
         description="The symptom it observes on an entity (`sendq_full@conn:...`), for the"
         " differential diagnosis.",
     )
+    corroborates: bool = Field(
+        default=False, description="A proxy that supports the mechanism but never decides alone."
+    )
 
 
 class ReferenceRead(BaseModel):

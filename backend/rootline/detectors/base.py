@@ -98,6 +98,7 @@ class Evidence:
     met: bool | None = None  # None: nothing to compare with
     threshold_name: str | None = None
     symptom: str | None = None
+    corroborates: bool = False  # a proxy: supports, never decides alone
 
 
 @dataclass(slots=True)
@@ -160,6 +161,9 @@ class Finding:
     explained_by: list[str] = field(default_factory=list)
     entity: str = ""
     rules_version: str = ""
+    # Symptoms (``kind@entity``) this cause's mechanism accounts for, over every entity it
+    # confirmed (not only the one shown): the differential diagnosis reads them.
+    explains: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -242,8 +242,8 @@ def _entity_verdict(rule: Rule, m: Measurement, params: Params) -> Verdict:
     if holds(rule.verdict.confirmed, m.values, params):
         return "confirmed"
     likely = rule.verdict.likely is not None and holds(rule.verdict.likely, m.values, params)
-    # A likely needs at least one observation at or past its named threshold.
-    if likely and any(item.met for item in _evidence(rule, m, params)):
+    # A likely needs at least one observation (not a proxy) at or past its named threshold.
+    if likely and any(item.met and not item.corroborates for item in _evidence(rule, m, params)):
         return "likely"
     return "ruled_out"
 
@@ -296,6 +296,7 @@ def _evidence(rule: Rule, m: Measurement, params: Params) -> list[Evidence]:
                 met=met,
                 threshold_name=threshold_name,
                 symptom=f"{item.symptom}@{m.key}" if item.symptom else None,
+                corroborates=item.corroborates,
             )
         )
     return items
@@ -349,8 +350,17 @@ def judge(item: Checklist, data: IncidentData) -> Finding:
         params,
         judged=len(judgeable),
         alike=alike,
-        met_evidence="; ".join(e.summary for e in evidence if e.met),
-        unmet_evidence="; ".join(e.summary for e in evidence if e.met is False),
+        met_evidence="; ".join(e.summary for e in evidence if e.met) or "none",
+        unmet_evidence="; ".join(e.summary for e in evidence if e.met is False) or "none",
+    )
+    explains = sorted(
+        {
+            e.symptom
+            for v, m in verdicts
+            if v == "confirmed"
+            for e in (evidence if m is chosen else _evidence(rule, m, params))
+            if e.met and e.symptom and e.symptom.split("@", 1)[0] in rule.explains
+        }
     )
     template = {
         "confirmed": rule.summary.confirmed,
@@ -364,6 +374,7 @@ def judge(item: Checklist, data: IncidentData) -> Finding:
         explanation=render(rule.explanation, context),
         remedies=_remedies(rule, chosen, params),
         entity=chosen.entity,
+        explains=explains,
         **base,  # type: ignore[arg-type]
     )
 
@@ -396,16 +407,14 @@ def diagnose(findings: list[Finding], rules: Mapping[str, Rule]) -> list[Finding
     that a confirmed cause of higher precedence explains are marked explained by it."""
     explained_by: dict[str, set[str]] = {}
     for cause in findings:
-        if cause.verdict != "confirmed" or cause.id not in rules:
-            continue
-        kinds = set(rules[cause.id].explains)
-        for item in cause.evidence:
-            if item.symptom and item.symptom.split("@", 1)[0] in kinds:
-                explained_by.setdefault(item.symptom, set()).add(cause.id)
+        if cause.verdict == "confirmed" and cause.id in rules:
+            for symptom in cause.explains:
+                explained_by.setdefault(symptom, set()).add(cause.id)
     for finding in findings:
         if finding.verdict not in ("confirmed", "likely") or finding.id not in rules:
             continue
-        met = [e for e in finding.evidence if e.met]
+        # What the finding rests on: its observations past threshold, proxies aside.
+        met = [e for e in finding.evidence if e.met and not e.corroborates]
         if not met or any(e.symptom is None for e in met):
             continue
         precedence = rules[finding.id].precedence

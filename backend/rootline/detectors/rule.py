@@ -105,6 +105,12 @@ class EvidenceRule(_Strict):
         " another confirmed cause whose mechanism explains it takes it over.",
     )
     when: Group | None = None
+    corroborates: bool = Field(
+        default=False,
+        description="A proxy (pool activity, CPU) that supports the mechanism: shown and"
+        " compared, but on its own it neither makes a likely nor keeps a finding standing"
+        " against a cause that explains its symptoms.",
+    )
 
 
 class Summaries(_Strict):

@@ -140,18 +140,41 @@ def _finding(checklist_id: str, verdict: str, *symptoms: str) -> Finding:
 def test_one_symptom_one_cause() -> None:
     rules = registry.checklists()
     cause = _finding("small_send_buffer", "confirmed", "sendq_full@conn:a|b", "sndbuf_limited@conn:a|b")
+    # what its mechanism accounts for, over every connection it confirmed
+    cause.explains = ["sendq_full@conn:a|b", "sendq_full@conn:e|f"]
+    elsewhere = _finding("single_connection_bottleneck", "likely", "sendq_full@conn:e|f")
     echo = _finding("single_connection_bottleneck", "likely", "sendq_full@conn:a|b")
     own = _finding("single_connection_bottleneck", "likely", "sendq_full@conn:a|b", "recvq_full@conn:a|b")
     other_conn = _finding("single_connection_bottleneck", "likely", "sendq_full@conn:c|d")
     if "single_connection_bottleneck" not in rules:
         pytest.skip("single_connection_bottleneck has no rule file yet")
-    engine.diagnose([cause, echo], {k: c.rule for k, c in rules.items()})
+    engine.diagnose([cause, echo, elsewhere], {k: c.rule for k, c in rules.items()})
     assert echo.verdict == "ruled_out" and echo.explained_by == ["small_send_buffer"]
+    assert elsewhere.verdict == "ruled_out" and elsewhere.explained_by == ["small_send_buffer"]
     assert echo.summary.startswith("Explained by small_send_buffer")
     assert cause.verdict == "confirmed" and not cause.explained_by
     for standing in (own, other_conn):
         engine.diagnose([cause, standing], {k: c.rule for k, c in rules.items()})
         assert standing.verdict == "likely" and not standing.explained_by
+
+
+def test_a_proxy_alone_neither_makes_a_likely_nor_keeps_a_finding_standing() -> None:
+    text = RULE.replace(
+        'summary = "full in {share:share} of snapshots"\nsymptom = "sendq_full"',
+        'summary = "full in {share:share} of snapshots"\ncorroborates = true',
+    )
+    assert text != RULE
+    # `share` is now a proxy: met, but a likely needs a primary observation past threshold
+    assert toy([{"queue": 10, "share": 0.9, "other": True}], text).verdict == "ruled_out"
+    rules = {k: c.rule for k, c in registry.checklists().items()}
+    if "single_connection_bottleneck" not in rules:
+        pytest.skip("single_connection_bottleneck has no rule file yet")
+    cause = _finding("small_send_buffer", "confirmed")
+    cause.explains = ["sendq_full@conn:a|b"]
+    finding = _finding("single_connection_bottleneck", "likely", "sendq_full@conn:a|b")
+    finding.evidence.append(Evidence(summary="pool idle", met=True, corroborates=True))
+    engine.diagnose([cause, finding], rules)
+    assert finding.explained_by == ["small_send_buffer"]
 
 
 def test_the_rules_version_follows_an_edit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
