@@ -6,9 +6,9 @@ chrono limits (``busy``, ``sndbuf_limited``, ``rwnd_limited``), ``rtt``, ``cwnd`
 ``pacing_rate``, ``delivery_rate``, ``bytes_acked`` and ``unacked``; sysctl ``tcp_wmem``.
 
 The bound a send buffer puts on a connection is what it lets be in flight per RTT, in
-*payload*: ``tb`` x (payload / truesize) / RTT, the payload share read from the kernel's own
-accounting on the same connection (Send-Q over ``w`` in the snapshots where both are
-non-zero). The measured throughput is ``bytes_acked`` over time (the kernel's byte counter),
+*payload*, by the kernel's own accounting: the Send-Q of the snapshots where the buffer was
+full (``w`` at ``tb``), over the RTT. Not ``tb`` / RTT: ``tb`` counts truesize (payload
+plus per-skb overhead), and a 64 KB GSO tail segment may carry ``w`` past ``tb``. The measured throughput is ``bytes_acked`` over time (the kernel's byte counter),
 not one ``delivery_rate`` sample. The path's capacity comes from the connection itself: what
 its congestion window would let out (cwnd x mss / RTT), its pacing rate, and the best
 delivery rate seen to the same peer; no second run needed.
@@ -112,11 +112,19 @@ def _connection(
     if busy_ms < min_busy:
         sndbuf_pct = rwnd_pct = None  # under a second of busy time a share is noise
 
-    # Payload per byte of truesize, from the kernel's own accounting on this connection.
+    # What the full buffer let be in flight, in payload, by the kernel's own accounting: the
+    # Send-Q of the snapshots where the buffer was full. skmem counts truesize (payload plus
+    # per-skb overhead), and the tail skb may carry w past tb (64 KB GSO segments), so
+    # neither tb nor a fixed overhead ratio is the bound; without full snapshots, tb times the
+    # connection's own Send-Q / w ratio.
     both = (sendq > 0) & (queued_truesize > 0)
     payload_ratio = float(np.median(sendq[both] / queued_truesize[both])) if both.any() else None
     rtt_ms = _median(row.get("rtt_ms"), positive=True)
-    buffer_payload = send_buffer * payload_ratio if payload_ratio is not None else None
+    full_sendq = sendq[pinned_mask & (sendq > 0)]
+    if len(full_sendq):
+        buffer_payload: float | None = float(np.median(full_sendq))
+    else:
+        buffer_payload = send_buffer * payload_ratio if payload_ratio is not None else None
     buffer_bound = (
         buffer_payload / (rtt_ms / 1000.0) if buffer_payload is not None and rtt_ms else None
     )

@@ -45,8 +45,9 @@ def test_confirmed_when_only_the_buffer_holds_data_back() -> None:
     finding = check(incident(lab_like()))
     assert finding.verdict == "confirmed"
     # the payload the 32 KiB buffer holds (Send-Q / w = 0.64 of it) per RTT
-    assert "here 20 KiB (of the 32 KiB" in finding.explanation
-    assert "/ 20 ms = 991 KiB/s" in finding.explanation
+    # the payload the full buffer held (Send-Q 21 720 B) per RTT, not tb / RTT
+    assert "here 21 KiB (Send-Q while the 32 KiB buffer was full" in finding.explanation
+    assert "/ 20 ms = 1.0 MiB/s" in finding.explanation
     assert any("SO_SNDBUF" in r and "autotuning" in r for r in finding.remedies)
     bound = next(e for e in finding.evidence if e.series == "tcp.conn.unacked")
     assert bound.observed == 1.0 and bound.threshold == RULE.thresholds["buffer_bound_min_share"].value
