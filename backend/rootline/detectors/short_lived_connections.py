@@ -19,7 +19,11 @@ Quantities:
 - ``segments_per_open`` (in + out) and ``data_segs_per_open`` (the busier direction) per
   connection opened; ``slow_start_rounds`` = log2(data segments / initial window + 1): the
   round trips slow start needs to deliver one connection's data from the initial window,
-  which every new connection pays and a warm one does not (report B);
+  which every new connection pays and a warm one does not (report B); ``rtt_ms`` (median
+  ``ss -ti`` rtt of the host's connections), ``life_rtts`` = lifetime / RTT and
+  ``slow_start_share`` = (handshake + slow-start rounds) / ``life_rtts``: near 1 when each
+  connection lives one transfer in slow start, near 0 when it carries many exchanges (a
+  keep-alive connection of 250 small requests also moves many segments);
 - from ``ss`` alone: ``ss_connections`` listed, ``seen_once`` (listed in one snapshot only),
   ``seen_once_share``, ``initial_share`` (of those, at cwnd <= the initial window);
 - ``time_wait_peak``.
@@ -46,7 +50,7 @@ _NAMES = (
     "opens", "open_rate", "churn_s", "mean_estab", "lifetime_s", "requests_per_open",
     "segments_per_open", "data_segs_per_open", "slow_start_rounds", "ss_connections",
     "seen_once", "seen_once_share", "at_initial_cwnd", "initial_share", "ss_snapshots",
-    "time_wait_peak", "ended_share",
+    "time_wait_peak", "ended_share", "rtt_ms", "life_rtts", "slow_start_share",
 )  # fmt: skip
 
 
@@ -63,6 +67,7 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
         if s.name == "threadpool.completed_per_s" and len(s):
             completed.setdefault(s.host, []).append(s)
     churn = _socket_churn(data, float(params["initial_cwnd_segments"]))
+    rtts = _rtt_by_host(data)
     out = []
     for host in sorted(set(active) | set(passive) | set(churn), key=lambda h: h or ""):
         values: dict[str, float | int | str | bool | None] = dict.fromkeys(_NAMES)
@@ -133,6 +138,16 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
                 anchors["slow_start_rounds"] = Anchor(
                     source.name, {}, lo, hi, host, source.artifact
                 )
+            rounds, life = values["slow_start_rounds"], values["lifetime_s"]
+            rtt = rtts.get(host)
+            if rtt is not None:
+                values["rtt_ms"] = rtt
+            if isinstance(rounds, float) and isinstance(life, float) and rtt and life > 0:
+                # the round trips a connection lives, and the share of them its handshake
+                # and slow start take: near all of it when each transfer lives in slow start
+                life_rtts = life * 1000.0 / rtt
+                values["life_rtts"] = life_rtts
+                values["slow_start_share"] = min(1.0, (rounds + 1.0) / life_rtts)
             if host in completed and rate > 0:
                 means = [_mean_over(s, lo, hi, strict=True) for s in completed[host]]
                 per_s = sum(m for m in means if m is not None)
@@ -147,6 +162,20 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
                 anchors=anchors,
             )
         )
+    return out
+
+
+def _rtt_by_host(data: IncidentData) -> dict[str | None, float]:
+    """Per host, the median smoothed RTT its listed connections reported (ss -ti ``rtt``)."""
+    found: dict[str | None, list[np.ndarray]] = {}
+    for s in data.series("tcp.conn.rtt_ms"):
+        if s.name == "tcp.conn.rtt_ms" and len(s):
+            found.setdefault(s.host, []).append(s.values[np.isfinite(s.values) & (s.values > 0)])
+    out = {}
+    for host, parts in found.items():
+        values = np.concatenate(parts) if parts else np.array([])
+        if len(values):
+            out[host] = float(np.median(values))
     return out
 
 

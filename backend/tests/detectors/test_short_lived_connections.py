@@ -103,11 +103,25 @@ def test_boundaries() -> None:
 def test_few_opens_each_paying_slow_start_is_confirmed() -> None:
     """Report B: 5 new connections a second, each carrying a 4 MB response from the initial
     window (~2900 segments: ~8 slow-start round trips), is the mechanism at any rate."""
-    capture = opens([5] * 20, estab=2, segments=[5 * 2900] * 20)
+    capture = opens([5] * 20, estab=1, segments=[5 * 2900] * 20)
+    rtt = {"local": "10.0.0.1:40000", "peer": "10.0.0.2:80"}
+    capture.series("tcp.conn.rtt_ms", [20.0, 20.0], unit="ms", labels=rtt)
     finding = check(incident(capture))
     assert finding.verdict == "confirmed"
     assert "slow start needs ~8.2 round trips" in finding.summary
+    # 1 ESTABLISHED / 5 opens/s = 0.2 s = 10 RTTs, of which 9.2 are handshake + slow start
+    assert "lives ~10 round trips of 20 ms" in finding.summary
     assert any("initcwnd" in r for r in finding.remedies)
+
+
+def test_many_segments_over_a_long_keep_alive_life_are_not_slow_start() -> None:
+    """250 small requests on each connection move as many segments as one 4 MB transfer,
+    but over hundreds of round trips: slow start is a sliver of the connection's life."""
+    capture = opens([5] * 20, estab=1, segments=[5 * 2900] * 20)
+    rtt = {"local": "10.0.0.1:40000", "peer": "10.0.0.2:80"}
+    capture.series("tcp.conn.rtt_ms", [0.2, 0.2], unit="ms", labels=rtt)
+    finding = check(incident(capture))
+    assert finding.verdict == "ruled_out"
 
 
 def test_many_opens_with_nothing_to_tell_lifetime_is_likely() -> None:
@@ -166,6 +180,8 @@ def test_lab_time_wait_storm_churn_is_explained_by_the_storm() -> None:
 def test_slow_start_keeps_it_standing_beside_a_storm() -> None:
     """Both mechanisms at once: the storm explains the churn, not the slow-start cost."""
     capture = opens([200] * 20, estab=20, segments=[200 * 2900] * 20)
+    rtt = {"local": "10.0.0.1:40000", "peer": "10.0.0.2:80"}
+    capture.series("tcp.conn.rtt_ms", [20.0, 20.0], unit="ms", labels=rtt)
     capture.series("tcp.state.time-wait", [0] + [4000 * (i + 1) for i in range(3)] + [12000] * 17)
     capture.counter("TcpExtTW", [200.0] * 20)
     data = incident(capture)
