@@ -173,19 +173,3 @@ class QuantitiesModule(Protocol):
     """A checklist id's numbers: ``rules/<id>.toml`` names what they mean."""
 
     def quantities(self, data: IncidentData, params: Params) -> list[Measurement]: ...
-
-
-class Detector(Protocol):
-    """A checklist id not yet written as a rule: decides in Python (being retired)."""
-
-    ID: str
-    TITLE: str
-
-    def detect(self, data: IncidentData) -> Finding: ...
-
-
-def parameters_of(
-    module_globals: dict[str, Any], names: Sequence[str]
-) -> dict[str, float | int | str]:
-    """The named thresholds of a detector module, for the finding's ``parameters``."""
-    return {name.lower(): module_globals[name] for name in names}

@@ -8,8 +8,9 @@ when no entity could be judged. The entity shown is the one with the strongest v
 the largest ``rank`` quantities. Texts are the rule's templates, filled with the quantities
 (``{name:bytes}``, ``{name:pct}`` ...; see :class:`_Formatter`), thresholds (``{t.name}``),
 ``{entity}``, ``{judged}`` (entities judged), ``{alike}`` (entities with the same verdict),
-and ``{met_evidence}`` / ``{unmet_evidence}`` (the evidence items at or past their threshold,
-and those short of it, joined), so a summary states exactly the observations behind it.
+``{met_evidence}`` / ``{unmet_evidence}`` (the evidence items at or past their threshold,
+and those short of it, joined) and ``{all_evidence}``, so a summary states exactly the
+observations behind it.
 
 Then the differential diagnosis: each evidence item may name the symptom it observes
 (``sendq_full``, ``recvq_full``, ``time_wait``...) on an entity. A finding whose every
@@ -352,6 +353,7 @@ def judge(item: Checklist, data: IncidentData) -> Finding:
         alike=alike,
         met_evidence="; ".join(e.summary for e in evidence if e.met) or "none",
         unmet_evidence="; ".join(e.summary for e in evidence if e.met is False) or "none",
+        all_evidence="; ".join(e.summary for e in evidence) or "none",
     )
     explains = sorted(
         {

@@ -8,6 +8,8 @@ One reader per kind of signal, so that two checklist ids never disagree on what 
 - a series at given instants: :func:`values_at` with an explicit ``mode`` (``exact``: only a
   sample taken at that instant; ``last``: the last sample at or before it);
 - facts: :func:`host_fact` is the fact of *that* host or None, never another host's;
+- thread pools: :func:`pool_saturation` / :func:`pool_saturation_windows` are the one
+  definition of a saturated pool (active at its maximum, or its queue full) that every id uses;
 - entities: :func:`conn_key` / :func:`host_key` name a connection or host the same way in
   every checklist id, so the differential diagnosis can match one cause's symptom to another;
 - formats for templates and texts.
@@ -206,29 +208,6 @@ def single_counter_value(data: IncidentData, counter: str) -> dict[str | None, f
 
 
 # --- windows ------------------------------------------------------------------------------
-
-
-def peak_window(
-    times_ms: IntArray, values: FloatArray, window_ms: int
-) -> tuple[int, int, float] | None:
-    """The ``window_ms`` span (from a point's time) whose points have the highest mean.
-
-    Returns ``(from_ms, to_ms, mean)`` with ``to_ms`` the last point inside the window, or
-    None for no points. A capture shorter than the window gives the whole capture.
-    """
-    times = np.asarray(times_ms, dtype=np.int64)
-    vals = np.asarray(values, dtype=np.float64)
-    ok = np.isfinite(vals)
-    times, vals = times[ok], vals[ok]
-    if not len(times):
-        return None
-    order = np.argsort(times, kind="stable")
-    times, vals = times[order], vals[order]
-    csum = np.concatenate(([0.0], np.cumsum(vals)))
-    ends = np.searchsorted(times, times + max(window_ms, 0), side="right")
-    means = (csum[ends] - csum[np.arange(len(times))]) / (ends - np.arange(len(times)))
-    best = int(np.argmax(means))
-    return int(times[best]), int(times[ends[best] - 1]), float(means[best])
 
 
 # --- facts --------------------------------------------------------------------------------
@@ -473,17 +452,6 @@ def connection_of(labels: dict[str, str]) -> tuple[str, str] | None:
     return local, peer
 
 
-def facts_by_host(data: IncidentData, key: str) -> dict[str | None, FactView]:
-    """The latest fact ``key`` per host (``None`` for artifacts without a host)."""
-    grouped: dict[str | None, list[FactView]] = defaultdict(list)
-    for fact in data.facts(key):
-        grouped[fact.host].append(fact)
-    return {
-        host: max(items, key=lambda f: (f.time_ms or -1, f.artifact))
-        for host, items in grouped.items()
-    }
-
-
 def congestion_controls(data: IncidentData) -> dict[tuple[str | None, str, str], str]:
     """Congestion control per (host, local, peer), from the ss facts ``tcp.conn.cc[<local> <peer>]``."""
     found: dict[tuple[str | None, str, str], tuple[int, str]] = {}
@@ -495,16 +463,6 @@ def congestion_controls(data: IncidentData) -> dict[tuple[str | None, str, str],
         if key not in found or stamp >= found[key][0]:
             found[key] = (stamp, fact.value.strip())
     return {key: value for key, (_, value) in found.items()}
-
-
-def counter_increase(data: IncidentData, name: str, host: str | None) -> float | None:
-    """How much the kernel counter ``name`` (nstat name, e.g. ``TcpExtTCPToZeroWindowAdv``)
-    rose on ``host`` during the capture, read from one source (:func:`counter_increments`).
-
-    None when no capture of that host carries the counter with two snapshots.
-    """
-    increments = counter_increments(data, name).get(host)
-    return increments.total if increments is not None else None
 
 
 def values_at(
@@ -603,18 +561,15 @@ def connection_label(key: ConnectionKey) -> str:
 
 
 def longest_true_span(times_ms: IntArray, mask: npt.NDArray[np.bool_]) -> tuple[int, int] | None:
-    """(first, last) time of the longest run of consecutive True samples; None if there is none.
+    """(first, last) time of the run of True samples covering the longest time; None if none.
 
     >>> longest_true_span(np.array([1, 2, 3, 4, 5]), np.array([True, False, True, True, False]))
     (3, 4)
     """
     if len(mask) != len(times_ms):
         return None
-    runs = true_runs(mask)
-    if not runs:
-        return None
-    first, last = max(runs, key=lambda run: run[1] - run[0])
-    return int(times_ms[first]), int(times_ms[last])
+    run = longest_true_run(times_ms, mask)
+    return (int(times_ms[run[0]]), int(times_ms[run[1]])) if run else None
 
 
 # --- spans and windows (added with time_wait_storm / accept_queue_overflow /
@@ -826,11 +781,6 @@ def densest_window(
     totals = np.clip(totals - overflow, 0.0, float(window_ms))
     best = int(np.argmax(totals))
     return int(starts[best]), float(totals[best])
-
-
-def overlap_ms(a_from: float, a_to: float, b_from: float, b_to: float) -> float:
-    """Length of the intersection of two time ranges (0.0 when they do not meet)."""
-    return max(0.0, min(a_to, b_to) - max(a_from, b_from))
 
 
 def iso_ms(time_ms: float | None) -> str:
