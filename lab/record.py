@@ -4,6 +4,7 @@
     lab/record.py <scenario> [name...]     record the named captures (all by default)
     lab/record.py --list [scenario...]     list the captures of each manifest
     lab/record.py --show <folder|bundle>   key numbers of recorded bundles (for `shows`)
+    lab/record.py --table <scenario...>    the fixtures README's table of each scenario
 
 Each scenario folder lab/fixtures/<scenario>/ holds a manifest `captures.toml`:
 
@@ -280,17 +281,34 @@ def show(target: Path) -> None:
             print(f"  load: {line}")
 
 
+def markdown_table(scenario: str) -> str:
+    """The fixtures README's table for one scenario, from its manifest."""
+    rows = ["| capture | role | what varies | what the capture shows |", "|---|---|---|---|"]
+    for capture in load_manifest(scenario).get("capture", []):
+        env = " ".join(f"{k}={v}" for k, v in capture["env"].items())
+        role = capture["role"]
+        if capture.get("why"):
+            role += f" ({capture['why']})"
+        rows.append(f"| `{capture['name']}` | {role} | {capture['varies']} (`{env}`) | {capture['shows']} |")
+    return "\n".join(rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("scenario", nargs="?")
     parser.add_argument("names", nargs="*")
     parser.add_argument("--list", action="store_true", help="list the captures of each manifest")
     parser.add_argument("--show", metavar="PATH", help="print the key numbers of a capture folder or bundle")
+    parser.add_argument("--table", action="store_true", help="print the README table of each scenario named")
     parser.add_argument("--quiet", metavar="S", type=float, default=0,
                         help="before each recording, wait up to S s for the machine to be 80 %% idle")
     args = parser.parse_args()
     if args.show:
         show(Path(args.show))
+        return
+    if args.table:
+        for scenario in [args.scenario, *args.names]:
+            print(f"### `{scenario}`\n\n{markdown_table(scenario)}\n")
         return
     if args.list:
         scenarios = [args.scenario, *args.names] if args.scenario else sorted(
