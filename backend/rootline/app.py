@@ -11,10 +11,11 @@ import sqlalchemy.exc
 from anyio import to_thread
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy import text
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from rootline import demo
 from rootline.accounts.endpoints import auth_router, tokens_router, users_router
@@ -30,6 +31,7 @@ from rootline.facts.endpoints import router as facts_router
 from rootline.incidents.endpoints import router as incidents_router
 from rootline.security_headers import SecurityHeaders
 from rootline.series.endpoints import router as series_router
+from rootline.server import redact_path
 from rootline.settings import Settings, get_settings
 from rootline.shares.endpoints import router as shares_router
 from rootline.shares.endpoints import shared_router
@@ -134,6 +136,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             exc.status_code, "http_error"
         )
         return JSONResponse({"code": code, "message": str(exc.detail)}, status_code=exc.status_code)
+
+    @app.exception_handler(ClientDisconnect)
+    async def client_disconnected(request: Request, _exc: ClientDisconnect) -> Response:
+        # The client hung up mid-request (a cancelled upload): its business, not a server
+        # error; one line, not two tracebacks. The answer goes nowhere.
+        client = f"{request.client.host}:{request.client.port}" if request.client else "client"
+        path = redact_path(request.url.path)
+        log.info(
+            '%s - "%s %s": client disconnected before the request was complete',
+            *(client, request.method, path),
+        )
+        return Response(status_code=499)
 
     @app.exception_handler(sqlalchemy.exc.OperationalError)
     @app.exception_handler(sqlalchemy.exc.TimeoutError)

@@ -52,10 +52,13 @@ class RedactTokens(logging.Filter):
 
 
 def log_config() -> dict[str, Any]:
-    """uvicorn's logging configuration with :class:`RedactTokens` on the access log."""
+    """uvicorn's logging configuration with :class:`RedactTokens` on the access log, and
+    the ``rootline`` loggers writing through uvicorn's handler from INFO up."""
     config = copy.deepcopy(LOGGING_CONFIG)
     config.setdefault("filters", {})["redact_tokens"] = {"()": RedactTokens}
     config["handlers"]["access"]["filters"] = ["redact_tokens"]
+    # Rootline's own lines (a client hanging up, a worker dropping a result) beside uvicorn's.
+    config["loggers"]["rootline"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
     return config
 
 

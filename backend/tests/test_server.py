@@ -150,3 +150,31 @@ def test_share_and_one_time_tokens_never_reach_the_access_log(server: LiveServer
 )
 def test_redact_path(path: str, logged: str) -> None:
     assert redact_path(path) == logged
+
+
+def test_a_client_hanging_up_is_one_line_in_the_log(server: LiveServer) -> None:
+    incident = server.http.post("/api/incidents", json={"title": "gone"}).json()["id"]
+    with connect(server) as connection:  # hangs up a third of the way through an upload
+        connection.sendall(upload_head(server, incident, 300_000) + b"State Recv-Q\n" * 7_000)
+        time.sleep(0.5)
+    multipart = (
+        b"--b\r\nContent-Disposition: form-data; name=\"files\"; filename=\"a.txt\"\r\n"
+        b"Content-Type: text/plain\r\n\r\n"
+    )
+    with connect(server) as connection:  # and through a multipart one
+        connection.sendall(
+            (
+                f"POST /api/incidents/{incident}/artifacts HTTP/1.1\r\nHost: x\r\n"
+                f"Authorization: Bearer {server.token}\r\n"
+                "Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 300000\r\n\r\n"
+            ).encode()
+            + multipart
+            + b"x" * 90_000
+        )
+        time.sleep(0.5)
+    assert server.http.get("/api/health").status_code == 200
+    log = stop(server)
+    assert "Traceback" not in log, log
+    hung_up = [line for line in log.splitlines() if "disconnected" in line]
+    assert len(hung_up) == 2, log
+    assert f"POST /api/incidents/{incident}/artifacts\": client disconnected" in hung_up[0]
