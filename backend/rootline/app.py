@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -14,12 +15,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy import text
+from sqlalchemy.orm import Session, sessionmaker
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
 from rootline import demo
 from rootline.accounts.endpoints import auth_router, tokens_router, users_router
 from rootline.annotations.endpoints import router as annotations_router
+from rootline.artifacts import housekeeping
 from rootline.artifacts.endpoints import router as artifacts_router
 from rootline.artifacts.worker import ParseWorkers, sessions_for
 from rootline.auth import annotate_routes
@@ -60,7 +63,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.load_demo:
             demo.load_once(sessions.write, app.state.store)
         parse_workers.start()
+        app.state.last_sweep = None
+        sweeping = asyncio.create_task(_sweep_store_periodically(app, sessions.read))
         yield
+        sweeping.cancel()
         parse_workers.stop()
         engine.dispose()
 
@@ -172,6 +178,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     annotate_routes(app)
     app.add_middleware(SecurityHeaders)
     return app
+
+
+async def _sweep_store_periodically(app: FastAPI, sessions: sessionmaker[Session]) -> None:
+    """Dead staging files and orphan blobs out of the store, at start and then hourly;
+    ``app.state.last_sweep`` says what the latest sweep removed."""
+    while True:
+        try:
+            swept = await to_thread.run_sync(housekeeping.sweep, app.state.store, sessions)
+            app.state.last_sweep = swept
+        except Exception:  # the next sweep may do better; serving goes on regardless
+            log.exception("sweeping the artifact store failed")
+        await asyncio.sleep(housekeeping.SWEEP_EVERY_S)
 
 
 def _mount_frontend(app: FastAPI, dist: Path) -> None:
