@@ -13,6 +13,7 @@ from rootline.artifacts import housekeeping
 from rootline.db import make_engine, make_sessionmaker
 from rootline.settings import Settings
 from rootline.storage import LocalArtifactStore
+from tests.artifacts.test_endpoints import upload_raw
 from tests.conftest import FIXTURES_DIR
 
 HOUR = 3600.0
@@ -46,13 +47,7 @@ def test_the_sweep_removes_only_what_nothing_uses(
     wait_for_the_sweep_at_start(client)
     store = LocalArtifactStore(settings.resolved_artifacts_dir)
     data = (FIXTURES_DIR / "ss" / "ss-tan.txt").read_bytes()
-    uploaded = client.post(
-        f"/api/incidents/{incident_id}/artifacts",
-        content=data,
-        params={"wait": 60},
-        headers={"Content-Type": "application/octet-stream"},
-    )
-    assert uploaded.status_code == 201
+    upload_raw(client, incident_id, data)
     used = aged(store.path_for(hashlib.sha256(data).hexdigest()), 3 * DAY)
     orphan = blob(store, b"refused after it was stored", 2 * DAY)
     recent_orphan = blob(store, b"an upload about to record its row", HOUR)
