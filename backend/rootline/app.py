@@ -148,11 +148,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # The client hung up mid-request (a cancelled upload): its business, not a server
         # error; one line, not two tracebacks. The answer goes nowhere.
         client = f"{request.client.host}:{request.client.port}" if request.client else "client"
-        path = redact_path(request.url.path)
-        log.info(
-            '%s - "%s %s": client disconnected before the request was complete',
-            *(client, request.method, path),
-        )
+        line = f"{request.method} {redact_path(request.url.path)}"
+        log.info('%s - "%s": client disconnected before the request was complete', client, line)
         return Response(status_code=499)
 
     @app.exception_handler(sqlalchemy.exc.OperationalError)
