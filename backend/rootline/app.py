@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -11,14 +12,17 @@ import sqlalchemy.exc
 from anyio import to_thread
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy import text
+from sqlalchemy.orm import Session, sessionmaker
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from rootline import demo
 from rootline.accounts.endpoints import auth_router, tokens_router, users_router
 from rootline.annotations.endpoints import router as annotations_router
+from rootline.artifacts import housekeeping
 from rootline.artifacts.endpoints import router as artifacts_router
 from rootline.artifacts.worker import ParseWorkers, sessions_for
 from rootline.auth import annotate_routes
@@ -30,6 +34,7 @@ from rootline.facts.endpoints import router as facts_router
 from rootline.incidents.endpoints import router as incidents_router
 from rootline.security_headers import SecurityHeaders
 from rootline.series.endpoints import router as series_router
+from rootline.server import redact_path
 from rootline.settings import Settings, get_settings
 from rootline.shares.endpoints import router as shares_router
 from rootline.shares.endpoints import shared_router
@@ -58,7 +63,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.load_demo:
             demo.load_once(sessions.write, app.state.store)
         parse_workers.start()
+        app.state.last_sweep = None
+        sweeping = asyncio.create_task(_sweep_store_periodically(app, sessions.read))
         yield
+        sweeping.cancel()
         parse_workers.stop()
         engine.dispose()
 
@@ -135,6 +143,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         return JSONResponse({"code": code, "message": str(exc.detail)}, status_code=exc.status_code)
 
+    @app.exception_handler(ClientDisconnect)
+    async def client_disconnected(request: Request, _exc: ClientDisconnect) -> Response:
+        # The client hung up mid-request (a cancelled upload): its business, not a server
+        # error; one line, not two tracebacks. The answer goes nowhere.
+        client = f"{request.client.host}:{request.client.port}" if request.client else "client"
+        line = f"{request.method} {redact_path(request.url.path)}"
+        log.info('%s - "%s": client disconnected before the request was complete', client, line)
+        return Response(status_code=499)
+
     @app.exception_handler(sqlalchemy.exc.OperationalError)
     @app.exception_handler(sqlalchemy.exc.TimeoutError)
     async def database_unavailable(_request: Request, exc: Exception) -> JSONResponse:
@@ -158,6 +175,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     annotate_routes(app)
     app.add_middleware(SecurityHeaders)
     return app
+
+
+async def _sweep_store_periodically(app: FastAPI, sessions: sessionmaker[Session]) -> None:
+    """Dead staging files and orphan blobs out of the store, at start and then hourly;
+    ``app.state.last_sweep`` says what the latest sweep removed."""
+    while True:
+        try:
+            swept = await to_thread.run_sync(housekeeping.sweep, app.state.store, sessions)
+            app.state.last_sweep = swept
+        except Exception:  # the next sweep may do better; serving goes on regardless
+            log.exception("sweeping the artifact store failed")
+        await asyncio.sleep(housekeeping.SWEEP_EVERY_S)
 
 
 def _mount_frontend(app: FastAPI, dist: Path) -> None:

@@ -47,6 +47,7 @@ def serve(
     import uvicorn
 
     from rootline.accounts import service as accounts_service
+    from rootline.server import ReadTimeoutProtocol, log_config
     from rootline.settings import get_settings
 
     settings = get_settings()
@@ -70,6 +71,10 @@ def serve(
         proxy_headers=settings.trust_proxy_headers,
         forwarded_allow_ips="*" if settings.trust_proxy_headers else None,
         timeout_keep_alive=settings.keep_alive_s,
+        # Header and body read timeouts (uvicorn has none), and share tokens kept out of
+        # the access log.
+        http=ReadTimeoutProtocol,
+        log_config=log_config(),
     )
 
 

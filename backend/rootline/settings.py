@@ -111,6 +111,22 @@ class Settings(BaseSettings):
             "a request sent as the server closes the connection is lost."
         ),
     )
+    header_timeout_s: float = Field(
+        default=30,
+        gt=0,
+        description=(
+            "Seconds a client has to send a request's headers (from its first byte, or from"
+            " connecting); then 408 and the connection is closed."
+        ),
+    )
+    body_timeout_s: float = Field(
+        default=60,
+        gt=0,
+        description=(
+            "Seconds a request body may pause between bytes before the connection is closed"
+            " (time the server is busy and not reading does not count)."
+        ),
+    )
     public_url: str | None = Field(
         default=None,
         description=(

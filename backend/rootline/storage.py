@@ -146,7 +146,11 @@ class LocalArtifactStore(_StagingStore):
 
     def put_bytes(self, data: bytes) -> StoredBlob:
         blob = StoredBlob(hashlib.sha256(data).hexdigest(), len(data))
-        if not self.exists(blob.sha256):
+        try:
+            # Already there: touched, so the orphan sweep's grace period (artifacts.
+            # housekeeping) counts from this upload, as it does for rewritten blobs.
+            os.utime(self.path_for(blob.sha256))
+        except FileNotFoundError:
             with self._staging_file() as staged:
                 staged.write(data)
                 self._commit(staged, blob)

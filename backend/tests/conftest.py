@@ -341,7 +341,13 @@ def server(database_url: str, tmp_path: Path) -> Iterator[LiveServer]:
 
 
 @contextmanager
-def run_server(database_url: str, tmp_path: Path, token: str | None = None) -> Iterator[LiveServer]:
+def run_server(
+    database_url: str,
+    tmp_path: Path,
+    token: str | None = None,
+    settings: dict[str, str] | None = None,
+) -> Iterator[LiveServer]:
+    """A `rootline serve` on a free port; ``settings`` are more ``ROOTLINE_*`` variables."""
     port = free_port()
     env = {
         **os.environ,
@@ -349,6 +355,7 @@ def run_server(database_url: str, tmp_path: Path, token: str | None = None) -> I
         "ROOTLINE_DATA_DIR": str(tmp_path / "data"),
         "ROOTLINE_LOAD_DEMO": "false",
         "ROOTLINE_MAX_UPLOAD_BYTES": str(10 * 1024 * 1024),
+        **(settings or {}),
     }
     process = subprocess.Popen(
         [ROOTLINE, "serve", "--port", str(port)],

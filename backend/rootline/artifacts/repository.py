@@ -58,6 +58,11 @@ def sha256_in_use(session: Session, sha256: str) -> bool:
     return (session.scalar(select(func.count()).where(Artifact.sha256 == sha256)) or 0) > 0
 
 
+def sha256s_in_use(session: Session, digests: Sequence[str]) -> set[str]:
+    """Those of ``digests`` some artifact refers to."""
+    return set(session.scalars(select(Artifact.sha256).where(Artifact.sha256.in_(digests))))
+
+
 def sha256s_for_incident(session: Session, incident_id: uuid.UUID) -> set[str]:
     return set(session.scalars(select(Artifact.sha256).where(Artifact.incident_id == incident_id)))
 
