@@ -14,8 +14,12 @@ java_run() {
 		"$work/threadpool.csv" "$work/app.log" "$warmup" "$overload" "$cooldown" "$churn" >>"$OUT_DIR/load.jsonl"
 	local jvm_pid=${LAB_PIDS[-1]}
 	sleep 1
-	# The collector runs on the host (no namespace); the JVM's files join the bundle at the end.
-	"$COLLECTOR" --host "$host" --interval 2 --duration "$run_s" --out "$OUT_DIR" --nmon \
+	# The JVM runs on the host (no network involved); the collector's socket commands run in an
+	# empty lab namespace, so ss / nstat / netstat hold no sockets or counters of whatever else
+	# the machine runs (nmon's CPU and memory are host-wide either way). The JVM's files join
+	# the bundle at the end; jstack attaches from outside the namespace.
+	lab_netns
+	"$COLLECTOR" --netns "$SRV_NS" --host "$host" --interval 2 --duration "$run_s" --out "$OUT_DIR" --nmon \
 		--jstack-pid "$jvm_pid" --ss-filter '( sport = :1 )' \
 		--file "$work/gc.log" --file "$work/threadpool.csv" --file "$work/app.log" >/dev/null
 	wait "$jvm_pid" || true

@@ -6,7 +6,7 @@
 # random pages of a FILE_MB (default 1024) memory-mapped file. The page cache left to the
 # file inside the limit (~LIMIT_MB - ANON_MB) is far smaller than the file, so nearly every
 # read is a major fault (a disk read) and the cgroup reclaims constantly. LIMIT_MB=4096 is
-# the contrast: the same workload with room (after one cold pass the file stays cached).
+# the contrast: the same workload with room (the whole file stays cached).
 # What the capture reflects: nmon MEM is HOST-wide (free memory stays ~20 GiB: the host is
 # not short of memory), while nmon VM (pgmajfault, pgpgin, pgscan/pgsteal) counts the
 # cgroup's faults and reclaim because /proc/vmstat is global. cgroup-memory.prom in the bundle
@@ -44,8 +44,11 @@ in_cgroup() { sh -c 'echo $$ >"$0/cgroup.procs" && shift && exec "$@"' "$CGROUP"
 work=$OUT_DIR/.work
 mkdir -p "$work"
 
-# Cold file: written, synced and dropped from the cache before the capture starts.
+# The file is written, synced and dropped from the cache, then read once sequentially inside
+# the cgroup (what stays cached is what the limit allows: all of it with room, the tail of it
+# under a tight limit), so the capture starts in the steady state, not with a cold file.
 in_cgroup "${THRASH[@]}" prepare --file "$DATA_DIR/store.bin" --file-mb "$FILE_MB" >>"$OUT_DIR/load.jsonl"
+in_cgroup cat "$DATA_DIR/store.bin" >/dev/null
 
 # The cgroup's own view, every second, in Prometheus text format with cAdvisor's metric names
 # (what a container platform would have scraped): usage vs limit, limit hits, page cache vs
@@ -71,7 +74,11 @@ sample_cgroup() {
 	done >"$work/cgroup-memory.prom"
 }
 lab_bg sample_cgroup
-"$COLLECTOR" --host app --interval 1 --duration $((RUN_S + 4)) --out "$OUT_DIR" --nmon --ss-filter '( sport = :1 )' \
+# The collector's socket commands run in an empty lab namespace (no other process's sockets or
+# counters); nmon's CPU and memory are host-wide either way.
+lab_netns
+"$COLLECTOR" --netns "$SRV_NS" --host app --interval 1 --duration $((RUN_S + 4)) --out "$OUT_DIR" --nmon \
+	--ss-filter '( sport = :1 )' \
 	--file "$work/cgroup-memory.prom" >/dev/null &
 collector=$!
 sleep 2 # calm samples first
