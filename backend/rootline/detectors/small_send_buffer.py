@@ -181,6 +181,7 @@ def _connection(
         anchors={
             "pinned_share": at("tcp.conn.sendq.bytes", pinned_run),
             "sndbuf_limited_pct": at("tcp.conn.sndbuf_limited_pct"),
+            "rwnd_limited_pct": at("tcp.conn.rwnd_limited_pct"),
             "buffer_bound_share": at("tcp.conn.unacked", pinned_run),
             "goodput_over_bound": at("tcp.conn.bytes_acked"),
             "capacity_over_bound": at("tcp.conn.cwnd"),

@@ -150,7 +150,7 @@ function FindingCard({
           Set by the team; the detectors said <strong>{VERDICT_LABELS[finding.verdict].toLowerCase()}</strong>.
         </p>
       )}
-      <p className="finding-summary">{finding.summary}</p>
+      <Summary text={finding.summary} clamp={finding.evidence.length > 0} />
 
       {finding.evidence.length > 0 && (
         <ul className="evidence-list" aria-label={`Evidence for ${finding.title}`}>
@@ -253,6 +253,26 @@ function FindingCard({
 
       {!readOnly && <ReviewForm finding={finding} apiBase={apiBase} author={author} />}
     </article>
+  );
+}
+
+/**
+ * A summary states every observation the verdict rests on (for the API, the CLI and exports);
+ * beside the evidence list that repeats them, the card shows its first lines and the rest on
+ * request.
+ */
+function Summary({ text, clamp }: { text: string; clamp: boolean }) {
+  const [open, setOpen] = useState(false);
+  const long = clamp && text.length > 280;
+  return (
+    <>
+      <p className={long && !open ? "finding-summary finding-summary-clamped" : "finding-summary"}>{text}</p>
+      {long && (
+        <button type="button" className="link-button small" aria-expanded={open} onClick={() => setOpen(!open)}>
+          {open ? "Show less" : "Show the whole summary"}
+        </button>
+      )}
+    </>
   );
 }
 
