@@ -23,7 +23,7 @@ from rootline.artifacts.endpoints import router as artifacts_router
 from rootline.artifacts.worker import ParseWorkers, sessions_for
 from rootline.auth import annotate_routes
 from rootline.checklist.endpoints import router as checklist_router
-from rootline.db import make_engine
+from rootline.db import make_engine, make_limiter_engine, make_sessionmaker, writer_engine
 from rootline.errors import ApiError, ServiceUnavailable
 from rootline.events.endpoints import router as events_router
 from rootline.facts.endpoints import router as facts_router
@@ -45,6 +45,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         max_overflow=settings.db_max_overflow,
     )
     sessions = sessions_for(engine)
+    limiter_engine = make_limiter_engine(settings.resolved_database_url)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -60,6 +61,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         yield
         parse_workers.stop()
         engine.dispose()
+        limiter_engine.dispose()
 
     app = FastAPI(
         title="Rootline",
@@ -71,6 +73,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.engine = engine
     app.state.sessionmaker = sessions.read
     app.state.writer_sessionmaker = sessions.write
+    app.state.limiter_sessionmaker = make_sessionmaker(writer_engine(limiter_engine))
     app.state.store = make_store(settings)
     parse_workers = ParseWorkers(sessions, app.state.store, count=settings.parse_threads)
     app.state.parse_workers = parse_workers
