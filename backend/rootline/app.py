@@ -33,6 +33,7 @@ from rootline.settings import Settings, get_settings
 from rootline.shares.endpoints import router as shares_router
 from rootline.shares.endpoints import shared_router
 from rootline.storage import make_store
+from rootline.validation import RequestGuard, invalid_request
 
 log = logging.getLogger("rootline")
 
@@ -122,12 +123,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [
-            {"loc": list(e.get("loc", ())), "message": e.get("msg", "")} for e in exc.errors()
-        ]
+        errors = [(list(e.get("loc", ())), str(e.get("msg", ""))) for e in exc.errors()]
+        return JSONResponse(invalid_request(errors), status_code=422)
+
+    @app.exception_handler(sqlalchemy.exc.DataError)
+    async def data_error(_request: Request, exc: sqlalchemy.exc.DataError) -> JSONResponse:
+        # The last line of defence: a value the database refused (the fields should have).
+        log.warning("database refused a value: %s", str(exc.orig).strip().splitlines()[:1])
         return JSONResponse(
-            {"code": "invalid_request", "message": "the request is not valid", "errors": errors},
-            status_code=422,
+            {"code": "invalid_value", "message": "a value of the request cannot be stored"},
+            status_code=400,
         )
 
     @app.exception_handler(StarletteHTTPException)
@@ -156,6 +161,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             status_code=500,
         )
 
+    app.add_middleware(RequestGuard)
     _mount_frontend(app, settings.resolved_frontend_dir)
     annotate_routes(app)
     return app
