@@ -27,7 +27,7 @@ from rootline.artifacts.endpoints import router as artifacts_router
 from rootline.artifacts.worker import ParseWorkers, sessions_for
 from rootline.auth import annotate_routes
 from rootline.checklist.endpoints import router as checklist_router
-from rootline.db import make_engine
+from rootline.db import make_engine, make_limiter_engine, make_sessionmaker, writer_engine
 from rootline.errors import ApiError, ServiceUnavailable
 from rootline.events.endpoints import router as events_router
 from rootline.facts.endpoints import router as facts_router
@@ -39,6 +39,7 @@ from rootline.settings import Settings, get_settings
 from rootline.shares.endpoints import router as shares_router
 from rootline.shares.endpoints import shared_router
 from rootline.storage import make_store
+from rootline.validation import RequestGuard, invalid_request
 
 log = logging.getLogger("rootline")
 
@@ -51,6 +52,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         max_overflow=settings.db_max_overflow,
     )
     sessions = sessions_for(engine)
+    limiter_engine = make_limiter_engine(settings.resolved_database_url)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -69,6 +71,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         sweeping.cancel()
         parse_workers.stop()
         engine.dispose()
+        limiter_engine.dispose()
 
     app = FastAPI(
         title="Rootline",
@@ -80,6 +83,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.engine = engine
     app.state.sessionmaker = sessions.read
     app.state.writer_sessionmaker = sessions.write
+    app.state.limiter_sessionmaker = make_sessionmaker(writer_engine(limiter_engine))
     app.state.store = make_store(settings)
     parse_workers = ParseWorkers(sessions, app.state.store, count=settings.parse_threads)
     app.state.parse_workers = parse_workers
@@ -128,12 +132,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [
-            {"loc": list(e.get("loc", ())), "message": e.get("msg", "")} for e in exc.errors()
-        ]
+        errors = [(list(e.get("loc", ())), str(e.get("msg", ""))) for e in exc.errors()]
+        return JSONResponse(invalid_request(errors), status_code=422)
+
+    @app.exception_handler(sqlalchemy.exc.DataError)
+    async def data_error(_request: Request, exc: sqlalchemy.exc.DataError) -> JSONResponse:
+        # The last line of defence: a value the database refused (the fields should have).
+        log.warning("database refused a value: %s", str(exc.orig).strip().splitlines()[:1])
         return JSONResponse(
-            {"code": "invalid_request", "message": "the request is not valid", "errors": errors},
-            status_code=422,
+            {"code": "invalid_value", "message": "a value of the request cannot be stored"},
+            status_code=400,
         )
 
     @app.exception_handler(StarletteHTTPException)
@@ -171,6 +179,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             status_code=500,
         )
 
+    app.add_middleware(RequestGuard)
     _mount_frontend(app, settings.resolved_frontend_dir)
     annotate_routes(app)
     app.add_middleware(SecurityHeaders)

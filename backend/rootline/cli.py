@@ -89,32 +89,53 @@ def _link_host(host: str) -> str:
 @contextmanager
 def _engine(*, migrate: bool = True) -> Iterator[Engine]:
     """An engine on the configured (by default first migrated) database, disposed when the
-    block ends; an `ApiError` in the block is printed and exits with 1."""
+    block ends; an `ApiError` or a database failure in the block is printed as one line and
+    exits with 1."""
+    from sqlalchemy.exc import SQLAlchemyError
+
     from rootline.db import make_engine, upgrade
     from rootline.errors import ApiError
     from rootline.settings import get_settings
 
     url = get_settings().resolved_database_url
-    if migrate:
-        upgrade(url)
     engine = make_engine(url)
     try:
+        if migrate:
+            upgrade(url)
         yield engine
     except ApiError as exc:
         typer.echo(exc.message, err=True)
+        raise typer.Exit(code=1) from exc
+    except SQLAlchemyError as exc:
+        typer.echo(f"rootline: database error: {_first_line(exc)}", err=True)
         raise typer.Exit(code=1) from exc
     finally:
         engine.dispose()
 
 
-@contextmanager
-def _database(*, migrate: bool = True) -> Iterator[Session]:
-    """A session on the configured database (see `_engine`), committed when the block ends
-    without error."""
-    from rootline.db import make_sessionmaker
+def _first_line(exc: Exception) -> str:
+    """What the database driver said, without SQLAlchemy's statement and links."""
+    cause = getattr(exc, "orig", None) or exc
+    lines = str(cause).strip().splitlines()
+    return lines[0] if lines else type(cause).__name__
 
-    with _engine(migrate=migrate) as engine, make_sessionmaker(engine).begin() as session:
-        yield session
+
+@contextmanager
+def _database(*, migrate: bool = True, write: bool = True) -> Iterator[Session]:
+    """A session on the configured database (see `_engine`), committed when the block ends
+    without error.
+
+    A writing session takes SQLite's write lock at its start and waits for it (the busy
+    timeout) while another process writes, e.g. the server parsing the demo right after
+    `make run`: reading first and writing later would fail at once with "database is
+    locked" once that writer commits (see `rootline.db.writer_engine`).
+    """
+    from rootline.db import make_sessionmaker, writer_engine
+
+    with _engine(migrate=migrate) as engine:
+        bind = writer_engine(engine) if write else engine
+        with make_sessionmaker(bind).begin() as session:
+            yield session
 
 
 @db_app.command("upgrade")
@@ -169,7 +190,7 @@ def users_list() -> None:
     """Every user, one a line."""
     from rootline.accounts import repository
 
-    with _database() as session:
+    with _database(write=False) as session:
         for user in repository.list_users(session):
             flags = [
                 flag
@@ -256,7 +277,7 @@ def tokens_list(
     from rootline.accounts import repository
     from rootline.accounts import service as accounts_service
 
-    with _database() as session:
+    with _database(write=False) as session:
         owner = accounts_service.get_user_or_404(session, user) if user else None
         names = {u.id: u.username for u in repository.list_users(session)}
         for token in accounts_service.list_tokens(session, user_id=owner.id if owner else None):

@@ -72,14 +72,19 @@ def writer_engine(engine: Engine) -> Engine:
     return engine.execution_options(**{SQLITE_BEGIN_MODE: "IMMEDIATE"})
 
 
-def make_engine(url: str, *, pool_size: int = 8, max_overflow: int = 4) -> Engine:
+def make_engine(
+    url: str, *, pool_size: int = 8, max_overflow: int = 4, pool_timeout_s: float = 60
+) -> Engine:
     """An engine with the per-dialect settings Rootline relies on.
 
     Every worker process holds its own pool: on PostgreSQL, workers x (pool_size +
     max_overflow) must stay under the server's max_connections (100 by default). A request
-    that finds the pool empty waits for a connection (up to 60 s) instead of failing.
+    that finds the pool empty waits for a connection (up to ``pool_timeout_s``) instead of
+    failing. A request never holds one connection of a pool while it waits for another of
+    the same pool: enough requests doing so at once hold every connection and wait for
+    each other until the timeout.
     """
-    pooling = {"pool_size": pool_size, "max_overflow": max_overflow, "pool_timeout": 60}
+    pooling = {"pool_size": pool_size, "max_overflow": max_overflow, "pool_timeout": pool_timeout_s}
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
         in_memory = not path or path == ":memory:"
@@ -92,6 +97,24 @@ def make_engine(url: str, *, pool_size: int = 8, max_overflow: int = 4) -> Engin
         event.listen(engine, "begin", _sqlite_begin)
         return engine
     return create_engine(url, pool_pre_ping=True, **pooling)
+
+
+# The rate limiter's own pool: a worker's connections are db_pool_size + db_max_overflow + 3.
+LIMITER_POOL_SIZE, LIMITER_MAX_OVERFLOW = 1, 2
+
+
+def make_limiter_engine(url: str) -> Engine:
+    """A small pool of its own, for the rate limiter's counts (use it with `writer_engine`).
+
+    A request that only reads may have to count a failure (an unknown share token) while it
+    holds a connection of the main pool; it takes one of these for one short transaction,
+    and nothing holding one of these waits for any other connection, so the two pools can
+    never wait on each other. Its timeout is short: a count that cannot be written within
+    it is a 503 like any busy database.
+    """
+    return make_engine(
+        url, pool_size=LIMITER_POOL_SIZE, max_overflow=LIMITER_MAX_OVERFLOW, pool_timeout_s=10
+    )
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

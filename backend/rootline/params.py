@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Path
+from fastapi import Path, Query
 
 from rootline.errors import BadRequest
 from rootline.timeutil import parse_instant
 
 # A BIGINT primary key in a path: anything larger would fail in the database, not here.
 IdPath = Annotated[int, Path(ge=1, le=2**63 - 1)]
+# Rows to skip in a page: an OFFSET past int64 would fail in the database, not here.
+OffsetQuery = Annotated[int, Query(ge=0, le=2**63 - 1, description="Items to skip.")]
 
 
 def split_list(values: list[str] | None) -> list[str]:

@@ -81,7 +81,7 @@ class Settings(BaseSettings):
     db_pool_size: int = Field(
         default=8,
         ge=1,
-        description="Database connections each worker keeps; on PostgreSQL workers x (pool + overflow) must stay under max_connections.",
+        description="Database connections each worker keeps; on PostgreSQL workers x (pool + overflow + 3 of the rate limiter) must stay under max_connections.",
     )
     db_max_overflow: int = Field(
         default=4, ge=0, description="Extra connections a worker may open under load."
@@ -145,12 +145,12 @@ class Settings(BaseSettings):
     login_rate_limit: int = Field(
         default=10,
         ge=1,
-        description="Failed sign-ins allowed per client IP and per user name in one window.",
+        description="Failed sign-ins allowed per user name from one client IP in one window (5x per IP over all names, 10x per name over all IPs).",
     )
     share_rate_limit: int = Field(
         default=30,
         ge=1,
-        description="Failed share-link (and one-time link) lookups allowed per client IP in one window.",
+        description="Failed share-link (and one-time link) lookups per client IP in one window before they are answered 429; a valid link always works.",
     )
     rate_limit_window_s: int = Field(
         default=300, ge=1, description="Length of the rate-limit window, in seconds."

@@ -7,7 +7,9 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -315,6 +317,18 @@ class LiveServer:
     def __str__(self) -> str:
         return self.url
 
+    def drain_output(self, keep: int = 200) -> deque[str]:
+        """Read the server's output from now on in a thread, keeping its last ``keep`` lines.
+
+        Nothing reads the pipe otherwise: a test making hundreds of requests fills it with
+        access-log lines and the server stops, blocked writing the next one.
+        """
+        lines: deque[str] = deque(maxlen=keep)
+        output = self.process.stdout
+        assert output is not None
+        threading.Thread(target=lines.extend, args=(output,), daemon=True).start()
+        return lines
+
     @property
     def headers(self) -> dict[str, str]:
         return dict(self.http.headers)
@@ -382,4 +396,8 @@ def run_server(
     finally:
         live.http.close()
         process.terminate()
-        process.wait(timeout=10)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # still waiting on stuck requests: a failed test
+            process.kill()
+            process.wait()

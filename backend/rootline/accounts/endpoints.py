@@ -30,7 +30,7 @@ from rootline.auth import (
 from rootline.deps import SessionDep, SettingsDep, WriterSessionDep
 from rootline.errors import BadRequest, NotFound, Unauthorized
 from rootline.params import IdPath
-from rootline.ratelimit import FailureLimit
+from rootline.ratelimit import FailureLimit, Limit
 from rootline.settings import Settings
 
 auth_router = APIRouter(prefix="/api/auth", tags=["auth"])
@@ -64,6 +64,23 @@ def _sign_in(
     return new
 
 
+def login_failures(settings: Settings, *, username: str, ip: str) -> FailureLimit:
+    """Failed sign-ins, narrowest key first: one user name from one address (the limit
+    that stops guessing), any name from that address (5x: spraying many names), and one
+    name from any address (10x: a guesser spread over many addresses). Ten wrong passwords
+    from one address lock that address out of that account, not the real user elsewhere."""
+    name = username.lower()
+    limit = settings.login_rate_limit
+    return FailureLimit(
+        [
+            Limit(f"login:user-ip:{name}:{ip}", limit),
+            Limit(f"login:ip:{ip}", 5 * limit),
+            Limit(f"login:user:{name}", 10 * limit),
+        ],
+        settings.rate_limit_window_s,
+    )
+
+
 def _clear_cookies(response: Response) -> None:
     for name in (SESSION_COOKIE, CSRF_COOKIE):
         response.delete_cookie(name, path="/", samesite="lax")
@@ -86,15 +103,15 @@ def login(
 ) -> Me:
     """Sign in with a user name and password; sets the session and CSRF cookies."""
     check_origin(request, settings)
-    failures = FailureLimit(
-        [f"login:ip:{client_ip(request, settings)}", f"login:user:{data.username.lower()}"],
-        settings.login_rate_limit,
-        settings.rate_limit_window_s,
-    )
-    failures.check(session)
+    failures = login_failures(settings, username=data.username, ip=client_ip(request, settings))
+    failures.admit(session)
+    # Counted for good before the (slow) password check, so concurrent attempts cannot pass
+    # the limit; an attempt that succeeds is forgiven below.
+    session.commit()
     user = service.authenticate(session, data.username, data.password)
     if user is None:
-        failures.refuse(session, Unauthorized("invalid_credentials", "wrong user name or password"))
+        raise Unauthorized("invalid_credentials", "wrong user name or password")
+    failures.forgive(session)
     new = _sign_in(session, user, request, response, settings)
     return Me(user=service.brief(user), csrf_token=new.row.csrf_token)
 
@@ -132,13 +149,14 @@ def change_password(
     """
     row = _user(session, user.user_id)
     failures = FailureLimit(
-        [f"login:user:{row.username.lower()}"],
-        settings.login_rate_limit,
+        [Limit(f"password:user:{row.username.lower()}", settings.login_rate_limit)],
         settings.rate_limit_window_s,
     )
-    failures.check(session)
+    failures.admit(session)
+    session.commit()  # counted for good before the check (see `login`)
     if not service.check_current_password(row, data.current_password):
-        failures.refuse(session, BadRequest("wrong_password", "the current password is wrong"))
+        raise BadRequest("wrong_password", "the current password is wrong")
+    failures.forgive(session)
     service.set_password(session, row, data.new_password)
     repository.delete_sessions_of(session, row.id, keep=user.session_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
@@ -157,17 +175,19 @@ def one_time_sign_in(
     settings: SettingsDep,
 ) -> RedirectResponse:
     """Sign in through a one-time link (single use, valid 24 hours), then go to the app."""
-    failures = FailureLimit(
-        [f"link:ip:{client_ip(request, settings)}"],
-        settings.share_rate_limit,
-        settings.rate_limit_window_s,
-    )
-    failures.check(session)
     user = service.redeem_link(session, token)
     if user is None:
-        failures.refuse(
-            session, NotFound("link_not_found", "this sign-in link is unknown, used or expired")
+        # Like a share link: a live link always works, failures are counted per client IP
+        # (past the limit they are answered 429). Committed: the error rolls back the rest,
+        # and a link spent on a disabled user stays spent.
+        failures = FailureLimit(
+            [Limit(f"link:ip:{client_ip(request, settings)}", settings.share_rate_limit)],
+            settings.rate_limit_window_s,
         )
+        session.commit()
+        failures.admit(session)
+        session.commit()
+        raise NotFound("link_not_found", "this sign-in link is unknown, used or expired")
     response = RedirectResponse("/", status_code=status.HTTP_303_SEE_OTHER)
     _sign_in(session, user, request, response, settings)
     return response

@@ -9,9 +9,10 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import StreamingResponse
 from sqlalchemy.orm import Session
-from starlette.datastructures import UploadFile
+from starlette.datastructures import FormData, UploadFile
 
 from rootline.artifacts import service
 from rootline.artifacts.models import Artifact
@@ -29,6 +30,7 @@ from rootline.timeutil import (
     check_zone,
     parse_instant,
 )
+from rootline.validation import text_problem
 
 
 def read_routes(
@@ -178,6 +180,32 @@ def _options(fields: dict[str, str | None], filename: str) -> service.UploadOpti
     )
 
 
+# Form fields held to what their query parameters of the same name are held to.
+_FORM_FIELD_CHARS = {"host": 255, "kind": 64, "timezone": 64, "jvm_start": 64, "clock_offset_s": 64}
+
+
+def _check_form(form: FormData, fields: dict[str, str | None]) -> None:
+    """422 naming the field for a form field too long or holding NUL, or a part's file
+    name holding NUL (the query parameters are checked by FastAPI and `RequestGuard`)."""
+    errors: list[dict[str, Any]] = []
+    for name, value in fields.items():
+        if value is None:
+            continue
+        longest = _FORM_FIELD_CHARS.get(name, 255)
+        if len(value) > longest:
+            message = f"at most {longest} characters"
+            errors.append({"loc": ("body", name), "msg": message, "type": "string_too_long"})
+        elif problem := text_problem(value):
+            errors.append({"loc": ("body", name), "msg": problem, "type": "value_error"})
+    for name, part in form.multi_items():
+        if isinstance(part, UploadFile) and (problem := text_problem(part.filename or "")):
+            errors.append(
+                {"loc": ("body", name, "filename"), "msg": problem, "type": "value_error"}
+            )
+    if errors:
+        raise RequestValidationError(errors)
+
+
 def _safe_name(filename: str) -> str:
     """The name as given, minus any directory part: a name is a label, never a path."""
     name = filename.replace("\\", "/").rsplit("/", 1)[-1].strip()
@@ -213,6 +241,7 @@ async def _store_multipart(
             value = form.get(key)
             if isinstance(value, str) and value:
                 fields[key] = value
+        _check_form(form, fields)
         uploads = [
             f for f in form.getlist("files") + form.getlist("file") if isinstance(f, UploadFile)
         ]

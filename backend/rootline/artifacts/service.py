@@ -10,12 +10,14 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from rootline.artifacts import repository
 from rootline.artifacts.models import Artifact
 from rootline.db import on_commit
 from rootline.errors import NotFound
+from rootline.incidents import repository as incidents_repository
 from rootline.incidents.models import Incident
 from rootline.parsers import registry
 from rootline.storage import ArtifactStore, StoredBlob
@@ -78,8 +80,20 @@ def record(
         jvm_start_ms=options.jvm_start_ms,
         uploaded_at_ms=now_ms(),
     )
-    session.add(artifact)
-    session.flush()
+    try:
+        with session.begin_nested():
+            session.add(artifact)
+    except IntegrityError:
+        # Lost a race: the same bytes recorded by a concurrent upload (theirs is ours), or
+        # the incident deleted while this upload streamed in.
+        existing = repository.by_sha256(session, incident.id, blob.sha256)
+        if existing is not None:
+            return Ingested(existing, created=False)
+        if incidents_repository.get(session, incident.id) is None:
+            raise NotFound(
+                "incident_not_found", f"incident {incident.id} was deleted during the upload"
+            ) from None
+        raise
     return Ingested(artifact, created=True)
 
 

@@ -10,7 +10,7 @@ from rootline.deps import SessionDep
 from rootline.events import service
 from rootline.events.schemas import EventPage
 from rootline.incidents.models import Incident
-from rootline.params import split_list, time_param
+from rootline.params import OffsetQuery, split_list, time_param
 
 MAX_EVENTS_PAGE = 10_000
 
@@ -32,7 +32,7 @@ def read_routes(incident_dep: Callable[..., Incident]) -> APIRouter:
         from_: Annotated[str | None, Query(alias="from")] = None,
         to: Annotated[str | None, Query()] = None,
         limit: Annotated[int, Query(ge=1, le=MAX_EVENTS_PAGE)] = 1000,
-        offset: Annotated[int, Query(ge=0)] = 0,
+        offset: OffsetQuery = 0,
     ) -> EventPage:
         """Events in time order (GC pauses, rejections, dumps ...) with per-kind counts."""
         return service.list_page(

@@ -10,6 +10,7 @@ from rootline.deps import SessionDep
 from rootline.facts import service
 from rootline.facts.schemas import FactPage
 from rootline.incidents.models import Incident
+from rootline.params import OffsetQuery
 
 MAX_FACTS_PAGE = 10_000
 
@@ -28,7 +29,7 @@ def read_routes(incident_dep: Callable[..., Incident]) -> APIRouter:
         ] = None,
         host: Annotated[str | None, Query(max_length=255)] = None,
         limit: Annotated[int, Query(ge=1, le=MAX_FACTS_PAGE)] = 1000,
-        offset: Annotated[int, Query(ge=0)] = 0,
+        offset: OffsetQuery = 0,
     ) -> FactPage:
         """Settings and derived values read from the artifacts (sysctl keys, GC totals ...)."""
         return service.list_page(

@@ -8,6 +8,7 @@ from rootline.auth import IncidentsDep, ReadIncident, WriteIncident
 from rootline.deps import SessionDep, StoreDep
 from rootline.incidents import service
 from rootline.incidents.schemas import IncidentCreate, IncidentPage, IncidentRead, IncidentUpdate
+from rootline.params import OffsetQuery
 
 router = APIRouter(prefix="/api/incidents", tags=["incidents"])
 
@@ -29,7 +30,7 @@ def list_incidents(
         str | None, Query(max_length=200, description="Search in title and summary.")
     ] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: OffsetQuery = 0,
 ) -> IncidentPage:
     """Incidents, newest first."""
     return service.list_page(session, search=q, limit=limit, offset=offset)

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Query
 from rootline.auth import read_incident
 from rootline.deps import SessionDep
 from rootline.incidents.models import Incident
-from rootline.params import split_list, time_param
+from rootline.params import OffsetQuery, split_list, time_param
 from rootline.series import service
 from rootline.series.schemas import SeriesPage, Timeline
 
@@ -30,7 +30,7 @@ def read_routes(incident_dep: Callable[..., Incident]) -> APIRouter:
         ] = None,
         host: Annotated[str | None, Query(max_length=255)] = None,
         limit: Annotated[int, Query(ge=1, le=MAX_SERIES_PAGE)] = 1000,
-        offset: Annotated[int, Query(ge=0)] = 0,
+        offset: OffsetQuery = 0,
     ) -> SeriesPage:
         """Stored series with unit, labels, point count, first/last time and min/max value."""
         return service.list_page(

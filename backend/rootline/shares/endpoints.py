@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
+import sqlalchemy.exc
 from fastapi import APIRouter, Depends, Path, Request, Response, status
 
 from rootline.annotations.endpoints import read_routes as annotation_reads
@@ -24,8 +25,9 @@ from rootline.incidents import repository as incidents_repository
 from rootline.incidents import service as incidents_service
 from rootline.incidents.models import Incident
 from rootline.params import IdPath
-from rootline.ratelimit import FailureLimit
+from rootline.ratelimit import FailureLimit, Limit
 from rootline.series.endpoints import read_routes as series_reads
+from rootline.settings import Settings
 from rootline.shares import service
 from rootline.shares.schemas import ShareCreate, ShareCreated, SharedIncident, ShareRead
 
@@ -69,23 +71,40 @@ def shared_access(
     session: SessionDep,
     settings: SettingsDep,
 ) -> SharedAccess:
-    """The incident behind a live share token; failed lookups are rate-limited per IP."""
+    """The incident behind a live share token.
+
+    A live token always works. Failed lookups are counted per client IP and, past the
+    limit, answered 429 instead of 404: tokens are 256 random bits, so the count is there
+    to slow a flood down and flag it, not to stop guessing, and a valid viewer behind the
+    same address must not pay for it.
+    """
+    try:
+        share = service.resolve(session, token)
+        incident = None if share is None else incidents_repository.get(session, share.incident_id)
+    except sqlalchemy.exc.TimeoutError:
+        # No connection came free in time: counted too, or a flood could go on uncounted.
+        _count_failed_lookup(request, settings)
+        raise
+    if share is None or incident is None:
+        _count_failed_lookup(request, settings)
+        raise NotFound("share_not_found", "this share link is unknown, revoked or expired")
+    return SharedAccess(incident=incident, allow_raw=share.allow_raw)
+
+
+def _count_failed_lookup(request: Request, settings: Settings) -> None:
+    """Count one failed lookup of this client (429 past the limit).
+
+    This request only reads: the count is written on the rate limiter's own connections
+    (see `rootline.app`), never on a second connection of the pool the request already
+    holds one of. Waiting on that pool while holding it is how a few dozen failed lookups
+    at once used to freeze every route until the pool timed out.
+    """
     failures = FailureLimit(
-        [f"share:ip:{client_ip(request, settings)}"],
-        settings.share_rate_limit,
+        [Limit(f"share:ip:{client_ip(request, settings)}", settings.share_rate_limit)],
         settings.rate_limit_window_s,
     )
-    failures.check(session)
-    share = service.resolve(session, token)
-    incident = None if share is None else incidents_repository.get(session, share.incident_id)
-    if share is None or incident is None:
-        # This request only reads; the failure is counted in a transaction of its own.
-        with request.app.state.writer_sessionmaker() as writer:
-            failures.refuse(
-                writer,
-                NotFound("share_not_found", "this share link is unknown, revoked or expired"),
-            )
-    return SharedAccess(incident=incident, allow_raw=share.allow_raw)
+    with request.app.state.limiter_sessionmaker.begin() as limiter:
+        failures.admit(limiter)
 
 
 SharedAccessDep = Annotated[SharedAccess, Depends(shared_access)]

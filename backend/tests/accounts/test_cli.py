@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +16,7 @@ from typer.testing import CliRunner
 
 from rootline.cli import app
 from rootline.settings import get_settings
-from tests.conftest import run_server
+from tests.conftest import ROOTLINE, add_user, run_server
 
 LINK = re.compile(r"^http://127\.0\.0\.1:\d+/api/auth/one-time/[A-Za-z0-9_-]{43}$")
 
@@ -104,3 +106,49 @@ def test_first_start_prints_a_one_time_link(database_url: str, tmp_path: Path) -
                 "has_password": False,
             }
             assert browser.get(link).status_code == 404
+
+
+def _rootline(database_url: str, tmp_path: Path, *args: str) -> subprocess.Popen[str]:
+    """`rootline ARGS` in a process of its own, on ``database_url``."""
+    env = {**os.environ, "ROOTLINE_DATABASE_URL": database_url}
+    env["ROOTLINE_DATA_DIR"] = str(tmp_path / "data")
+    return subprocess.Popen(
+        [ROOTLINE, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
+def test_tokens_create_waits_for_a_busy_database(database_url: str, tmp_path: Path) -> None:
+    """Right after `make run` the demo is being parsed: a writer holds SQLite's lock.
+
+    The command read the user, then wanted to write on a snapshot the writer had made
+    stale: "database is locked" at once, a 100-line traceback. It now takes the write
+    lock first and waits its turn.
+    """
+    if not database_url.startswith("sqlite"):
+        pytest.skip("SQLite's single writer lock")
+    from sqlalchemy import text
+
+    from rootline.db import make_engine, writer_engine
+
+    add_user(database_url, "ci")
+    engine = make_engine(database_url)
+    try:
+        with writer_engine(engine).begin() as writer:  # the parse worker, mid-transaction
+            writer.execute(text("UPDATE users SET last_login_at_ms = 1"))
+            command = _rootline(database_url, tmp_path, "tokens", "create", "--user", "ci")
+            time.sleep(4)  # the command has started, read, and wants to write
+        stdout, stderr = command.communicate(timeout=60)
+    finally:
+        engine.dispose()
+    assert command.returncode == 0, stderr
+    assert re.fullmatch(r"rl_[A-Za-z0-9_-]{43}\n", stdout)
+
+
+def test_a_database_failure_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    unreachable = "postgresql+psycopg://postgres@127.0.0.1:1/rootline"
+    command = _rootline(unreachable, tmp_path, "tokens", "create", "--user", "ci")
+    stdout, stderr = command.communicate(timeout=60)
+    assert command.returncode == 1
+    assert stdout == ""
+    assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1, stderr
+    assert stderr.startswith("rootline: database error:"), stderr

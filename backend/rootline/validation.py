@@ -1,0 +1,156 @@
+"""What no field of the API accepts, refused before any route runs, with the field named.
+
+PostgreSQL refuses NUL in text and every integer column is at most 64 bits: a NUL byte or
+an integer past int64 anywhere in a request used to reach the database and come back as a
+500, as did ``1e400`` (read as infinity). `RequestGuard` checks the path, the query string
+and JSON bodies of every request; `check_text` is the same rule for fields read elsewhere
+(multipart form fields, file names).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import parse_qsl, unquote
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+# Far above any JSON body the API takes (texts are at most 20 000 characters).
+MAX_JSON_BYTES = 1024 * 1024
+
+Location = list[str | int]
+
+
+def text_problem(value: str) -> str | None:
+    """Why ``value`` cannot be stored as text, or None."""
+    return "must not contain NUL (\\u0000) characters" if "\x00" in value else None
+
+
+def _json_problems(value: Any, loc: Location) -> Iterator[tuple[Location, str]]:
+    if isinstance(value, str):
+        problem = text_problem(value)
+        if problem:
+            yield loc, problem
+    elif isinstance(value, bool):
+        return
+    elif isinstance(value, int):
+        if not INT64_MIN <= value <= INT64_MAX:
+            yield loc, "must be an integer within 64 bits (-2^63 .. 2^63-1)"
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            yield loc, "must be a finite number"
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            problem = text_problem(key)
+            if problem:
+                yield [*loc, key], f"field name {problem}"
+            yield from _json_problems(item, [*loc, key])
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _json_problems(item, [*loc, index])
+
+
+def invalid_request(errors: list[tuple[Location, str]]) -> dict[str, Any]:
+    """The API's answer to an invalid request (status 422), as FastAPI's validation errors
+    are answered too (see `rootline.app`)."""
+    return {
+        "code": "invalid_request",
+        "message": "the request is not valid",
+        "errors": [{"loc": loc, "message": message} for loc, message in errors],
+    }
+
+
+class RequestGuard:
+    """ASGI middleware: 422 for NUL in the path or the query, and for NUL, integers past
+    int64 or non-finite numbers anywhere in a JSON body; 413 for a JSON body over 1 MiB.
+
+    Only JSON bodies are read here (and handed on unchanged); uploads stream past.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        errors = list(self._url_problems(scope))
+        headers = dict(scope.get("headers") or [])
+        content_type = headers.get(b"content-type", b"").split(b";", 1)[0].strip().lower()
+        if not errors and content_type == b"application/json":
+            body = b""
+            more = True
+            while more:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    return
+                body += message.get("body", b"")
+                more = message.get("more_body", False)
+                if len(body) > MAX_JSON_BYTES:
+                    await _answer(
+                        send,
+                        413,
+                        {
+                            "code": "request_too_large",
+                            "message": (f"a JSON body is at most {MAX_JSON_BYTES} bytes"),
+                        },
+                    )
+                    return
+            errors = list(_body_problems(body))
+            receive = _replay(body, receive)
+        if errors:
+            await _answer(send, 422, invalid_request(errors))
+            return
+        await self.app(scope, receive, send)
+
+    @staticmethod
+    def _url_problems(scope: Scope) -> Iterator[tuple[Location, str]]:
+        path = unquote(scope.get("raw_path", b"").decode("latin-1")) or scope.get("path", "")
+        problem = text_problem(path)
+        if problem:
+            yield ["path"], problem
+        query = scope.get("query_string", b"").decode("latin-1")
+        for name, value in parse_qsl(query, keep_blank_values=True, errors="replace"):
+            problem = text_problem(name) or text_problem(value)
+            if problem:
+                yield ["query", name.replace("\x00", "\\u0000")], problem
+
+
+def _body_problems(body: bytes) -> Iterator[tuple[Location, str]]:
+    try:
+        document = json.loads(body)
+    except ValueError:
+        return  # not JSON at all: the route's own validation says so
+    yield from _json_problems(document, ["body"])
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """The body read here, handed on as one message; later messages from the client."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+async def _answer(send: Send, status: int, content: dict[str, Any]) -> None:
+    payload = json.dumps(content).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(payload)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": payload})
