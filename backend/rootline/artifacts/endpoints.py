@@ -210,8 +210,9 @@ async def _store_multipart(
             )
         # Checked before anything goes into the store: a refused request leaves no blob behind.
         options = [_options(fields, upload.filename or "upload") for upload in uploads]
+        claim = service.blob_claimer(request.app.state.writer_sessionmaker)
         return [
-            (await run_in_threadpool(store.put_file, upload.file, limit), upload_options)
+            (await run_in_threadpool(store.put_file, upload.file, limit, claim), upload_options)
             for upload, upload_options in zip(uploads, options, strict=True)
         ]
     finally:
@@ -226,7 +227,8 @@ async def _store_body(request: Request, store: ArtifactStore, limit: int) -> Sto
             f"body of {declared} bytes is over the limit of {limit} bytes per file",
         )
     try:
-        return await store.put_stream(request.stream(), limit)
+        claim = service.blob_claimer(request.app.state.writer_sessionmaker)
+        return await store.put_stream(request.stream(), limit, claim)
     except TooLarge as exc:
         raise PayloadTooLarge(
             "file_too_large", f"body is over the limit of {exc.limit} bytes"
@@ -334,7 +336,9 @@ async def upload_artifacts(
     else:
         options = _options(query_fields, filename or "upload")
         items = [(await _store_body(request, store, settings.max_upload_bytes), options)]
-    recorded = await run_in_threadpool(service.record_all, session, incident=incident, items=items)
+    recorded = await run_in_threadpool(
+        service.record_uploads, session, incident=incident, items=items
+    )
     roots = list(dict.fromkeys(i.artifact.id for i in recorded))
     created = {i.artifact.id for i in recorded if i.created}
     return await _answer(request, response, session, incident, roots, created, wait)

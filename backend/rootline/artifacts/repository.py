@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from rootline.artifacts.models import Artifact
+from rootline.artifacts.models import Artifact, BlobClaim
 
 
 def get(session: Session, incident_id: uuid.UUID, artifact_id: uuid.UUID) -> Artifact | None:
@@ -73,3 +75,45 @@ def filenames(session: Session, incident_id: uuid.UUID) -> dict[uuid.UUID, str]:
             select(Artifact.id, Artifact.filename).where(Artifact.incident_id == incident_id)
         ).all()
     )
+
+
+def _insert_claim(session: Session, sha256: str, pending: int, claimed_at_ms: int) -> Any:
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    return insert(BlobClaim).values(sha256=sha256, pending=pending, claimed_at_ms=claimed_at_ms)
+
+
+def claim_blob(session: Session, sha256: str, now_ms: int) -> None:
+    """Count one more upload about to write this blob (waits while a delete holds it)."""
+    statement = _insert_claim(session, sha256, 1, now_ms)
+    session.execute(
+        statement.on_conflict_do_update(
+            index_elements=[BlobClaim.sha256],
+            set_={"pending": BlobClaim.pending + 1, "claimed_at_ms": now_ms},
+        )
+    )
+
+
+def release_blob_claim(session: Session, sha256: str) -> None:
+    """One upload of this blob has recorded its artifact."""
+    session.execute(
+        update(BlobClaim)
+        .where(BlobClaim.sha256 == sha256, BlobClaim.pending > 0)
+        .values(pending=BlobClaim.pending - 1)
+    )
+
+
+def lock_blob_claim(session: Session, sha256: str) -> tuple[int, int]:
+    """The blob's claim row, made if missing and locked until the transaction ends:
+    ``(pending, claimed_at_ms)``. A claim by an upload waits until then."""
+    statement = _insert_claim(session, sha256, 0, 0)
+    row = session.execute(
+        statement.on_conflict_do_update(
+            index_elements=[BlobClaim.sha256], set_={"pending": BlobClaim.pending}
+        ).returning(BlobClaim.pending, BlobClaim.claimed_at_ms)
+    ).one()
+    return int(row[0]), int(row[1])
+
+
+def drop_blob_claim(session: Session, sha256: str) -> None:
+    session.execute(delete(BlobClaim).where(BlobClaim.sha256 == sha256))
