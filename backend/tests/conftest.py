@@ -319,6 +319,12 @@ class LiveServer:
     def headers(self) -> dict[str, str]:
         return dict(self.http.headers)
 
+    def peak_rss_bytes(self) -> int:
+        """The server process's peak resident memory so far (Linux ``VmHWM``)."""
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        (line,) = [row for row in status.splitlines() if row.startswith("VmHWM:")]
+        return int(line.split()[1]) * 1024
+
     def ingest(
         self, incident: str, *args: str | Path, timeout: float = 120
     ) -> subprocess.CompletedProcess[str]:
@@ -341,7 +347,13 @@ def server(database_url: str, tmp_path: Path) -> Iterator[LiveServer]:
 
 
 @contextmanager
-def run_server(database_url: str, tmp_path: Path, token: str | None = None) -> Iterator[LiveServer]:
+def run_server(
+    database_url: str,
+    tmp_path: Path,
+    token: str | None = None,
+    environment: dict[str, str] | None = None,
+) -> Iterator[LiveServer]:
+    """A `rootline serve` on a free port; ``environment`` adds to or overrides its settings."""
     port = free_port()
     env = {
         **os.environ,
@@ -349,6 +361,7 @@ def run_server(database_url: str, tmp_path: Path, token: str | None = None) -> I
         "ROOTLINE_DATA_DIR": str(tmp_path / "data"),
         "ROOTLINE_LOAD_DEMO": "false",
         "ROOTLINE_MAX_UPLOAD_BYTES": str(10 * 1024 * 1024),
+        **(environment or {}),
     }
     process = subprocess.Popen(
         [ROOTLINE, "serve", "--port", str(port)],
