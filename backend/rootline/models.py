@@ -3,7 +3,7 @@
 from rootline.accounts.models import ApiToken, LoginSession, OneTimeLink, User
 from rootline.annotations.models import Annotation
 from rootline.app_meta import AppMeta
-from rootline.artifacts.models import Artifact
+from rootline.artifacts.models import Artifact, BlobClaim
 from rootline.checklist.models import ComputedFinding, FindingReview
 from rootline.db import Base
 from rootline.events.models import Event
@@ -19,6 +19,7 @@ __all__ = [
     "AppMeta",
     "Artifact",
     "Base",
+    "BlobClaim",
     "ComputedFinding",
     "Event",
     "Fact",

@@ -14,7 +14,7 @@ import hashlib
 import io
 import os
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,12 +38,23 @@ class StoredBlob:
     size_bytes: int
 
 
+# Called with the blob once its digest is known and before it takes its name in the store
+# (``artifacts.service.blob_claimer``: so that no delete removes it before it is recorded).
+ClaimHook = Callable[[StoredBlob], None]
+
+
+def _no_claim(_blob: StoredBlob) -> None:
+    pass
+
+
 class ArtifactStore(Protocol):
-    def put_file(self, source: BinaryIO, limit: int) -> StoredBlob: ...
+    def put_file(self, source: BinaryIO, limit: int, claim: ClaimHook = _no_claim) -> StoredBlob: ...
 
-    async def put_stream(self, chunks: AsyncIterator[bytes], limit: int) -> StoredBlob: ...
+    async def put_stream(
+        self, chunks: AsyncIterator[bytes], limit: int, claim: ClaimHook = _no_claim
+    ) -> StoredBlob: ...
 
-    def put_bytes(self, data: bytes) -> StoredBlob: ...
+    def put_bytes(self, data: bytes, claim: ClaimHook = _no_claim) -> StoredBlob: ...
 
     def read(self, sha256: str) -> bytes: ...
 
@@ -95,20 +106,27 @@ class _StagingStore:
     def _commit(self, staged: IO[bytes], blob: StoredBlob) -> StoredBlob:
         raise NotImplementedError
 
-    def put_file(self, source: BinaryIO, limit: int) -> StoredBlob:
+    def put_file(self, source: BinaryIO, limit: int, claim: ClaimHook = _no_claim) -> StoredBlob:
         digest = _Digest(limit)
         with self._staging_file() as staged:
             while block := source.read(COPY_CHUNK):
                 staged.write(digest.add(block))
-            return self._commit(staged, digest.blob())
+            return self._claim_and_commit(staged, digest.blob(), claim)
 
-    async def put_stream(self, chunks: AsyncIterator[bytes], limit: int) -> StoredBlob:
+    async def put_stream(
+        self, chunks: AsyncIterator[bytes], limit: int, claim: ClaimHook = _no_claim
+    ) -> StoredBlob:
         digest = _Digest(limit)
         with self._staging_file() as staged:
             async for block in chunks:
                 staged.write(digest.add(block))
-            # Committing may block on a disk or the network: keep it off the event loop.
-            return await asyncio.to_thread(self._commit, staged, digest.blob())
+            # Claiming and committing may block on a database, a disk or the network: keep
+            # them off the event loop.
+            return await asyncio.to_thread(self._claim_and_commit, staged, digest.blob(), claim)
+
+    def _claim_and_commit(self, staged: IO[bytes], blob: StoredBlob, claim: ClaimHook) -> StoredBlob:
+        claim(blob)
+        return self._commit(staged, blob)
 
 
 class LocalArtifactStore(_StagingStore):
@@ -144,8 +162,9 @@ class LocalArtifactStore(_StagingStore):
         os.replace(staged.name, target)
         return blob
 
-    def put_bytes(self, data: bytes) -> StoredBlob:
+    def put_bytes(self, data: bytes, claim: ClaimHook = _no_claim) -> StoredBlob:
         blob = StoredBlob(hashlib.sha256(data).hexdigest(), len(data))
+        claim(blob)
         try:
             # Already there: touched, so the orphan sweep's grace period (artifacts.
             # housekeeping) counts from this upload, as it does for rewritten blobs.
@@ -273,18 +292,20 @@ class S3ArtifactStore(_StagingStore):
             )
         return blob
 
-    def put_file(self, source: BinaryIO, limit: int) -> StoredBlob:
+    def put_file(self, source: BinaryIO, limit: int, claim: ClaimHook = _no_claim) -> StoredBlob:
         if not source.seekable():
-            return super().put_file(source, limit)
+            return super().put_file(source, limit, claim)
         start = source.tell()
         digest = _Digest(limit)
         while block := source.read(COPY_CHUNK):
             digest.add(block)
         source.seek(start)
-        return self._upload(source, digest.blob())
+        blob = digest.blob()
+        claim(blob)
+        return self._upload(source, blob)
 
-    def put_bytes(self, data: bytes) -> StoredBlob:
-        return self.put_file(io.BytesIO(data), len(data))
+    def put_bytes(self, data: bytes, claim: ClaimHook = _no_claim) -> StoredBlob:
+        return self.put_file(io.BytesIO(data), len(data), claim)
 
     def _get_body(self, sha256: str) -> Any:
         from botocore.exceptions import ClientError

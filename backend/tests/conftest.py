@@ -333,6 +333,12 @@ class LiveServer:
     def headers(self) -> dict[str, str]:
         return dict(self.http.headers)
 
+    def peak_rss_bytes(self) -> int:
+        """The server process's peak resident memory so far (Linux ``VmHWM``)."""
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        (line,) = [row for row in status.splitlines() if row.startswith("VmHWM:")]
+        return int(line.split()[1]) * 1024
+
     def ingest(
         self, incident: str, *args: str | Path, timeout: float = 120
     ) -> subprocess.CompletedProcess[str]:
@@ -361,7 +367,8 @@ def run_server(
     token: str | None = None,
     settings: dict[str, str] | None = None,
 ) -> Iterator[LiveServer]:
-    """A `rootline serve` on a free port; ``settings`` are more ``ROOTLINE_*`` variables."""
+    """A `rootline serve` on a free port; ``settings`` are more environment variables for it
+    (``ROOTLINE_*``, ``TMPDIR``), adding to or overriding its own."""
     port = free_port()
     env = {
         **os.environ,

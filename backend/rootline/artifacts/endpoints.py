@@ -14,7 +14,7 @@ from fastapi.responses import StreamingResponse
 from sqlalchemy.orm import Session
 from starlette.datastructures import FormData, UploadFile
 
-from rootline.artifacts import service
+from rootline.artifacts import multipart, service
 from rootline.artifacts.models import Artifact
 from rootline.artifacts.schemas import ArtifactRead, UploadResult
 from rootline.auth import IngestIncident, WriteIncident, read_incident
@@ -234,7 +234,22 @@ async def _store_multipart(
             f"request body of {declared} bytes is over the limit of {settings.max_request_bytes} bytes",
         )
     limit = settings.max_upload_bytes
-    form = await request.form(max_files=MAX_FILES_PER_REQUEST, max_fields=100)
+    try:
+        # Counted as it streams (a chunked body declares no length): refused at the limit.
+        form = await multipart.read_form(
+            request.headers,
+            request.stream(),
+            max_request_bytes=settings.max_request_bytes,
+            max_file_bytes=limit,
+            max_files=MAX_FILES_PER_REQUEST,
+            max_fields=100,
+        )
+    except multipart.RequestTooLarge as exc:
+        raise PayloadTooLarge("request_too_large", str(exc)) from exc
+    except multipart.FileTooLarge as exc:
+        raise PayloadTooLarge("file_too_large", str(exc)) from exc
+    except multipart.MultiPartException as exc:
+        raise BadRequest("invalid_multipart", exc.message) from exc
     try:
         fields = {**query_fields}
         for key in query_fields:
@@ -247,16 +262,11 @@ async def _store_multipart(
         ]
         if not uploads:
             raise BadRequest("no_files", "multipart upload holds no `files` part")
-        oversized = [u.filename for u in uploads if (u.size or 0) > limit]
-        if oversized:
-            raise PayloadTooLarge(
-                "file_too_large",
-                f"{', '.join(map(str, oversized))}: over the limit of {limit} bytes per file",
-            )
         # Checked before anything goes into the store: a refused request leaves no blob behind.
         options = [_options(fields, upload.filename or "upload") for upload in uploads]
+        claim = service.blob_claimer(request.app.state.writer_sessionmaker)
         return [
-            (await run_in_threadpool(store.put_file, upload.file, limit), upload_options)
+            (await run_in_threadpool(store.put_file, upload.file, limit, claim), upload_options)
             for upload, upload_options in zip(uploads, options, strict=True)
         ]
     finally:
@@ -271,7 +281,8 @@ async def _store_body(request: Request, store: ArtifactStore, limit: int) -> Sto
             f"body of {declared} bytes is over the limit of {limit} bytes per file",
         )
     try:
-        return await store.put_stream(request.stream(), limit)
+        claim = service.blob_claimer(request.app.state.writer_sessionmaker)
+        return await store.put_stream(request.stream(), limit, claim)
     except TooLarge as exc:
         raise PayloadTooLarge(
             "file_too_large", f"body is over the limit of {exc.limit} bytes"
@@ -379,7 +390,9 @@ async def upload_artifacts(
     else:
         options = _options(query_fields, filename or "upload")
         items = [(await _store_body(request, store, settings.max_upload_bytes), options)]
-    recorded = await run_in_threadpool(service.record_all, session, incident=incident, items=items)
+    recorded = await run_in_threadpool(
+        service.record_uploads, session, incident=incident, items=items
+    )
     roots = list(dict.fromkeys(i.artifact.id for i in recorded))
     created = {i.artifact.id for i in recorded if i.created}
     return await _answer(request, response, session, incident, roots, created, wait)

@@ -77,3 +77,21 @@ class Artifact(Base):
     claim_token: Mapped[str | None] = mapped_column(String(32), nullable=True)
     claimed_at_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     parse_attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class BlobClaim(Base):
+    """Uploads about to put a blob in the store: while one is fresh, no delete removes it.
+
+    Blobs are shared by content. An upload writes its blob before it records its artifact,
+    so a delete that finds no artifact referring to the blob cannot tell "unused" from
+    "about to be used" without this row: the upload counts itself in ``pending`` (and stamps
+    ``claimed_at_ms``) in a committed transaction before the blob takes its name, and takes
+    itself off once its artifact is recorded. A delete locks the row, and removes the blob
+    only when nothing refers to it and no claim is fresh (see ``service.forget_blobs``).
+    """
+
+    __tablename__ = "blob_claims"
+
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    pending: Mapped[int] = mapped_column(Integer, default=0)
+    claimed_at_ms: Mapped[int] = mapped_column(BigInteger, default=0)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import case, delete, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from rootline.artifacts.models import Artifact
+from rootline.artifacts.models import Artifact, BlobClaim
 
 
 def get(session: Session, incident_id: uuid.UUID, artifact_id: uuid.UUID) -> Artifact | None:
@@ -59,8 +61,15 @@ def sha256_in_use(session: Session, sha256: str) -> bool:
 
 
 def sha256s_in_use(session: Session, digests: Sequence[str]) -> set[str]:
-    """Those of ``digests`` some artifact refers to."""
-    return set(session.scalars(select(Artifact.sha256).where(Artifact.sha256.in_(digests))))
+    """Those of ``digests`` some artifact refers to, or an upload has claimed (it is between
+    writing the blob and recording its artifact)."""
+    referred = set(session.scalars(select(Artifact.sha256).where(Artifact.sha256.in_(digests))))
+    claimed = set(
+        session.scalars(
+            select(BlobClaim.sha256).where(BlobClaim.sha256.in_(digests), BlobClaim.pending > 0)
+        )
+    )
+    return referred | claimed
 
 
 def sha256s_for_incident(session: Session, incident_id: uuid.UUID) -> set[str]:
@@ -85,3 +94,45 @@ def filenames(session: Session, incident_id: uuid.UUID) -> dict[uuid.UUID, str]:
             select(Artifact.id, Artifact.filename).where(Artifact.incident_id == incident_id)
         ).all()
     )
+
+
+def _insert_claim(session: Session, sha256: str, pending: int, claimed_at_ms: int) -> Any:
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    return insert(BlobClaim).values(sha256=sha256, pending=pending, claimed_at_ms=claimed_at_ms)
+
+
+def claim_blob(session: Session, sha256: str, now_ms: int) -> None:
+    """Count one more upload about to write this blob (waits while a delete holds it)."""
+    statement = _insert_claim(session, sha256, 1, now_ms)
+    session.execute(
+        statement.on_conflict_do_update(
+            index_elements=[BlobClaim.sha256],
+            set_={"pending": BlobClaim.pending + 1, "claimed_at_ms": now_ms},
+        )
+    )
+
+
+def release_blob_claim(session: Session, sha256: str) -> None:
+    """One upload of this blob has recorded its artifact."""
+    session.execute(
+        update(BlobClaim)
+        .where(BlobClaim.sha256 == sha256, BlobClaim.pending > 0)
+        .values(pending=BlobClaim.pending - 1)
+    )
+
+
+def lock_blob_claim(session: Session, sha256: str) -> tuple[int, int]:
+    """The blob's claim row, made if missing and locked until the transaction ends:
+    ``(pending, claimed_at_ms)``. A claim by an upload waits until then."""
+    statement = _insert_claim(session, sha256, 0, 0)
+    row = session.execute(
+        statement.on_conflict_do_update(
+            index_elements=[BlobClaim.sha256], set_={"pending": BlobClaim.pending}
+        ).returning(BlobClaim.pending, BlobClaim.claimed_at_ms)
+    ).one()
+    return int(row[0]), int(row[1])
+
+
+def drop_blob_claim(session: Session, sha256: str) -> None:
+    session.execute(delete(BlobClaim).where(BlobClaim.sha256 == sha256))

@@ -7,11 +7,11 @@ parser or database failure. Parsing happens later, off the request path (``worke
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 
 from rootline.artifacts import repository
 from rootline.artifacts.models import Artifact
@@ -86,7 +86,7 @@ def record(
     except IntegrityError:
         # Lost a race: the same bytes recorded by a concurrent upload (theirs is ours), or
         # the incident deleted while this upload streamed in.
-        existing = repository.by_sha256(session, incident.id, blob.sha256)
+        existing = repository.same_upload(session, incident.id, blob.sha256, options.host)
         if existing is not None:
             return Ingested(existing, created=False)
         if incidents_repository.get(session, incident.id) is None:
@@ -107,6 +107,18 @@ def record_all(
     return [
         record(session, incident=incident, blob=blob, options=options) for blob, options in items
     ]
+
+
+def record_uploads(
+    session: Session,
+    *,
+    incident: Incident,
+    items: Sequence[tuple[StoredBlob, UploadOptions]],
+) -> list[Ingested]:
+    """Record uploaded blobs (see ``record``) and take back the claims their uploads made."""
+    recorded = record_all(session, incident=incident, items=items)
+    release_claims(session, blobs=[blob for blob, _ in items])
+    return recorded
 
 
 def queue_reparse(session: Session, *, artifact: Artifact) -> list[Artifact]:
@@ -174,13 +186,43 @@ def list_for_incident(session: Session, *, incident: Incident) -> Sequence[Artif
     return repository.list_for_incident(session, incident.id)
 
 
+# How long a claim keeps a blob from deletion when its upload never comes back to record
+# its artifact (killed mid-way): longer than any upload takes to send a blob to the store.
+BLOB_CLAIM_LEASE_MS = 3_600_000
+
+
+def blob_claimer(write: sessionmaker[Session]) -> Callable[[StoredBlob], None]:
+    """The store's ``claim`` hook for uploads: each blob is claimed in a committed
+    transaction of its own before it takes its name (see ``models.BlobClaim``)."""
+
+    def claim(blob: StoredBlob) -> None:
+        with write.begin() as session:
+            repository.claim_blob(session, blob.sha256, now_ms())
+
+    return claim
+
+
+def release_claims(session: Session, *, blobs: Sequence[StoredBlob]) -> None:
+    """The claims of these blobs (one each), once their artifacts are recorded here."""
+    for blob in blobs:
+        repository.release_blob_claim(session, blob.sha256)
+
+
 def forget_blobs_after_delete(session: Session, store: ArtifactStore, *, sha256s: set[str]) -> None:
-    """Once the deletion has committed, remove blobs that no artifact refers to any more."""
+    """Once the deletion has committed, remove the blobs that no artifact refers to any
+    more and no upload has freshly claimed; each is checked and removed under its locked
+    claim row, so an upload of the same bytes waits rather than lose its blob."""
+    write = sessionmaker(bind=session.get_bind(), expire_on_commit=False)
 
     def remove_unreferenced() -> None:
-        with Session(bind=session.get_bind()) as check:
-            for digest in sha256s:
-                if not repository.sha256_in_use(check, digest):
-                    store.delete(digest)
+        for digest in sorted(sha256s):
+            with write.begin() as check:
+                pending, claimed_at_ms = repository.lock_blob_claim(check, digest)
+                if repository.sha256_in_use(check, digest):
+                    continue
+                if pending > 0 and now_ms() - claimed_at_ms < BLOB_CLAIM_LEASE_MS:
+                    continue
+                store.delete(digest)
+                repository.drop_blob_claim(check, digest)
 
     on_commit(session, remove_unreferenced)

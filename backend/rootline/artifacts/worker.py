@@ -53,7 +53,7 @@ from rootline.parsers import registry
 from rootline.parsers.base import ParseContext, ParseResult
 from rootline.series import repository as series_repository
 from rootline.series import service as series_service
-from rootline.storage import ArtifactStore, StoredBlob
+from rootline.storage import ArtifactStore, ClaimHook, StoredBlob
 from rootline.timeutil import (
     INSTANT_RANGE,
     MAX_INSTANT_MS,
@@ -250,7 +250,7 @@ class _Unpacked:
     blobs: list[StoredBlob]
 
 
-def _read_and_parse(store: ArtifactStore, job: _Job) -> ParseResult | _Unpacked:
+def _read_and_parse(store: ArtifactStore, job: _Job, claim: ClaimHook) -> ParseResult | _Unpacked:
     try:
         data = store.read(job.sha256)
     except FileNotFoundError:
@@ -266,7 +266,7 @@ def _read_and_parse(store: ArtifactStore, job: _Job) -> ParseResult | _Unpacked:
     bundle = bundles.unpack(data)
     del data
     # Members go into the store before the transaction that records them.
-    return _Unpacked(bundle, [store.put_bytes(m.data) for m in bundle.members])
+    return _Unpacked(bundle, [store.put_bytes(m.data, claim) for m in bundle.members])
 
 
 def process(sessions: Sessions, store: ArtifactStore, claim: Claim) -> None:
@@ -283,7 +283,7 @@ def process(sessions: Sessions, store: ArtifactStore, claim: Claim) -> None:
         )
     else:
         with _heartbeat(sessions, claim):
-            outcome = _read_and_parse(store, job)
+            outcome = _read_and_parse(store, job, service.blob_claimer(sessions.write))
     with sessions.write.begin() as session:
         artifact = _own(session, job, claim)
         if artifact is None:
@@ -444,6 +444,7 @@ def _store_bundle(session: Session, artifact: Artifact, unpacked: _Unpacked) -> 
             jvm_start_ms=artifact.jvm_start_ms,
         )
         service.record(session, incident=incident, blob=blob, options=options, parent=artifact)
+    service.release_claims(session, blobs=unpacked.blobs)
     artifact.kind = service.BUNDLE_KIND
     _note_diagnostics(artifact, summary)
     artifact.status = (
