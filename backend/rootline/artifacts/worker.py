@@ -546,6 +546,11 @@ class ParseWorkers:
         """When idle: one incident whose checklist another rules version computed, again."""
         self._next_stale_check = time.monotonic() + STALE_CHECK_S
         try:
+            # Looked for with a plain read, so that idle workers do not queue for SQLite's
+            # write lock every few seconds.
+            with self.sessions.read() as session:
+                if not checklist_service.has_stale(session):
+                    return False
             with self.sessions.write.begin() as session:
                 return checklist_service.recompute_stale(session, limit=1) > 0
         except SQLAlchemyError:

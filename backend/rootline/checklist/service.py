@@ -40,6 +40,11 @@ def recompute(session: Session, *, incident: Incident) -> None:
     session.flush()
 
 
+def has_stale(session: Session) -> bool:
+    """Whether some incident's checklist was computed by another rules version."""
+    return bool(repository.stale_incidents(session, engine.rules_version(), limit=1))
+
+
 def recompute_stale(session: Session, *, limit: int = 1) -> int:
     """Recompute the checklists computed by another rules version (an edited threshold, a new
     release): at most ``limit`` incidents; how many. The parse workers call it when idle, so
