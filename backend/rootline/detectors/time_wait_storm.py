@@ -2,7 +2,8 @@
 
 Inputs: the TIME-WAIT and ESTABLISHED counts (``tcp.state.time-wait`` / ``tcp.state.estab``
 from ``ss -s``, ``ss -tan``, ``netstat -nat``, ``/proc/net/sockstat``; ``netstat.TcpCurrEstab``
-for ESTABLISHED), the kernel counters of that host read from one source each
+for ESTABLISHED, else ``sockstat.tcp.inuse`` (+ ``sockstat.tcp6.inuse``) as its upper bound:
+every TCP socket but TIME-WAIT ones), the kernel counters of that host read from one source each
 (``TcpExtTW``: sockets entering TIME-WAIT, i.e. closes in which this host closed first;
 ``TcpActiveOpens`` / ``TcpPassiveOpens``; ``TcpExtTWRecycled``: TIME-WAIT ports taken over
 by ``tcp_tw_reuse``; ``TcpExtTCPTimeWaitOverflow``), its listening ports and listed
@@ -12,7 +13,13 @@ connections (``ss -lnt``, ``ss -ti``), and its sysctl facts (never another host'
 Quantities:
 
 - ``tw_peak``, ``tw_first``, ``estab_at_peak``, ``tw_per_estab``: the count, and how many
-  TIME-WAIT sockets per ESTABLISHED one at the peak (replaced, not reused, connections);
+  TIME-WAIT sockets per ESTABLISHED one at the peak (replaced, not reused, connections). The
+  ESTABLISHED count comes from the TIME-WAIT peak's own listing first (one snapshot), else
+  from the host's; ``estab_basis`` says whether it is a count (``count``) or sockstat's
+  ``inuse``, an upper bound (``bound``: the ratio is then a lower bound);
+- ``tw_rise``: how much TIME-WAIT grew up to its peak during the capture (peak minus the
+  lowest reading before it): that many connections this host closed first within the
+  capture, i.e. churn seen in the count itself;
 - ``tw_entries``, ``close_rate``, ``tw_steady``: the kernel's count of closes this host did
   first, per second while they happened, and x the 60 s TIME-WAIT = the count they sustain;
 - ``closer`` (``server`` / ``client`` / ``both`` / ``unknown``) and ``side_share``: which side
@@ -32,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rootline.detectors.base import Anchor, IncidentData, Measurement, Params
+from rootline.detectors.base import Anchor, IncidentData, Measurement, Params, SeriesView
 from rootline.detectors.quantities import (
     CounterIncrements,
     counter_increments,
@@ -54,7 +61,8 @@ from rootline.detectors.socket_roles import (
 
 # Every quantity the rule's templates may name: unmeasured ones stay None (rendered n/a).
 _NAMES = (
-    "tw_peak", "tw_first", "tw_snapshots", "estab_at_peak", "tw_per_estab", "tw_entries",
+    "tw_peak", "tw_first", "tw_snapshots", "tw_rise", "estab_at_peak", "estab_basis",
+    "tw_per_estab", "tw_entries",
     "close_rate", "tw_steady", "listen_ports", "active_opens", "passive_opens", "side_basis",
     "closes_per_open", "server_conns", "client_conns", "side_share", "closer", "port_lo",
     "port_hi", "port_range", "port_share_max", "destinations", "destination", "port_share",
@@ -64,8 +72,6 @@ _NAMES = (
 
 def quantities(data: IncidentData, params: Params) -> list[Measurement]:
     time_wait = host_series(data, "tcp.state.time-wait", prefer="peak")
-    estab = host_series(data, "tcp.state.estab", prefer="peak")
-    curr_estab = host_series(data, "netstat.TcpCurrEstab")
     entries = counter_increments(data, "TcpExtTW")
     recycled = counter_increments(data, "TcpExtTWRecycled")
     overflow = counter_increments(data, "TcpExtTCPTimeWaitOverflow")
@@ -87,13 +93,13 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
                 tw_peak=float(tw.values[peak_index]),
                 tw_first=float(tw.values[0]),
                 tw_snapshots=len(tw),
+                tw_rise=float(tw.values[peak_index] - np.min(tw.values[: peak_index + 1])),
             )
-            established = estab.get(host) or curr_estab.get(host)
-            if established is not None:
-                at = values_at(established, np.array([peak_ms], dtype=np.int64), mode="last")[0]
-                # ESTABLISHED first sampled after the peak: its first value stands for it
-                estab_at_peak = float(at) if np.isfinite(at) else float(established.values[0])
+            found = _established_at(data, host, tw.artifact, peak_ms)
+            if found is not None:
+                estab_at_peak, basis, established = found
                 values["estab_at_peak"] = estab_at_peak
+                values["estab_basis"] = basis
                 values["tw_per_estab"] = float(tw.values[peak_index]) / max(estab_at_peak, 1.0)
                 anchors["tw_per_estab"] = Anchor(
                     established.name, {}, span[0], span[1], host, established.artifact
@@ -112,6 +118,61 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
             )
         )
     return out
+
+
+# Where the ESTABLISHED count at the TIME-WAIT peak comes from, best first: counts of that
+# state, then sockstat's ``inuse`` (every TCP socket not in TIME-WAIT: LISTEN, ESTABLISHED,
+# CLOSE-WAIT ...), an upper bound of ESTABLISHED.
+_ESTAB_SOURCES = (
+    ("tcp.state.estab", "count"),
+    ("netstat.TcpCurrEstab", "count"),
+    ("sockstat.tcp.inuse", "bound"),
+)
+
+
+def _established_at(
+    data: IncidentData, host: str | None, artifact: str, peak_ms: int
+) -> tuple[float, str, SeriesView] | None:
+    """(ESTABLISHED at the TIME-WAIT peak, ``count`` or ``bound``, the series read).
+
+    A count before a bound, and the listing that gave the peak before the host's other
+    ones; files without a host may come from other machines, so for them the peak's own
+    listing goes first, bound included. Among several, the one with the most (a filtered
+    listing undercounts). sockstat's IPv6 ``inuse`` (``sockstat.tcp6.inuse``) is added to
+    the IPv4 one when the same artifact has it: ``tw`` counts both families.
+    """
+    order = [(name, basis, same) for same in (True, False) for name, basis in _ESTAB_SOURCES]
+    if host is not None:  # every file of a named host is that machine: counts first
+        order.sort(key=lambda item: item[1] == "bound")
+    for name, basis, same_listing in order:
+        found = [
+            s
+            for s in data.series(name)
+            if s.name == name
+            and s.host == host
+            and len(s)
+            and (s.artifact == artifact or not same_listing)
+        ]
+        if found:
+            best = max(found, key=lambda s: (float(np.max(s.values)), len(s), s.artifact))
+            value = _value_at(best, peak_ms)
+            if basis == "bound":
+                value += sum(
+                    _value_at(s, peak_ms)
+                    for s in data.series("sockstat.tcp6.inuse")
+                    if s.name == "sockstat.tcp6.inuse"
+                    and s.host == host
+                    and s.artifact == best.artifact
+                    and len(s)
+                )
+            return value, basis, best
+    return None
+
+
+def _value_at(series: SeriesView, time_ms: int) -> float:
+    """The reading at or before ``time_ms``; one first taken after it stands for it."""
+    at = values_at(series, np.array([time_ms], dtype=np.int64), mode="last")[0]
+    return float(at) if np.isfinite(at) else float(series.values[0])
 
 
 def _close_rate(

@@ -183,7 +183,6 @@ PINS: dict[str, dict[str, Pin]] = {
             R,
             "tw 2030 beside TCP inuse 1365 (every socket but TIME-WAIT, so ESTAB <= 1365): "
             "1.5 TIME-WAIT per socket in use on a busy server, one snapshot, side unknown",
-            now=L,
         ),
     },
     "netstat/sysctl-a-centos77-jc.txt": {

@@ -84,7 +84,9 @@ def test_likely_when_thousands_but_estab_is_not_small() -> None:
     assert finding.verdict == "likely"
     ratio = next(e for e in finding.evidence if e.unit == "ratio")
     assert ratio.observed == 6.0 and ratio.threshold == THRESHOLDS["tw_per_estab_min"].value
-    assert ratio.met is False and "not shown" in finding.summary
+    assert ratio.met is False and "Below threshold: 1,000 ESTABLISHED" in finding.summary
+    rise = next(e for e in finding.evidence if "grew by" in e.summary)
+    assert rise.met is True and rise.observed == 3000  # 3000 -> 6000 in the capture: churn
 
 
 def test_ruled_out_names_peak_threshold_and_snapshots() -> None:
@@ -106,10 +108,74 @@ def test_boundaries() -> None:
     assert check(incident(at_confirmed)).verdict == "confirmed"
     below = states([10, 4999], [10, 10])
     assert check(incident(below)).verdict == "likely"
-    at_likely = states([1000], [1000], port_range="")
+    # Changed (corpus review): a likely rests on churn, not on the count alone. 1000
+    # TIME-WAIT beside 1000 ESTABLISHED in one snapshot is a busy server's normal closes.
+    at_count_only = states([1000], [1000], port_range="")
+    assert check(incident(at_count_only)).verdict == "ruled_out"
+    at_likely = states([1000], [100], port_range="")  # 10 per ESTABLISHED socket
     assert check(incident(at_likely)).verdict == "likely"
+    ratio_just_below = states([1000], [101], port_range="")
+    assert check(incident(ratio_just_below)).verdict == "ruled_out"
     just_below = states([999], [1], port_range="")
     assert check(incident(just_below)).verdict == "ruled_out"
+    rising = states([0, 1000], [1000, 1000], port_range="")  # +1000 in the capture
+    assert check(incident(rising)).verdict == "likely"
+    rising_less = states([1, 1000], [1000, 1000], port_range="")
+    assert check(incident(rising_less)).verdict == "ruled_out"
+
+
+def sockstat(time_wait: list[float], inuse: list[float], *, inuse6: list[float] | None = None):  # type: ignore[no-untyped-def]
+    """/proc/net/sockstat: TIME-WAIT and every other TCP socket (inuse), no ESTAB count."""
+    capture = Capture(kind="proc_net", host="h1")
+    capture.series("tcp.state.time-wait", time_wait, unit="sockets")
+    capture.series("sockstat.tcp.tw", time_wait, unit="sockets")
+    capture.series("sockstat.tcp.inuse", inuse, unit="sockets")
+    if inuse6 is not None:
+        capture.series("sockstat.tcp6.inuse", inuse6, unit="sockets")
+    return capture
+
+
+def test_sockstat_inuse_bounds_established_busy_server_ruled_out() -> None:
+    """Corpus proc-net-sockstat-busy-server: tw 2030 beside inuse 1365, one snapshot. inuse
+    counts every TCP socket not in TIME-WAIT, so ESTABLISHED <= 1365 and TIME-WAIT per
+    ESTABLISHED >= 1.5: far under the 10 of connections replaced, not reused."""
+    finding = check(incident(sockstat([2030], [1365])))
+    assert finding.verdict == "ruled_out"
+    assert "at most 1,365 ESTABLISHED" in finding.summary
+    assert "at least 1.5 TIME-WAIT per ESTABLISHED" in finding.summary
+    assert "2,030" in finding.summary  # the count is still said
+
+
+def test_sockstat_churn_is_likely_on_the_bound() -> None:
+    """The bound makes the ratio a lower bound: 12 per socket in use is churn already."""
+    finding = check(incident(sockstat([3000], [250])))
+    assert finding.verdict == "likely"
+    ratio = next(e for e in finding.evidence if e.unit == "ratio")
+    assert ratio.met is True and ratio.observed == 12.0
+    # sockstat6's inuse counts too (tw holds both families): 150 + 150 = 300, 10 per socket
+    finding = check(incident(sockstat([3000], [150], inuse6=[150])))
+    assert next(e for e in finding.evidence if e.unit == "ratio").observed == 10.0
+
+
+def test_an_established_count_beats_the_sockstat_bound() -> None:
+    capture = sockstat([3000], [2000])
+    capture.series("netstat.TcpCurrEstab", [100], unit="connections")
+    finding = check(incident(capture))
+    assert finding.verdict == "likely"
+    assert "100 ESTABLISHED at the peak: 30 TIME-WAIT" in finding.summary
+
+
+def test_the_peaks_own_listing_gives_established_for_hostless_files() -> None:
+    """Files without a host may be other machines: the TIME-WAIT peak's own listing first."""
+    busy = Capture(kind="proc_net", host=None)
+    busy.series("tcp.state.time-wait", [2030], unit="sockets")
+    busy.series("sockstat.tcp.inuse", [1365], unit="sockets")
+    other = Capture(kind="netstat", host=None)
+    other.series("tcp.state.time-wait", [0], unit="sockets")
+    other.series("tcp.state.estab", [3], unit="sockets")
+    finding = check(incident(busy, other))
+    assert finding.verdict == "ruled_out"
+    assert "at most 1,365 ESTABLISHED" in finding.summary
 
 
 def test_client_side_half_the_port_range_to_one_destination_confirms_below_5000() -> None:
