@@ -249,6 +249,20 @@ def show_bundle(path: Path) -> None:
               "TcpExtTCPToZeroWindowAdv", "TcpExtTCPWantZeroWindowAdv", "TcpExtTCPFromZeroWindowAdv",
               "TcpExtTCPWinProbe", "TcpExtTCPSynRetrans", "TcpExtTCPAbortOnData", "TcpOutRsts")
     print("  nstat totals: " + ", ".join(f"{k} {totals[k]:,}" for k in wanted if totals.get(k)))
+    # Periodic spikes (heartbeats): TcpInSegs per snapshot, and when it jumped.
+    stamps, in_segs = [], []
+    for chunk, line in zip(snapshots(files.get("nstat.txt", "")), re.findall(r"^=== (\S+) ===$", files.get("nstat.txt", ""), re.M)):
+        for row in chunk:
+            if row.startswith("TcpInSegs "):
+                stamps.append(line)
+                in_segs.append(int(row.split()[1]))
+    deltas = [b - a for a, b in zip(in_segs, in_segs[1:])]
+    if len(deltas) > 4:
+        base = statistics.median(deltas)
+        spikes = [i + 1 for i, d in enumerate(deltas) if d > max(5 * base, 100)]
+        if spikes:
+            print(f"  TcpInSegs per snapshot: median {base:,.0f}, max {max(deltas):,}; spikes (> 5x median) at "
+                  f"snapshots {spikes[:12]} of {len(deltas)}, each {spread([deltas[i - 1] for i in spikes])}")
     if totals.get("TcpOutSegs"):
         print(f"  retransmitted share: {100 * totals.get('TcpRetransSegs', 0) / totals['TcpOutSegs']:.2f} %")
     if "threadpool.csv" in files:
@@ -264,6 +278,10 @@ def show_bundle(path: Path) -> None:
             if parts[0] == "CPU_ALL" and parts[1].startswith("T"):
                 busy.append(float(parts[2]) + float(parts[3]))
         print(f"  nmon CPU busy (user+sys, whole machine): {spread(busy, ' %')}")
+        if busy:
+            high = [i for i, b in enumerate(busy) if b >= statistics.median(busy) + 20]
+            if high:
+                print(f"  nmon samples >= median + 20 points: {high[:15]} of {len(busy)}")
     sysctl = files.get("sysctl.txt", "")
     for key in ("net.ipv4.tcp_slow_start_after_idle", "net.core.somaxconn", "net.ipv4.tcp_congestion_control"):
         m = re.search(rf"^{re.escape(key)} = (.+)$", sysctl, re.M)
