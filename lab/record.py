@@ -135,6 +135,9 @@ def record(scenario: str, capture: dict, quiet_s: float = 0) -> bool:
             code = -1
             print(f"[record] {scenario}/{capture['name']}: over {TIME_LIMIT_S} s, stopped", file=sys.stderr)
     elapsed = time.monotonic() - started
+    # Lock released: give a recorder waiting on it (another lab session) its turn before this
+    # batch's next capture takes it again.
+    time.sleep(3)
     bundles = sorted(out_dir.glob("*.tar.gz"))
     ok = code == 0 and bool(bundles)
     print(f"[record] {scenario}/{capture['name']}: {'ok' if ok else 'FAILED'} in {elapsed:.0f} s, "
