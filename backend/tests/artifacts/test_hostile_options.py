@@ -154,3 +154,14 @@ def test_instants_stored_before_the_bounds_are_not_shown(
     assert (shown["window_start_ms"], shown["window_end_ms"]) == (None, None)
     (listed,) = client.get("/api/incidents").json()["items"]
     assert (listed["window_start_ms"], listed["window_end_ms"]) == (None, None)
+
+
+@pytest.mark.parametrize("route", ["timeline", "events"])
+def test_a_range_bound_past_the_instants_shown_is_moved_to_the_nearest_end(
+    client: TestClient, incident_id: str, route: str
+) -> None:
+    url = f"/api/incidents/{incident_id}/{route}"
+    assert client.get(url, params={"from": "-5000", "to": "9e18"}).status_code == 200
+    for bad in ("inf", "nan", "1e400"):
+        response = client.get(url, params={"from": bad})
+        assert (response.status_code, response.json()["code"]) == (400, "invalid_time"), bad
