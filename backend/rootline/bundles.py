@@ -1,15 +1,17 @@
-"""Bundles: ``.zip``, ``.tar`` and ``.tar.gz`` archives of captures, unpacked in memory, safely.
+"""Bundles: ``.zip``, ``.tar`` and ``.tar.gz`` archives of captures, unpacked safely.
 
 :func:`unpack` takes the archive as bytes (its format found from magic bytes, never the name)
-and returns the regular files in it as :class:`BundleMember` objects. Nothing is written to
-disk and nothing is trusted:
+and returns the regular files in it as :class:`BundleMember` objects. Each member's bytes go,
+as they come out of the decompressor, to a ``sink`` (the artifact store: a member is never
+held in memory whole) or, without one, into the member's ``data``. Nothing is trusted:
 
 - Sizes are counted as bytes come out of the decompressor, and reading stops as soon as a
   member passes ``max_member_bytes``, the bundle passes ``max_total_bytes``, or the
-  decompressed/compressed ratio passes ``max_compression_ratio`` (per member, and for the
-  whole bundle; ratios are only enforced past :data:`RATIO_FLOOR_BYTES`, as a small file of
-  blanks compresses 1000:1 and harms no one). A zip member whose *declared* size already
-  breaks a limit is refused before any decompression.
+  decompressed/compressed ratio passes ``max_compression_ratio`` (per member, against the
+  compressed bytes it really used, and for the whole bundle; ratios are only enforced past
+  :data:`RATIO_FLOOR_BYTES`, as a small file of blanks compresses 1000:1 and harms no one).
+  A zip member whose *declared* size already breaks a limit is refused before any
+  decompression. A member refused part-way leaves nothing in the sink.
 - Refused, with the reason, and the rest still unpacked: absolute paths, ``..`` escapes,
   symbolic and hard links, device files and FIFOs, encrypted or unsupported zip members,
   members over a limit. Directories are skipped silently.
@@ -42,7 +44,9 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import BinaryIO, Protocol
+
+from rootline.storage import StoredBlob
 
 # Past this many unpacked bytes, a member (or the bundle) must respect the compression ratio.
 RATIO_FLOOR_BYTES = 1024 * 1024
@@ -66,9 +70,17 @@ class BundleLimits:
 
 @dataclass
 class BundleMember:
+    """One regular file of the bundle: in the sink as ``blob``, else in memory as ``data``."""
+
     path: str
     data: bytes
     host: str | None
+    size: int = 0
+    blob: StoredBlob | None = None
+
+
+# Takes a member's bytes as a stream (read to its end) and keeps them, e.g. in the store.
+Sink = Callable[[BinaryIO], StoredBlob]
 
 
 @dataclass
@@ -100,6 +112,10 @@ class _Stop(Exception):
 
 class _MemberTooBig(Exception):
     """One member passed a limit: refuse it, go on with the next."""
+
+
+class _MemberRefused(Exception):
+    """One member turned out bad at its end (size or CRC): refuse it, go on with the next."""
 
 
 def bundle_format(data: bytes) -> str | None:
@@ -142,12 +158,13 @@ def host_from_path(path: str) -> str | None:
     return None
 
 
-def unpack(data: bytes, limits: BundleLimits = BundleLimits()) -> Bundle:
-    """Every regular file of the archive, within ``limits``; never raises on any input."""
+def unpack(data: bytes, limits: BundleLimits = BundleLimits(), sink: Sink | None = None) -> Bundle:
+    """Every regular file of the archive, within ``limits``, each streamed to ``sink`` (or
+    kept in memory without one); never raises on any input, nor on a refusal of the sink's."""
     kind = bundle_format(data)
     if kind is None:
         return Bundle("none", diagnostics=["not a zip, tar or tar.gz archive"])
-    reader = _Reader(Bundle(kind), limits, len(data))
+    reader = _Reader(Bundle(kind), limits, len(data), sink)
     try:
         if kind == "zip":
             reader.read_zip(data)
@@ -179,13 +196,17 @@ def _clean_path(name: str) -> str:
 
 
 class _Reader:
-    def __init__(self, bundle: Bundle, limits: BundleLimits, archive_bytes: int) -> None:
+    def __init__(
+        self, bundle: Bundle, limits: BundleLimits, archive_bytes: int, sink: Sink | None
+    ) -> None:
         self.bundle = bundle
         self.limits = limits
         self.archive_bytes = archive_bytes
+        self.sink = sink
         self.total = 0
         self.seen_paths: set[str] = set()
-        self.plain_tar: bytes | None = None
+        self.plain_tar: memoryview | None = None
+        self.gunzip: _GunzipReader | None = None
 
     # ---- shared rules
 
@@ -202,11 +223,20 @@ class _Reader:
             return None
         return _clean_path(name)
 
-    def keep(self, path: str, data: bytes) -> None:
+    def keep(self, path: str, stream: _MemberStream) -> None:
+        """Send the member's bytes to the sink (or memory) as they come; its limits are
+        counted on the way, and a member refused part-way leaves nothing behind."""
+        if self.sink is None:
+            data, blob = stream.readall(), None
+        else:
+            data, blob = b"", self.sink(stream)  # type: ignore[arg-type]
+        self.total += stream.size
         if path in self.seen_paths:
             self.bundle.diagnostics.append(f"{path}: appears twice in the archive; both kept")
         self.seen_paths.add(path)
-        self.bundle.members.append(BundleMember(path, data, host_from_path(path)))
+        self.bundle.members.append(
+            BundleMember(path, data, host_from_path(path), size=stream.size, blob=blob)
+        )
 
     def check_total(self, more: int) -> None:
         limits = self.limits
@@ -221,28 +251,20 @@ class _Reader:
                 f"over the {limits.max_compression_ratio:g}:1 compression ratio (a zip bomb?)"
             )
 
-    def collect(self, chunks: Iterator[bytes], compressed_size: int) -> bytes:
-        """Join a member's chunks, counting real bytes against every limit as they arrive."""
+    def check_member(self, size: int, compressed: int) -> None:
+        """One member's running size against every limit; ``compressed``: the compressed
+        bytes it has really used so far."""
         limits = self.limits
-        parts: list[bytes] = []
-        size = 0
-        for chunk in chunks:
-            size += len(chunk)
-            if size > limits.max_member_bytes:
-                raise _MemberTooBig(
-                    f"more than {limits.max_member_bytes} bytes unpacked (max_member_bytes)"
-                )
-            if size > RATIO_FLOOR_BYTES and size > limits.max_compression_ratio * max(
-                compressed_size, 1
-            ):
-                raise _MemberTooBig(
-                    f"more than {limits.max_compression_ratio:g} times its compressed size "
-                    f"(a zip bomb?): stopped at {size} bytes"
-                )
-            self.check_total(size)
-            parts.append(chunk)
-        self.total += size
-        return b"".join(parts)
+        if size > limits.max_member_bytes:
+            raise _MemberTooBig(
+                f"more than {limits.max_member_bytes} bytes unpacked (max_member_bytes)"
+            )
+        if size > RATIO_FLOOR_BYTES and size > limits.max_compression_ratio * max(compressed, 1):
+            raise _MemberTooBig(
+                f"more than {limits.max_compression_ratio:g} times its compressed size "
+                f"(a zip bomb?): stopped at {size} bytes"
+            )
+        self.check_total(size)
 
     # ---- zip
 
@@ -330,29 +352,36 @@ class _Reader:
             self.refuse(name, f"compression method {method} not supported")
             return len(raw)
         chunks = decoder(raw)
+        archive_cut = expected is not None and len(raw) < expected.compressed
+
+        def at_end(member: _MemberStream) -> None:
+            """Refuse the member before it is kept if its end shows it corrupt."""
+            if chunks.truncated and not (archive_cut or expected is None):
+                raise _MemberRefused("corrupt: its compressed data ends before the stream does")
+            if chunks.truncated or expected is None:
+                return
+            if member.size != expected.size:
+                raise _MemberRefused(f"declares {expected.size} bytes but holds {member.size}")
+            if member.crc != expected.crc:
+                raise _MemberRefused("CRC-32 mismatch: corrupt member")
+
+        # Its ratio is counted against the compressed bytes fed to the decompressor so far.
+        stream = _MemberStream(self, iter(chunks), compressed=lambda: chunks.fed, at_end=at_end)
         try:
-            # raw bounds what the member may use: its ratio is counted against that.
-            content = self.collect(iter(chunks), len(raw))
+            self.keep(path, stream)
         except _MemberTooBig as exc:
             self.refuse(name, str(exc))
             return len(raw)
+        except _MemberRefused as exc:
+            self.refuse(name, str(exc))
+            return chunks.consumed
         except (zlib.error, lzma.LZMAError, OSError, EOFError, ValueError) as exc:
             self.refuse(name, f"corrupt compressed data: {exc}")
             return len(raw)
-        archive_cut = expected is not None and len(raw) < expected.compressed
-        if chunks.truncated and (archive_cut or expected is None):
+        if chunks.truncated:
             self.bundle.diagnostics.append(
-                f"{name}: cut short with the archive; kept the {len(content)} bytes read"
+                f"{name}: cut short with the archive; kept the {stream.size} bytes read"
             )
-            self.keep(path, content)
-        elif chunks.truncated:
-            self.refuse(name, "corrupt: its compressed data ends before the stream does")
-        elif expected is not None and len(content) != expected.size:
-            self.refuse(name, f"declares {expected.size} bytes but holds {len(content)}")
-        elif expected is not None and zlib.crc32(content) != expected.crc:
-            self.refuse(name, "CRC-32 mismatch: corrupt member")
-        else:
-            self.keep(path, content)
         return chunks.consumed
 
     def read_zip_local_headers(self, data: bytes) -> None:
@@ -392,7 +421,8 @@ class _Reader:
         gunzip = _GunzipReader(data, self) if gzipped else None
         # A plain tar's member data is sliced straight from the bytes (a cut member keeps
         # what is there); a tar.gz's is read from the stream as tarfile decompresses it.
-        self.plain_tar = None if gzipped else data
+        self.plain_tar = None if gzipped else memoryview(data)
+        self.gunzip = gunzip
         if not gzipped and len(data) % _TAR_BLOCK:
             self.bundle.diagnostics.append(
                 f"tar of {len(data)} bytes is not a whole number of {_TAR_BLOCK}-byte blocks: cut short"
@@ -438,42 +468,107 @@ class _Reader:
             return
         if self.plain_tar is not None:
             content = self.plain_tar[entry.offset_data : entry.offset_data + entry.size]
-            self.check_total(len(content))
-            self.total += len(content)
+            pieces = (
+                bytes(content[start : start + _CHUNK]) for start in range(0, len(content), _CHUNK)
+            )
+            try:
+                self.keep(path, _MemberStream(self, pieces, compressed=None))
+            except _MemberTooBig as exc:
+                self.refuse(name, str(exc))
+                return
             if len(content) < entry.size:
                 self.bundle.diagnostics.append(
                     f"{name}: cut short; kept the {len(content)} of {entry.size} bytes"
                 )
-            self.keep(path, content)
             return
         stream = archive.extractfile(entry)
-        if stream is None:
+        gunzip = self.gunzip
+        if stream is None or gunzip is None:
             self.refuse(name, "no data")
             return
-        parts: list[bytes] = []
-
-        def chunks() -> Iterator[bytes]:
-            while chunk := stream.read(_CHUNK):
-                parts.append(chunk)
-                yield chunk
-
+        # Its ratio is counted against the compressed bytes the gzip stream used since it began
+        # (not its declared size: a tar header declares the unpacked size).
+        started_at = gunzip.compressed
+        damage = (tarfile.ReadError, EOFError, zlib.error, OSError)
+        member = _MemberStream(
+            self,
+            iter(lambda: stream.read(_CHUNK), b""),
+            compressed=lambda: gunzip.compressed - started_at,
+            keep_on=damage,
+        )
         try:
-            content = self.collect(chunks(), entry.size)
+            self.keep(path, member)
         except _MemberTooBig as exc:
             self.refuse(name, str(exc))
             return
-        except (tarfile.ReadError, EOFError, zlib.error, OSError) as exc:
-            kept = b"".join(parts)
-            if kept:
-                self.total += len(kept)
-                self.bundle.diagnostics.append(
-                    f"{name}: cut short ({exc}); kept the {len(kept)} of {entry.size} bytes read"
-                )
-                self.keep(path, kept)
-            else:
-                self.refuse(name, f"cut short before its data ({exc})")
+        except damage as exc:
+            self.refuse(name, f"cut short before its data ({exc})")
             raise
-        self.keep(path, content)
+        if member.error is not None:
+            self.bundle.diagnostics.append(
+                f"{name}: cut short ({member.error}); kept the {member.size} of {entry.size} bytes read"
+            )
+            raise member.error
+
+
+class _MemberStream(io.RawIOBase):
+    """One member's bytes as they come out of the archive, each chunk counted against every
+    limit before anyone sees it (``_MemberTooBig`` or ``_Stop`` past one).
+
+    ``compressed`` gives the compressed bytes the member has used so far (None: stored, no
+    ratio). ``at_end`` may refuse the member once its last byte is read (size, CRC), before
+    the sink keeps it. Damage of a kind in ``keep_on`` after some bytes ends the stream
+    early (``error`` says why) so that what was read is kept.
+    """
+
+    def __init__(
+        self,
+        reader: _Reader,
+        chunks: Iterator[bytes],
+        *,
+        compressed: Callable[[], int] | None,
+        at_end: Callable[[_MemberStream], None] | None = None,
+        keep_on: tuple[type[BaseException], ...] = (),
+    ) -> None:
+        self.reader = reader
+        self.chunks = chunks
+        self.compressed = compressed
+        self.at_end = at_end
+        self.keep_on = keep_on
+        self.size = 0
+        self.crc = 0
+        self.error: BaseException | None = None
+        self.ended = False
+        self.pending = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, target: bytearray | memoryview) -> int:  # type: ignore[override]
+        while not len(self.pending):
+            if self.ended:
+                return 0
+            try:
+                chunk = next(self.chunks, None)
+            except self.keep_on as exc:
+                if not self.size:
+                    raise
+                self.error, self.ended = exc, True
+                return 0
+            if chunk is None:
+                self.ended = True
+                if self.at_end is not None:
+                    self.at_end(self)
+                return 0
+            self.size += len(chunk)
+            compressed = self.size if self.compressed is None else self.compressed()
+            self.reader.check_member(self.size, compressed)
+            self.crc = zlib.crc32(chunk, self.crc)
+            self.pending = memoryview(chunk)
+        size = min(len(target), len(self.pending))
+        target[:size] = self.pending[:size]
+        self.pending = self.pending[size:]
+        return size
 
 
 class _Decompressor(Protocol):
@@ -482,32 +577,43 @@ class _Decompressor(Protocol):
     @property
     def unused_data(self) -> bytes: ...
 
-    def decompress(self, data: bytes, max_length: int = ...) -> bytes: ...
+    def decompress(self, data: bytes | memoryview, max_length: int = ...) -> bytes: ...
 
 
 class _Chunks:
-    """Decompressed chunks of one zip member, at most 64 KiB at a time, noting input used."""
+    """Decompressed chunks of one zip member, at most 64 KiB at a time, noting input used.
+
+    The input is fed 64 KiB at a time: handing a decompressor the whole member made it copy
+    the rest of the input back (``unconsumed_tail``) on every call, quadratic in its size.
+    """
 
     def __init__(self, raw: bytes, decompressor: _Decompressor | None) -> None:
         self.raw = raw
         self.decompressor = decompressor
         self.consumed = len(raw)
+        self.fed = 0
         self.truncated = False
 
     def __iter__(self) -> Iterator[bytes]:
         decompressor = self.decompressor
         assert decompressor is not None
-        pending = self.raw
+        view = memoryview(self.raw)
+        pending: bytes | memoryview = b""
         while True:
+            # zlib hands back the input it had no room for; bz2 and lzma keep it inside
+            # and say when they need more.
+            if not pending and getattr(decompressor, "needs_input", True):
+                pending = view[self.fed : self.fed + _CHUNK]
+                self.fed += len(pending)
             chunk = decompressor.decompress(pending, _CHUNK)
             if chunk:
                 yield chunk
             if decompressor.eof:
-                self.consumed = len(self.raw) - len(decompressor.unused_data)
+                self.consumed = self.fed - len(decompressor.unused_data)
                 return
-            # zlib hands back the input it had no room for; bz2 and lzma keep it inside.
             pending = getattr(decompressor, "unconsumed_tail", b"")
-            if not chunk and not pending:
+            starved = getattr(decompressor, "needs_input", True)
+            if not chunk and not pending and starved and self.fed >= len(view):
                 self.truncated = True
                 return
 
@@ -530,6 +636,7 @@ class _StoredChunks(_Chunks):
 
     def __iter__(self) -> Iterator[bytes]:
         for start in range(0, len(self.raw), _CHUNK):
+            self.fed = start + _CHUNK
             yield self.raw[start : start + _CHUNK]
 
 
@@ -555,21 +662,26 @@ class _GunzipReader(io.RawIOBase):
 
     def __init__(self, data: bytes, reader: _Reader) -> None:
         self.reader = reader
+        self.data = data
+        self.view = memoryview(data)
         self.produced = 0
+        # Compressed bytes used so far (members' ratios are counted against it).
+        self.compressed = 0
         self.buffer = b""
         self.crc = 0
         self.member_size = 0
         self.decompressor = zlib.decompressobj(-15)
-        self.pending = self.start_member(data)
+        self.position = self.start_member(0)
 
-    def start_member(self, data: bytes) -> bytes:
-        start = _gzip_header_length(data)
+    def start_member(self, at: int) -> int:
+        """Where the deflate data of the gzip member starting at ``at`` begins."""
+        start = _gzip_header_length(self.data, at)
         if start is None:
             raise EOFError("damaged gzip header")
         self.decompressor = zlib.decompressobj(-15)
         self.crc = 0
         self.member_size = 0
-        return data[start:]
+        return start
 
     def readable(self) -> bool:
         return True
@@ -578,23 +690,29 @@ class _GunzipReader(io.RawIOBase):
         while not self.buffer:
             decompressor = self.decompressor
             if decompressor.eof:
-                trailer = decompressor.unused_data
+                end = self.position - len(decompressor.unused_data)
+                trailer = self.data[end : end + 8]
                 expected = (self.crc, self.member_size & 0xFFFFFFFF)
-                if len(trailer) < 8 or struct.unpack("<II", trailer[:8]) != expected:
+                if len(trailer) < 8 or struct.unpack("<II", trailer) != expected:
                     self.reader.bundle.diagnostics.append(
                         "gzip trailer CRC or size mismatch: data may be corrupt"
                     )
-                rest = trailer[8:]
-                if not rest.lstrip(b"\0"):
+                if not self.data[end + 8 :].lstrip(b"\0"):
                     return 0
                 # Another gzip member follows (cat a.gz b.gz): keep going.
-                self.pending = self.start_member(rest)
+                self.position = self.start_member(end + 8)
                 continue
-            source = decompressor.unconsumed_tail or self.pending
-            self.pending = b""
+            # Fed 64 KiB at a time: the whole archive at once made zlib copy back the rest
+            # of it (unconsumed_tail) on every call.
+            source: bytes | memoryview = decompressor.unconsumed_tail
+            if not source:
+                source = self.view[self.position : self.position + _CHUNK]
+                self.position += len(source)
             if not source:
                 raise EOFError("compressed stream ended early")
             self.buffer = decompressor.decompress(source, _CHUNK)
+            left = len(decompressor.unused_data) if decompressor.eof else 0
+            self.compressed += len(source) - len(decompressor.unconsumed_tail) - left
             self.crc = zlib.crc32(self.buffer, self.crc)
             self.member_size += len(self.buffer)
             self.produced += len(self.buffer)
@@ -622,12 +740,13 @@ class _GunzipReader(io.RawIOBase):
             )
 
 
-def _gzip_header_length(data: bytes) -> int | None:
-    """Bytes of the gzip member header at the start of ``data`` (RFC 1952), None if damaged."""
-    if len(data) < 10 or not data.startswith(_GZIP_MAGIC) or data[2] != 8:
+def _gzip_header_length(data: bytes, at: int = 0) -> int | None:
+    """Where the gzip member header starting at ``at`` in ``data`` ends (RFC 1952), None if
+    damaged."""
+    if len(data) < at + 10 or not data.startswith(_GZIP_MAGIC, at) or data[at + 2] != 8:
         return None
-    flags = data[3]
-    position = 10
+    flags = data[at + 3]
+    position = at + 10
     if flags & 0x04:  # FEXTRA
         position += 2 + int.from_bytes(data[position : position + 2], "little")
     for flag in (0x08, 0x10):  # FNAME, FCOMMENT: NUL-terminated

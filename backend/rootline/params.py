@@ -21,11 +21,12 @@ def split_list(values: list[str] | None) -> list[str]:
 
 
 def time_param(value: str | None, name: str) -> int | None:
-    """An instant given as epoch ms, epoch seconds or ISO-8601, as epoch ms."""
+    """An instant given as epoch ms, epoch seconds or ISO-8601, as epoch ms; a bound of the
+    range to look in, so one past the instants shown is moved to the nearest end."""
     if value is None or value == "":
         return None
     try:
-        return parse_instant(value)
+        return parse_instant(value, clamp=True)
     except ValueError as exc:
         raise BadRequest(
             "invalid_time", f"{name} must be epoch ms, epoch seconds or ISO-8601"

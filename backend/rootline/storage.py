@@ -48,7 +48,9 @@ def _no_claim(_blob: StoredBlob) -> None:
 
 
 class ArtifactStore(Protocol):
-    def put_file(self, source: BinaryIO, limit: int, claim: ClaimHook = _no_claim) -> StoredBlob: ...
+    def put_file(
+        self, source: BinaryIO, limit: int, claim: ClaimHook = _no_claim
+    ) -> StoredBlob: ...
 
     async def put_stream(
         self, chunks: AsyncIterator[bytes], limit: int, claim: ClaimHook = _no_claim
@@ -124,7 +126,9 @@ class _StagingStore:
             # them off the event loop.
             return await asyncio.to_thread(self._claim_and_commit, staged, digest.blob(), claim)
 
-    def _claim_and_commit(self, staged: IO[bytes], blob: StoredBlob, claim: ClaimHook) -> StoredBlob:
+    def _claim_and_commit(
+        self, staged: IO[bytes], blob: StoredBlob, claim: ClaimHook
+    ) -> StoredBlob:
         claim(blob)
         return self._commit(staged, blob)
 

@@ -45,9 +45,10 @@ def in_instant_range(ms: float) -> bool:
     return math.isfinite(ms) and MIN_INSTANT_MS <= ms <= MAX_INSTANT_MS
 
 
-def parse_instant(value: str) -> int:
+def parse_instant(value: str, *, clamp: bool = False) -> int:
     """An instant given by a user: epoch ms, epoch seconds (with fraction) or ISO-8601 (UTC if
-    no zone); ValueError when unreadable or outside :data:`INSTANT_RANGE`."""
+    no zone); ValueError when unreadable or outside :data:`INSTANT_RANGE` (moved to its
+    nearest end instead with ``clamp``, for the bounds of a range to look in)."""
     text = value.strip()
     try:
         number = float(text)
@@ -59,6 +60,8 @@ def parse_instant(value: str) -> int:
     else:
         # Ten digits are seconds until the year 2286; thirteen are milliseconds.
         number = number * 1000 if abs(number) < 1e11 else number
+    if clamp and math.isfinite(number):
+        number = min(max(number, MIN_INSTANT_MS), MAX_INSTANT_MS)
     if not in_instant_range(number):
         raise ValueError(f"{value[:40]!r} is outside {INSTANT_RANGE}")
     return int(number)

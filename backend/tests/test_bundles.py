@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import struct
 import tarfile
 import zipfile
@@ -384,3 +385,54 @@ def test_bad_gzip_trailer_costs_a_diagnostic_not_the_members() -> None:
     bundle = unpack(bytes(data))
     assert _paths(bundle) == ["a.txt"]
     assert bundle.diagnostics == ["gzip trailer CRC or size mismatch: data may be corrupt"]
+
+
+MB = 1024 * 1024
+
+
+def test_tar_gz_member_ratio_is_counted_on_the_compressed_bytes_it_really_used() -> None:
+    """The header of a tar member declares its unpacked size: measured against that, a
+    member of zeros passed any ratio. Noise lifts the whole-bundle allowance here, so only
+    the per-member count on real compressed bytes can refuse the zeros."""
+    noise = os.urandom(MB)
+    data = _tar(
+        [("noise.bin", noise), ("zeros.bin", bytes(8 * MB)), ("after.txt", SS)], compress=True
+    )
+    assert 200 * len(data) > 9 * MB  # within the whole-bundle ratio
+    bundle = unpack(data)
+    assert _paths(bundle) == ["noise.bin", "after.txt"]
+    assert "compressed size" in _refusals(bundle)["zeros.bin"]
+
+
+def test_members_stream_to_the_sink_and_a_refused_member_leaves_nothing() -> None:
+    """With a sink, member bytes go to it in bounded reads and no member is held whole."""
+    from rootline.storage import StoredBlob
+
+    reads: list[int] = []
+    kept: dict[str, bytes] = {}
+
+    def sink(source: io.RawIOBase) -> StoredBlob:  # type: ignore[type-arg]
+        parts = []
+        while block := source.read(MB):
+            reads.append(len(block))
+            parts.append(block)
+        data = b"".join(parts)
+        digest = f"{zlib.crc32(data):064x}"
+        kept[digest] = data
+        return StoredBlob(digest, len(data))
+
+    big = bytes(range(256)) * (3 * MB // 256)
+    limits = BundleLimits(max_member_bytes=2 * MB, max_compression_ratio=1000)
+    for archive in (
+        _tar([("big.txt", big), ("ss.txt", SS)], compress=True),
+        _zip({"big.txt": big, "ss.txt": SS}),
+    ):
+        reads.clear()
+        kept.clear()
+        bundle = unpack(archive, limits, sink=sink)  # type: ignore[arg-type]
+        assert _paths(bundle) == ["ss.txt"]
+        assert "max_member_bytes" in _refusals(bundle)["big.txt"]
+        (member,) = bundle.members
+        assert member.data == b"" and member.blob is not None and member.size == len(SS)
+        assert list(kept.values()) == [SS]  # the refused member was cut off mid-way
+        assert max(reads) <= 64 * 1024

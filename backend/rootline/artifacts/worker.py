@@ -30,7 +30,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import BinaryIO, TypedDict
 
 from sqlalchemy import ColumnElement, and_, func, or_, select, update
 from sqlalchemy.engine import Engine
@@ -263,10 +263,15 @@ def _read_and_parse(store: ArtifactStore, job: _Job, claim: ClaimHook) -> ParseR
             service.BUNDLE_KIND,
             f"bundle nested deeper than {service.MAX_BUNDLE_DEPTH} levels: not unpacked",
         )
-    bundle = bundles.unpack(data)
-    del data
-    # Members go into the store before the transaction that records them.
-    return _Unpacked(bundle, [store.put_bytes(m.data, claim) for m in bundle.members])
+    limits = bundles.BundleLimits()
+
+    def to_store(member: BinaryIO) -> StoredBlob:
+        return store.put_file(member, limits.max_member_bytes, claim)
+
+    # Members stream into the store as they are unpacked (never whole in memory), before
+    # the transaction that records them.
+    bundle = bundles.unpack(data, limits, sink=to_store)
+    return _Unpacked(bundle, [m.blob for m in bundle.members if m.blob is not None])
 
 
 def process(sessions: Sessions, store: ArtifactStore, claim: Claim) -> None:

@@ -21,6 +21,7 @@ from rootline.incidents.schemas import (
     IncidentUpdate,
 )
 from rootline.storage import ArtifactStore
+from rootline.timeutil import in_instant_range
 
 
 def create(session: Session, *, data: IncidentCreate) -> Incident:
@@ -62,9 +63,17 @@ def to_read(
         read.window_start_ms = summary.first_ms
     if read.window_end_ms is None:
         read.window_end_ms = summary.last_ms
+    # Instants stored before the API bounded them must not break every page listing this one.
+    read.window_start_ms = _showable(read.window_start_ms)
+    read.window_end_ms = _showable(read.window_end_ms)
     read.artifact_count = summary.count
     read.top_causes = _causes(confirmed)
     return read
+
+
+def _showable(ms: int | None) -> int | None:
+    """``ms`` if a browser can show it (see ``timeutil.INSTANT_RANGE``), else None."""
+    return ms if ms is not None and in_instant_range(ms) else None
 
 
 def _causes(finding_ids: list[str]) -> list[CauseRead]:

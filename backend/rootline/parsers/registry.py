@@ -32,6 +32,7 @@ from rootline.parsers.base import (
     Diagnostic,
     ParseContext,
     ParseResult,
+    bound_lines,
     cyclic_gc_paused,
     decode_text,
     looks_binary,
@@ -104,8 +105,9 @@ def parse_bytes(data: bytes, context: ParseContext, kind: str | None = None) -> 
             1, "file holds binary data (NUL bytes in the first KiB), not a text capture"
         )
         return result
+    data, long_lines = bound_lines(data)
     text, decode_diagnostics = decode_text(data)
-    return parse_text(text, context, kind=kind, extra_diagnostics=decode_diagnostics)
+    return parse_text(text, context, kind=kind, extra_diagnostics=long_lines + decode_diagnostics)
 
 
 def parse_text(

@@ -128,3 +128,40 @@ def test_a_stored_offset_that_is_not_sane_never_leaves_the_artifact_parsing(
     assert done.claim_token is None
     assert any("clock offset" in d["message"] for d in done.diagnostics)
     assert worker.next_claim(queue.sessions) is None
+
+
+def test_instants_stored_before_the_bounds_are_not_shown(
+    client: TestClient, incident_id: str, database_url: str
+) -> None:
+    """An incident whose window (or an artifact's times) was stored past 2200 before the API
+    bounded it lists without a window instead of breaking every page that lists it."""
+    import uuid
+
+    from rootline.incidents.models import Incident
+    from tests.conftest import db_session
+
+    upload_raw(client, incident_id, SS_TAN.read_bytes(), filename="ss.txt")
+    with db_session(database_url) as session:
+        session.execute(
+            update(Artifact)
+            .where(Artifact.incident_id == uuid.UUID(incident_id))
+            .values(time_end_ms=9_000_000_000_000_000)
+        )
+        incident = session.get(Incident, uuid.UUID(incident_id))
+        assert incident is not None
+        incident.window_start_ms = -9_000_000_000_000_000
+    shown = client.get(f"/api/incidents/{incident_id}").json()
+    assert (shown["window_start_ms"], shown["window_end_ms"]) == (None, None)
+    (listed,) = client.get("/api/incidents").json()["items"]
+    assert (listed["window_start_ms"], listed["window_end_ms"]) == (None, None)
+
+
+@pytest.mark.parametrize("route", ["timeline", "events"])
+def test_a_range_bound_past_the_instants_shown_is_moved_to_the_nearest_end(
+    client: TestClient, incident_id: str, route: str
+) -> None:
+    url = f"/api/incidents/{incident_id}/{route}"
+    assert client.get(url, params={"from": "-5000", "to": "9e18"}).status_code == 200
+    for bad in ("inf", "nan", "1e400"):
+        response = client.get(url, params={"from": bad})
+        assert (response.status_code, response.json()["code"]) == (400, "invalid_time"), bad
