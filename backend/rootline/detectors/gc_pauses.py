@@ -11,10 +11,16 @@ Per log:
 
 - ``max_pause_ms`` (its type, cause, instant), ``p99_ms`` (nearest rank), ``total_ms``;
   ``window_share_pct``: the share of the densest ``share_window_ms`` window spent in pauses
-  (pauses are sequential, a pause longer than the window counts the window).
+  (pauses are sequential, a pause longer than the window counts the window); ``span_ms`` from
+  the first pause to the end of the last, ``log_span_ms`` the time the log covers (fact
+  ``gc.log_span_ms``: a log shorter than the window gives a lower bound of its share).
 - ``full_gc_count`` / ``longest_full_ms`` (full and degenerated collections),
   ``to_space_count`` (evacuation failures), ``stall_count`` / ``stall_max_ms`` (ZGC
-  allocation stalls).
+  allocation stalls: a thread waiting for memory the collector has not freed yet) and
+  ``relocation_stall_count`` / ``relocation_stall_max_ms`` (ZGC relocation stalls: a thread
+  waiting for an object the collector is moving), kept apart.
+- A GC log of which no pause or stall was read (fact ``gc.pause_count`` without events) is
+  a measurement with ``pause_count`` 0 and nothing else: not judgeable.
 - ``gc_in_slow_ms`` / ``gc_in_slow_share``: pause time inside the slow period of the same
   host (merged, so two pools' overlapping windows count once); absent when there is no slow
   period or the log carries JVM uptime only (``anchored`` false: it cannot be placed).
@@ -73,14 +79,20 @@ class _Period:
 
 def quantities(data: IncidentData, params: Params) -> list[Measurement]:
     logs = _logs(data)
-    if not logs and {"gc_unified", "gc_legacy"} & data.artifact_kinds():
-        # A GC log without a single pause or stall: nothing stopped the application.
-        return [
-            Measurement(
-                "the GC log", host_key(None), {"pause_count": 0, "max_pause_ms": 0.0,
-                                               "window_share_pct": 0.0, "p99_ms": 0.0},
-            )
-        ]  # fmt: skip
+    read = {(log.host, log.artifact) for log in logs}
+    # A GC log of which no pause was read (a shutdown summary only, lines of a format no parser
+    # knows, a log cut before its first collection) rules nothing out: it is measured as such,
+    # with no pause quantity, so it cannot be judged.
+    unread = [
+        Measurement(
+            f"the GC log {_label(_Log(f.host, f.artifact))}",
+            host_key(f.host),
+            {"pause_count": 0, "stall_count": 0},
+            anchor=Anchor(None, {}, None, None, f.host, f.artifact),
+        )
+        for f in data.facts("gc.pause_count")
+        if f.key == "gc.pause_count" and (f.host, f.artifact) not in read
+    ]
     saturated = [
         _Period(f"pool {w.pool} saturated", w.host, w.from_ms, w.to_ms)
         for w in pool_saturation_windows(data)
@@ -89,7 +101,7 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
         _Period("RPC timeout", e.host, e.time_ms - 1000, e.time_ms + 1000)
         for e in data.events("rpc_timeout")
     ]
-    return [_measure(data, log, periods, saturated, params) for log in logs]
+    return [_measure(data, log, periods, saturated, params) for log in logs] + unread
 
 
 def _logs(data: IncidentData) -> list[_Log]:
@@ -120,6 +132,8 @@ def _measure(
 ) -> Measurement:
     host = log.host
     window_ms = int(params["share_window_ms"])
+    allocation = [s for s in log.stalls if s.attrs.get("stall") != "relocation"]
+    relocation = [s for s in log.stalls if s.attrs.get("stall") == "relocation"]
     events = log.pauses + log.stalls
     starts = np.array([e.time_ms for e in events], dtype=np.int64)
     durations = np.array([e.duration_ms or 0.0 for e in events], dtype=np.float64)
@@ -129,7 +143,8 @@ def _measure(
         "anchored": anchored,
         "to_space_count": log.to_space
         or sum(1 for p in log.pauses if p.attrs.get("to_space_exhausted")),
-        "stall_count": len(log.stalls),
+        "stall_count": len(allocation),
+        "relocation_stall_count": len(relocation),
     }
     anchors: dict[str, Anchor] = {}
 
@@ -167,10 +182,18 @@ def _measure(
             values["longest_full_ms"] = float(longest_full.duration_ms or 0.0)
             values["longest_full_at"] = longest_full.time_ms
             anchors["longest_full_ms"] = at(longest_full, "gc_pause")
-    if log.stalls:
-        stall = max(log.stalls, key=lambda s: s.duration_ms or 0.0)
+    if allocation:
+        stall = max(allocation, key=lambda s: s.duration_ms or 0.0)
         values.update(stall_max_ms=float(stall.duration_ms or 0.0), stall_at=stall.time_ms)
         anchors["stall_count"] = anchors["stall_max_ms"] = at(stall, "gc_allocation_stall")
+    if relocation:
+        stall = max(relocation, key=lambda s: s.duration_ms or 0.0)
+        values.update(
+            relocation_stall_max_ms=float(stall.duration_ms or 0.0),
+            relocation_stall_at=stall.time_ms,
+        )
+        anchors["relocation_stall_count"] = at(stall, "gc_allocation_stall")
+        anchors["relocation_stall_max_ms"] = anchors["relocation_stall_count"]
     if values["to_space_count"]:
         anchors["to_space_count"] = Anchor(
             None, {}, None, None, host, log.artifact, "gc_to_space_exhausted"
@@ -213,6 +236,7 @@ def _measure(
     for key, name in (
         ("gc.allocation_rate_mb_s", "allocation_rate_mb_s"),
         ("gc.promotion_rate_mb_s", "promotion_rate_mb_s"),
+        ("gc.log_span_ms", "log_span_ms"),
     ):
         found = [f for f in data.facts(key, host=host) if f.artifact == log.artifact]
         values[name] = first_fact_number(found)

@@ -17,7 +17,9 @@ that carry the clock readings the line had (a wall-clock datestamp, a JVM uptime
   concurrent cycle or phase that does).
 - facts ``jvm.start_time`` (ISO UTC, only when a line carries both a datestamp and an
   uptime), ``gc.collector``, ``gc.pause_count``, ``gc.pause_total_ms``, ``gc.pause_max_ms``,
-  ``gc.pause_p99_ms`` (nearest rank), ``gc.time_share_pct`` (pause total / log span),
+  ``gc.pause_p99_ms`` (nearest rank), ``gc.log_span_ms`` (the time the log covers, from its
+  first clock reading to its last, or its pauses' span when longer), ``gc.time_share_pct``
+  (pause total / log span),
   ``gc.allocation_rate_mb_s`` and ``gc.promotion_rate_mb_s`` (MB/s between the first and
   the last pause; promotion needs young-generation sizes).
 """
@@ -380,6 +382,7 @@ def _add_facts(
             max(s + d for s, d in zip(pause_starts, durations, strict=True)) - min(pause_starts),
         )
         if span_ms > 0:
+            facts.append(Fact("gc.log_span_ms", _fmt(span_ms)))
             facts.append(Fact("gc.time_share_pct", _fmt(100.0 * total / span_ms)))
     _add_rates(log.pauses, pause_starts, facts)
 

@@ -74,10 +74,30 @@ def test_boundary_max_pause() -> None:
     assert "999 ms" in below.summary
 
 
-def test_boundary_ruled_out_share() -> None:
-    # 19 ms per second = 1.9 % < 2 %: ruled out; 20 ms per second = 2.0 %: likely.
-    assert check(incident(gc_log(young(60, 1.0, 19.0)))).verdict == "ruled_out"
-    assert check(incident(gc_log(young(60, 1.0, 20.0)))).verdict == "likely"
+def test_boundary_share() -> None:
+    """Changed (corpus review): a share is a finding only where it costs requests (10 %); 2 %
+    was the bound for ruling GC out, and G1's default GCTimeRatio=12 budgets 7.7 % for GC.
+    99 ms per second = 9.9 % of every window: ruled out; 100 ms per second = 10 %: confirmed."""
+    below = check(incident(gc_log(young(60, 1.0, 99.0))))
+    assert below.verdict == "ruled_out" and "9.9 % in pauses" in below.summary
+    assert check(incident(gc_log(young(60, 1.0, 100.0)))).verdict == "confirmed"
+
+
+def test_a_few_percent_of_short_pauses_is_no_likely() -> None:
+    """The corpus' Serial log: young pauses <= 126 ms taking 6.6 % of its worst 10 s, and the
+    G1 one with thousands of 1-3 ms pauses at 5.4 %: a collector within its budget."""
+    serial = check(incident(gc_log([*young(60, 2.0, 40.0), *young(5, 2.0, 126.0, 130.0)])))
+    assert serial.verdict == "ruled_out"
+    g1 = check(incident(gc_log([*young(3000, 0.05, 2.7), (160.0, 135.0, "full")])))
+    assert g1.verdict == "ruled_out" and "longest 135 ms" in g1.summary
+
+
+def test_a_costly_share_outside_the_slow_period_is_likely() -> None:
+    pool = pool_capture([2] * 10 + [8] * 10 + [2] * 10, max_threads=8)
+    finding = check(incident(pool, gc_log(young(30, 1.0, 150.0, start_s=60.0))))
+    assert finding.verdict == "likely"
+    assert "spent 15 % in pauses" in finding.summary
+    assert "holds 0 ms of GC pauses" in finding.summary  # below its threshold: said so
 
 
 def test_likely_on_p99_and_full_gcs() -> None:
@@ -98,7 +118,10 @@ def test_short_full_gcs_do_not_count() -> None:
 
 def test_allocation_stalls_and_to_space_exhausted() -> None:
     stalls = check(corpus_incident("gc/jdk-ujl-zgc-allocation-stall-gcviewer.txt"))
-    assert stalls.verdict == "likely" and "14 allocation stalls" in stalls.summary
+    # Changed (corpus review): 7 Allocation Stall and 7 Relocation Stall lines, counted apart
+    # (were 14 "allocation stalls").
+    assert stalls.verdict == "likely" and "7 allocation stalls" in stalls.summary
+    assert any("7 relocation stalls" in e.summary for e in stalls.evidence)
     assert any("ZGC allocation stalls" in r for r in stalls.remedies)
     log = gc_log(young(10, 5.0, 20.0))
     log.event("gc_to_space_exhausted", 25.0, gc_id=5)
@@ -120,8 +143,7 @@ def test_long_pause_outside_the_slow_period_is_only_likely() -> None:
     pool = pool_capture([2] * 10 + [8] * 10 + [2] * 10, max_threads=8)
     finding = check(incident(pool, gc_log([*young(5, 2.0, 5.0), (28.0, 1500.0, "full")])))
     assert finding.verdict == "likely"
-    assert "it holds 0 ms of pauses" in finding.summary
-    assert "holds 0 ms of GC pauses" in " ".join(e.summary for e in finding.evidence)
+    assert "Below threshold:" in finding.summary and "holds 0 ms of GC pauses" in finding.summary
 
 
 def test_unanchored_log_is_not_placed_against_the_slow_period() -> None:
@@ -147,11 +169,39 @@ def test_insufficient_without_gc_log() -> None:
     assert any("-Xlog:gc*" in m.command for m in finding.missing)
 
 
-def test_gc_log_without_pauses_rules_out() -> None:
-    empty = Capture("gc_unified", "h1")
-    empty.fact("gc.collector", "zgc")
+def test_a_gc_log_without_a_pause_read_judges_nothing() -> None:
+    """Changed (corpus review): a GC log of which no pause was read was ruled out as 'longest
+    0 ms over 0 pauses'. It gives no pause to judge: insufficient, saying a log was given."""
+    empty = Capture("gc_unified", "h1", name="gc.log")
+    empty.fact("gc.collector", "zgc").fact("gc.pause_count", "0")
     finding = check(incident(empty))
-    assert finding.verdict == "ruled_out"
+    assert finding.verdict == "insufficient_data"
+    assert "1 GC log(s) given, and no pause could be read" in finding.summary
+    assert "over 0 pauses" not in finding.summary
+    none = check(incident(pool_capture([1, 2])))
+    assert "0 GC log(s) given" in none.summary
+    # beside a log with pauses, the unread one does not hide it
+    both = check(incident(empty, gc_log(young(30, 1.0, 5.0), host="h2")))
+    assert both.verdict == "ruled_out" and "over 30 pauses" in both.summary
+
+
+def test_a_shutdown_statistics_only_log_is_not_ruled_out() -> None:
+    finding = check(corpus_incident("gc/jdk8-shenandoah-details-shutdown-gcviewer.txt"))
+    assert finding.verdict == "insufficient_data"
+
+
+def test_relocation_stalls_are_not_allocation_stalls() -> None:
+    log = gc_log(young(10, 5.0, 1.0))
+    log.event("gc_allocation_stall", 10.0, 30.0, stall="relocation", thread="w1")
+    log.event("gc_allocation_stall", 11.0, 20.0, stall="relocation", thread="w2")
+    finding = check(incident(log))
+    assert finding.verdict == "ruled_out"  # relocation stalls alone are no likely
+    text = " ".join(e.summary for e in finding.evidence)
+    assert "2 relocation stalls" in text and "allocation stalls" not in text
+    log.event("gc_allocation_stall", 12.0, 5.0, stall="allocation", thread="w3")
+    finding = check(incident(log))
+    assert finding.verdict == "likely" and "1 allocation stalls" in finding.summary
+    assert "2 relocation stalls" in " ".join(e.summary for e in finding.evidence)
 
 
 def test_worst_of_several_jvms_leads() -> None:

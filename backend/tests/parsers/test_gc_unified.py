@@ -200,3 +200,14 @@ def test_never_raises_on_mutated_real_logs(data: st.DataObject) -> None:
         lines.insert(data.draw(st.integers(0, len(lines))), data.draw(st.text(max_size=80)))
     text = "\n".join(lines)
     assert isinstance(parse(text[: data.draw(st.integers(0, len(text)))]), ParseResult)
+
+
+def test_the_time_the_log_covers_is_a_fact() -> None:
+    """Lines from 0.018 s (Using CMS) to 33.126 s (heap at exit): the pauses only fill the
+    last 2.0 s of it, the log covers 33.1 s."""
+    result = parse(read(unified_file("jdk9to13-ujl-cms-gc-trace-gctoolkit.log")))
+    assert fact(result, "gc.log_span_ms") == "33108"
+    pause = parse(
+        "[1.000s][info][gc] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 4M->1M(8M) 2.500ms\n"
+    )
+    assert fact(pause, "gc.log_span_ms") == "2.5"  # one line: the pause's own span
