@@ -20,8 +20,13 @@ active >= max or queue >= capacity at a reading). Per pool:
   application log's rejection lines for the pool, ``logged_active`` / ``logged_max`` /
   ``logged_queue`` what the first of them reports.
 - ``dump_busy_share``: in the thread dump where it is highest, the share of the pool's
-  threads RUNNABLE or BLOCKED (I/O selector and JVM pools, always RUNNABLE in epollWait, are
-  skipped; only pools of at least ``dump_min_pool_threads`` threads).
+  threads busy: RUNNABLE or BLOCKED, less the RUNNABLE ones waiting for input in native code
+  (``dump_input_waits``: the JVM reports RUNNABLE for any thread in native code; a top frame
+  that is native with a wait for input among the top frames, such as ``socketAccept``,
+  ``accept0``, ``socketRead0``, ``epollWait``, ``poll``, ``select``, ``listen`` /
+  ``RfcListen``, is a thread waiting for work, on no CPU and no lock; from the dump event's
+  ``pool_runnable_stacks``). I/O selector and JVM pools are skipped by name; only pools of at
+  least ``dump_min_pool_threads`` threads.
 - ``timing``: whether the pool saturated ``under_load`` or ``after_load`` (report A: the pool
   filled only after the traffic was cut, draining requests that sat in socket buffers), from
   the request rate of the pool's host around the saturation window (the longest run, else the
@@ -67,6 +72,13 @@ _IO_POOL_RE = re.compile(
     r"I/O|EventLoop|epoll|selector|poller|acceptor|boss|NettyServerWorker|NettyClientWorker|"
     r"CompilerThread|GC |G1 |VM Thread",
     re.IGNORECASE,
+)
+
+# A method that waits for input when the thread is in native code: accepting a connection,
+# listening for a call (SAP JCo's RfcListen), reading a socket, polling a selector. Matched on
+# the method names of the top frames of a RUNNABLE thread whose top frame is native.
+_INPUT_WAIT_RE = re.compile(
+    r"accept|listen|socketRead|^read0$|^readBytes$|recv|epoll|poll|select|kevent", re.IGNORECASE
 )
 
 PoolKey = tuple[str | None, str]
@@ -168,6 +180,7 @@ def _pool(
     if dump is not None:
         values.update(
             dump_busy=dump.busy,
+            dump_input_waits=dump.input_waits,
             dump_threads=dump.total,
             dump_busy_share=dump.busy / dump.total if dump.total else None,
             dump_at=dump.time_ms,
@@ -366,11 +379,44 @@ class _Dump:
     total: float
     time_ms: int
     artifact: str
+    input_waits: float = 0.0
+
+
+def _method(frame: str) -> str:
+    """``java.net.PlainSocketImpl.socketAccept(Native Method)`` -> ``socketAccept``."""
+    return frame.split("(", 1)[0].rsplit(".", 1)[-1].rsplit("/", 1)[-1]
+
+
+def waits_for_input(frames: Sequence[str]) -> bool:
+    """Whether a RUNNABLE thread with these top frames is blocked in native code waiting for
+    input (a connection, a call, bytes, a selector event) rather than running."""
+    if not frames or "Native Method" not in frames[0]:
+        return False
+    return any(_INPUT_WAIT_RE.search(_method(frame)) for frame in frames)
+
+
+def _input_waits(data: IncidentData) -> dict[tuple[str | None, str, int], float]:
+    """Per (host, pool, dump time): RUNNABLE threads waiting for input in native code."""
+    out: dict[tuple[str | None, str, int], float] = {}
+    for event in data.events("thread_dump"):
+        stacks = event.attrs.get("pool_runnable_stacks")
+        if not isinstance(stacks, dict):
+            continue
+        for pool, items in stacks.items():
+            waiting = sum(
+                float(item.get("count", 0))
+                for item in items if isinstance(item, dict)
+                and waits_for_input([str(f) for f in item.get("frames") or []])
+            )  # fmt: skip
+            if waiting:
+                key = (event.host, str(pool), int(event.time_ms))
+                out[key] = out.get(key, 0.0) + waiting
+    return out
 
 
 def _busiest_dumps(data: IncidentData, params: Params) -> dict[PoolKey, _Dump]:
     """Per worker pool of at least ``dump_min_pool_threads`` threads, the dump in which the
-    largest share of it was RUNNABLE or BLOCKED."""
+    largest share of it was busy: RUNNABLE or BLOCKED, not waiting for input in native code."""
     totals: dict[tuple[str | None, str, int], tuple[float, str]] = {}
     for s in data.series("jvm.threads.pool"):
         if s.name != "jvm.threads.pool":
@@ -386,12 +432,15 @@ def _busiest_dumps(data: IncidentData, params: Params) -> dict[PoolKey, _Dump]:
         for t, v in zip(s.times_ms, s.values, strict=True):
             key = (s.host, pool, int(t))
             busy[key] = busy.get(key, 0.0) + float(v)
+    waits = _input_waits(data)
     smallest = float(params["dump_min_pool_threads"])
     best: dict[PoolKey, _Dump] = {}
     for (host, pool, time_ms), (total, artifact) in totals.items():
         if _IO_POOL_RE.search(pool) or total < smallest:
             continue
-        dump = _Dump(busy.get((host, pool, time_ms), 0.0), total, time_ms, artifact)
+        key = (host, pool, time_ms)
+        waiting = min(waits.get(key, 0.0), busy.get(key, 0.0))
+        dump = _Dump(busy.get(key, 0.0) - waiting, total, time_ms, artifact, waiting)
         seen = best.get((host, pool))
         if seen is None or (dump.busy / dump.total, -dump.time_ms) > (
             seen.busy / seen.total,

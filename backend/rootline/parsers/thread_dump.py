@@ -26,7 +26,8 @@ series / event                              unit      what
                                                       pools split by state (non-zero only)
 event ``thread_dump``                                 total, vm_threads, by_state, by_pool
                                                       (top 20), top_stacks (top 10: frames
-                                                      (first 8), count), states_inferred
+                                                      (first 8), count), states_inferred,
+                                                      pool_runnable_stacks (see below)
 event ``thread_contention``                           monitor, class, owner, owner_state,
                                                       waiters, waiter_names (first 10)
 event ``thread_deadlock``                             threads, monitors
@@ -37,6 +38,13 @@ internals (GC, compiler threads) and only counted in ``vm_threads``; dumps witho
 JRockit, HP-UX, the JMX ``id=N in STATE`` form) take the state from the header (see
 :func:`state_from_header`), and JDK 21 JSON from the top frame (``states_inferred``).
 A pool is the thread name without its trailing number (:func:`pool_of`).
+
+``pool_runnable_stacks``: for each of the :data:`TOP_POOLS` pools, the top frames (first
+:data:`RUNNABLE_STACK_FRAMES`) of its RUNNABLE threads, as ``{pool: [{"frames": [...],
+"count": n}, ...]}``, the :data:`RUNNABLE_STACKS_PER_POOL` most common stacks first. RUNNABLE
+is also what the JVM reports for a thread blocked in native code (``socketAccept``,
+``socketRead0``, ``epollWait``): the top frames tell a thread on CPU from one waiting for
+input.
 
 Dump time: the last timestamp line since the previous dump (zone-less in ``context.timezone``),
 JRockit's date line right after its header, JSON's ``time``; a dump with none is placed at
@@ -80,6 +88,8 @@ TOP_POOLS = 20
 TOP_POOL_STATES = 5
 TOP_STACKS = 10
 STACK_FRAMES = 8
+RUNNABLE_STACK_FRAMES = 6
+RUNNABLE_STACKS_PER_POOL = 5
 WAITER_NAMES = 10
 # One second between undated dumps of one file.
 UNDATED_DUMP_SPACING_MS = 1000
@@ -533,6 +543,9 @@ def _summarise(dump: _Dump, context: ParseContext, series: SeriesSet, result: Pa
             kind="thread_dump",
             time_ms=time_ms,
             attrs={
+                "pool_runnable_stacks": _pool_runnable_stacks(
+                    counted, [pool for pool, _ in ranked_pools[:TOP_POOLS]]
+                ),
                 "total": len(counted),
                 "vm_threads": vm_threads,
                 "by_state": {s: by_state.get(s, 0) for s in STATES if by_state.get(s, 0)},
@@ -557,6 +570,29 @@ def _summarise(dump: _Dump, context: ParseContext, series: SeriesSet, result: Pa
                 },
             )
         )
+
+
+def _pool_runnable_stacks(
+    threads: list[_Thread], pools: list[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """Per pool, the top frames of its RUNNABLE threads and how many threads share them."""
+    wanted = set(pools)
+    stacks: dict[str, Counter[tuple[str, ...]]] = {}
+    for thread in threads:
+        if thread.state != "runnable" or not thread.frames:
+            continue
+        pool = pool_of(thread.name)
+        if pool in wanted:
+            stacks.setdefault(pool, Counter())[tuple(thread.frames[:RUNNABLE_STACK_FRAMES])] += 1
+    return {
+        pool: [
+            {"frames": list(frames), "count": count}
+            for frames, count in sorted(found.items(), key=lambda item: (-item[1], item[0]))[
+                :RUNNABLE_STACKS_PER_POOL
+            ]
+        ]
+        for pool, found in sorted(stacks.items())
+    }
 
 
 def _contention_events(dump: _Dump, time_ms: int, result: ParseResult) -> None:

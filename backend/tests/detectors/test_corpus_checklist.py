@@ -349,7 +349,6 @@ PINS: dict[str, dict[str, Pin]] = {
             N,
             "all 35 JCO.ServerThread are RUNNABLE in RfcListen -> nativeSAP_CMACCPTP, i.e. "
             "idle, waiting for the next RFC call (10-150 ms of CPU each)",
-            now=L,
         ),
     },
     # --- groups --------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from rootline.detectors import registry
 from rootline.detectors.base import Finding, IncidentData
+from rootline.detectors.data import MemoryIncidentData
 from rootline.detectors.quantities import pool_saturation, pool_saturation_windows
 from tests.detectors.net_incident import assert_well_formed
 from tests.detectors.runtime_incident import (
@@ -15,6 +16,7 @@ from tests.detectors.runtime_incident import (
     corpus_incident,
     fixture_incident,
     incident,
+    parsed,
     pool_capture,
 )
 
@@ -177,6 +179,64 @@ def test_busy_thread_dump_is_likely_and_io_pools_are_ignored() -> None:
     assert finding.verdict == "likely"
     assert "biz-exec" in finding.summary
     assert all("I/O" not in e.summary for e in finding.evidence)
+
+
+def _dump(tmp_path, frames: list[str], n: int = 20):  # type: ignore[no-untyped-def]
+    """A jstack dump through the real parser: a pool of ``n`` RUNNABLE threads in ``frames``."""
+    lines = ["2026-11-21 07:27:34", "Full thread dump OpenJDK 64-Bit Server VM (17 mixed mode):"]
+    for i in range(n):
+        lines += ["", f'"worker-{i}" #{i + 9} prio=5 tid=0x{i:x} nid=0x{i:x} runnable  [0x0]']
+        lines += ["   java.lang.Thread.State: RUNNABLE", *(f"\tat {f}" for f in frames)]
+    path = tmp_path / "jstack.txt"
+    path.write_text("\n".join(lines) + "\n")
+    return MemoryIncidentData([parsed(path)])
+
+
+def test_threads_runnable_in_a_native_wait_for_input_are_not_busy(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Corpus SAP dump: 35 of 35 JCO.ServerThreads RUNNABLE in RfcListen -> native accept:
+    idle, waiting for the next call. The JVM says RUNNABLE for any thread in native code."""
+    listening = [
+        "com.sap.mw.rfc.driver.CpicDriver.nativeSAP_CMACCPTP([BII)I(Native Method)",
+        "com.sap.mw.rfc.driver.CpicDriver.SAP_CMACCPTP([BII)I(CpicDriver.java:1086)",
+        "com.sap.mw.rfc.driver.RfcTypeRegisterCpic.cosaccepttp(I)I(RfcTypeRegisterCpic.java:250)",
+        "com.sap.mw.rfc.driver.RfcTypeRegisterCpic.listen([BI[II)I(RfcTypeRegisterCpic.java:40)",
+    ]
+    for frames in (
+        listening,
+        ["java.net.SocketInputStream.socketRead0(java.base@11/Native Method)",
+         "java.net.SocketInputStream.socketRead(java.base@11/SocketInputStream.java:115)"],
+        ["sun.nio.ch.EPoll.wait(java.base@17/Native Method)",
+         "sun.nio.ch.EPollSelectorImpl.doSelect(java.base@17/EPollSelectorImpl.java:118)"],
+        ["sun.nio.ch.Net.accept(java.base@17/Native Method)",
+         "sun.nio.ch.NioSocketImpl.accept(java.base@17/NioSocketImpl.java:755)"],
+    ):  # fmt: skip
+        finding = check(_dump(tmp_path, frames))
+        assert finding.verdict == "insufficient_data", frames[0]
+    busy = check(_dump(tmp_path, ["org.example.Codec.encode(Codec.java:88)"]))
+    assert busy.verdict == "likely"
+    # native code that is not a wait for input (compression, a JNI call) is on CPU
+    inflating = ["java.util.zip.Inflater.inflateBytes(java.base@17/Native Method)",
+                 "java.util.zip.Inflater.inflate(java.base@17/Inflater.java:378)",
+                 "java.util.zip.GZIPInputStream.read(java.base@17/GZIPInputStream.java:117)"]  # fmt: skip
+    assert check(_dump(tmp_path, inflating)).verdict == "likely"
+
+
+def test_input_waits_are_said_beside_the_busy_count(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    lines = ["2026-11-21 07:27:34", "Full thread dump OpenJDK 64-Bit Server VM (17 mixed mode):"]
+    for i in range(20):
+        top = (
+            "org.example.Codec.encode(Codec.java:88)"
+            if i < 19
+            else ("java.net.SocketInputStream.socketRead0(java.base@11/Native Method)")
+        )
+        lines += ["", f'"worker-{i}" #{i + 9} prio=5 tid=0x{i:x} nid=0x{i:x} runnable  [0x0]']
+        lines += ["   java.lang.Thread.State: RUNNABLE", f"\tat {top}"]
+    path = tmp_path / "jstack.txt"
+    path.write_text("\n".join(lines) + "\n")
+    finding = check(MemoryIncidentData([parsed(path)]))
+    assert finding.verdict == "likely"  # 19 of 20 busy = 95 %
+    assert "19 of 20 threads busy" in finding.summary
+    assert "not counting 1 RUNNABLE in native code waiting for input" in finding.summary
 
 
 def test_insufficient_without_pool_metrics() -> None:

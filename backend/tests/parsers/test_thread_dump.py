@@ -202,3 +202,58 @@ def test_never_raises_on_mutated_fixture(data: st.DataObject) -> None:
             thread_dump.parse(data.draw(mutated(text_of(json_dump[0]))), ParseContext()),
             ParseResult,
         )
+
+
+def _jstack(threads: list[tuple[str, str, list[str]]]) -> str:
+    """A jstack dump of (name, state, frames) threads."""
+    out = [
+        "2026-11-21 07:27:34",
+        "Full thread dump OpenJDK 64-Bit Server VM (17.0.15+6 mixed mode):",
+        "",
+    ]
+    for i, (name, state, frames) in enumerate(threads):
+        out.append(f'"{name}" #{i + 10} prio=5 os_prio=0 tid=0x{i:x} nid=0x{i:x} runnable  [0x0]')
+        out.append(f"   java.lang.Thread.State: {state}")
+        out.extend(f"\tat {frame}" for frame in frames)
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+ACCEPT = [
+    "java.net.PlainSocketImpl.socketAccept(java.base@17/Native Method)",
+    "java.net.AbstractPlainSocketImpl.accept(java.base@17/AbstractPlainSocketImpl.java:474)",
+    "java.net.ServerSocket.implAccept(java.base@17/ServerSocket.java:565)",
+    "java.net.ServerSocket.accept(java.base@17/ServerSocket.java:533)",
+    "org.example.Acceptor.run(Acceptor.java:12)",
+    "java.lang.Thread.run(java.base@17/Thread.java:833)",
+    "a.deeper.Frame(Frame.java:1)",
+]
+WORK = ["org.example.Codec.encode(Codec.java:88)", "org.example.Handler.run(Handler.java:20)"]
+
+
+def test_runnable_top_frames_are_kept_per_pool() -> None:
+    """RUNNABLE is what the JVM says for a thread in native code too: the top frames tell a
+    thread waiting in accept() from one on CPU (pool_runnable_stacks)."""
+    threads = [(f"rfc-{i}", "RUNNABLE", ACCEPT) for i in range(3)]
+    threads += [("rfc-9", "RUNNABLE", WORK), ("rfc-10", "WAITING", WORK)]
+    threads += [("other-1", "RUNNABLE", [])]
+    result = thread_dump.parse(_jstack(threads), ParseContext())
+    stacks = _dump_events(result)[0].attrs["pool_runnable_stacks"]
+    assert stacks == {
+        "rfc": [
+            {"frames": ACCEPT[: thread_dump.RUNNABLE_STACK_FRAMES], "count": 3},
+            {"frames": WORK, "count": 1},
+        ]
+    }
+    json.dumps(stacks)  # stored as event attrs
+
+
+def test_runnable_stacks_of_the_sap_dump_show_rfc_listen() -> None:
+    path = next((p for p in CORPUS_DUMPS if p.name.startswith("sap-jvm")), None)
+    if path is None:
+        pytest.skip("corpus not available")
+    result = thread_dump.parse(text_of(path), ParseContext())
+    stacks = _dump_events(result)[0].attrs["pool_runnable_stacks"]["JCO.ServerThread"]
+    assert stacks[0]["count"] == 35
+    assert "nativeSAP_CMACCPTP" in stacks[0]["frames"][0]
+    assert any("RfcListen" in f or ".listen(" in f for f in stacks[0]["frames"])
