@@ -31,8 +31,14 @@ anything else    diagnostic
 Series (labels: none unless said; the ingest layer adds ``host``):
 
 - ``tcp.state.<state>`` (sockets): TCP sockets per state per snapshot, states from
-  :mod:`rootline.parsers.tcp_states`; zero-filled over the states seen in the file. Rows
-  without a State column (``ss ... state established``) are not counted.
+  :mod:`rootline.parsers.tcp_states`; zero-filled over the states seen in the file, and over
+  every TCP state when the listing shows all of them: a snapshot with TCP rows, LISTEN rows
+  *and* rows in a connected state (any socket kind) is an ``ss -a`` listing (``ss -t``
+  without ``-a`` hides LISTEN and TIME-WAIT, ``ss -l`` shows listening sockets only), so a
+  state absent from it is a count of zero (no TIME-WAIT row in ``ss -tan`` = 0 TIME-WAIT
+  sockets). A listening-only listing (``ss -lnt``, ``ss -tulpn``) says nothing of the other
+  states. Rows without a State column (``ss ... state
+  established``) are not counted.
 - ``tcp.sendq.bytes`` / ``tcp.recvq.bytes`` (bytes): Send-Q / Recv-Q summed over non-listening
   TCP sockets per snapshot.
 - ``sockets.<netid>`` (sockets): rows of other socket kinds (``udp``, ``u_str``, ``nl`` ...) per
@@ -96,7 +102,7 @@ from typing import Any
 import numpy as np
 
 from rootline.parsers.base import Fact, ParseContext, ParseResult, SeriesData, SeriesSet
-from rootline.parsers.tcp_states import normalise_tcp_state
+from rootline.parsers.tcp_states import TCP_STATES, normalise_tcp_state
 from rootline.parsers.timestamps import could_be_timestamp_line, parse_timestamp_line
 
 KIND = "ss"
@@ -214,7 +220,8 @@ class _Snapshot:
     """What the snapshot being read has seen; counted when it ends."""
 
     __slots__ = (
-        "headed", "netids", "peers", "recvq", "rows", "sendq", "states", "time_ms", "timed",
+        "headed", "netids", "other_states", "peers", "recvq", "rows", "sendq", "states", "time_ms",
+        "timed",
     )  # fmt: skip
 
     def __init__(self, time_ms: int, *, timed: bool = False) -> None:
@@ -224,6 +231,7 @@ class _Snapshot:
         self.rows = 0
         self.states: list[str] = []  # ss state words of TCP rows
         self.netids: list[str] = []  # netids of other rows
+        self.other_states: set[str] = set()  # ss state words of other rows
         self.recvq: list[str] = []  # queues of non-listening TCP sockets, as printed
         self.sendq: list[str] = []
         # non-listening TCP sockets per peer endpoint: [sockets per state, lowest local
@@ -329,6 +337,8 @@ class _Reader:
         snapshot.rows += 1
         if netid != "tcp":
             snapshot.netids.append(netid)
+            if has_state:
+                snapshot.other_states.add(state_word)
             return None
         if has_state:
             snapshot.states.append(state_word)
@@ -471,6 +481,8 @@ class _Reader:
                 counts[SS_STATES[word]] += count
             counted.append((snap, counts))
         states = sorted({s for _, counts in counted for s in counts})
+        if any(_lists_all_states(snap) for snap in self.done):
+            states = sorted(set(states) | set(TCP_STATES))
         netids = sorted({n for snap in self.done for n in snap.netids})
         add = self.series.add
         for snap, counts in counted:
@@ -512,6 +524,18 @@ class _Reader:
                 if found:
                     add("tcp.peer.local_port_min", labels, "port", snap.time_ms, found[1])
                     add("tcp.peer.local_port_max", labels, "port", snap.time_ms, found[2])
+
+
+def _lists_all_states(snapshot: _Snapshot) -> bool:
+    """Whether a snapshot listing TCP sockets is an all-states listing (``ss -a``): LISTEN rows
+    beside rows in a connected state, of any socket kind (``ss -a`` of a host whose TCP
+    sockets all listen still shows its ESTAB unix sockets). ``ss`` without ``-a`` shows no
+    LISTEN (nor TIME-WAIT) socket and ``-l`` only listening ones (LISTEN, and UNCONN for
+    udp), so only ``-a`` (or ``state all``) shows both."""
+    if not snapshot.states:
+        return False
+    words = set(snapshot.states) | snapshot.other_states
+    return "LISTEN" in words and bool(words - {"LISTEN", "UNCONN"})
 
 
 def _read_lines(

@@ -84,10 +84,12 @@ R, C, L, N = "ruled_out", "confirmed", "likely", "insufficient_data"
 PINS: dict[str, dict[str, Pin]] = {
     # --- ss ------------------------------------------------------------------------------
     "ss/ss-a-centos77-jc.txt": {
+        "time_wait_storm": Pin(R, "ss -a lists every state: no TIME-WAIT row (0) beside 2 ESTAB"),
         "accept_queue_overflow": Pin(R, "4 tcp LISTEN sockets, every Recv-Q 0 (backlogs 100-128)"),
         "heartbeat_storm": Pin(R, "2 tcp ESTAB sockets: nowhere near thousands"),
     },
     "ss/ss-a-ubuntu1804-jc.txt": {
+        "time_wait_storm": Pin(R, "ss -a (its unix sockets ESTAB): tcp LISTEN only, 0 TIME-WAIT"),
         "accept_queue_overflow": Pin(R, "4 tcp LISTEN sockets, every Recv-Q 0 (backlogs 100-128)"),
     },
     "ss/ss-itn-twoline-tcpinfo-mysql-clients-plantegg.txt": {
@@ -95,6 +97,7 @@ PINS: dict[str, dict[str, Pin]] = {
         "heartbeat_storm": Pin(R, "2 ESTAB MySQL client connections"),
     },
     "ss/ss-lt-listen-backlog-old-iproute2-k8s-node-plantegg.txt": {
+        "time_wait_storm": Pin(N, "ss -lt: listening sockets only, nothing of TIME-WAIT"),
         "accept_queue_overflow": Pin(R, "17 LISTEN sockets, every Recv-Q 0 (backlogs 10 and 128)"),
     },
     "ss/ss-noemitauOH-oneline-tcpinfo-skmem-desktop-pcp.txt": {
@@ -105,6 +108,7 @@ PINS: dict[str, dict[str, Pin]] = {
         "heartbeat_storm": Pin(R, "41 ESTAB connections"),
     },
     "ss/ss-noemitauOH-oneline-tcpinfo-skmem-ubuntu-pcp.txt": {
+        "time_wait_storm": Pin(R, "ss -a: 17 LISTEN, 3 ESTAB, no TIME-WAIT row (0)"),
         "small_send_buffer": Pin(R, "3 ESTAB, Send-Q 0, no sndbuf_limited"),
         "receiver_not_reading": Pin(R, "3 ESTAB, Recv-Q 0, no rwnd_limited"),
         "accept_queue_overflow": Pin(R, "17 LISTEN sockets, every Recv-Q 0"),
@@ -363,6 +367,7 @@ PINS: dict[str, dict[str, Pin]] = {
         "slow_start_after_idle": Pin(N, "tcp_slow_start_after_idle = 1 but no ss -ti cwnd"),
     },
     "group:ubuntu1804-jc": {
+        "time_wait_storm": Pin(R, "ss -a: no TIME-WAIT row, no ESTAB tcp socket"),
         "accept_queue_overflow": Pin(R, "every LISTEN Recv-Q 0"),
     },
     "group:centos7-kvm-nmon": {

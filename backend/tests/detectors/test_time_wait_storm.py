@@ -337,3 +337,18 @@ def test_demo_card_names_the_server_and_its_remedies() -> None:
 @given(odd_incidents())
 def test_never_raises_on_odd_input(data) -> None:  # type: ignore[no-untyped-def]
     check(data)
+
+
+def test_an_ss_a_listing_without_time_wait_rows_rules_out(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """ss -tan lists every state: no TIME-WAIT row is zero TIME-WAIT, judged like netstat's."""
+    listing = tmp_path / "ss-tan.txt"
+    listing.write_text(
+        "State  Recv-Q Send-Q Local Address:Port Peer Address:Port\n"
+        "LISTEN 0      128    0.0.0.0:8080       0.0.0.0:*\n"
+        + "".join(
+            f"ESTAB  0      0      10.0.0.1:8080      10.0.0.9:{51000 + i}\n" for i in range(5)
+        )
+    )
+    finding = check(fixture_incident(str(listing)))
+    assert finding.verdict == "ruled_out"
+    assert "TIME-WAIT peaked at 0 sockets" in finding.summary

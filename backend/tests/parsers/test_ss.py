@@ -508,3 +508,63 @@ def test_sockets_per_peer_endpoint_for_port_exhaustion() -> None:
     assert peers[("tcp.peer.sockets", "estab")] == [3.0, 0.0]
     assert peers[("tcp.peer.local_port_min", None)] == [40000.0, 40000.0]
     assert peers[("tcp.peer.local_port_max", None)] == [40102.0, 40004.0]
+
+
+def _state_names(result: ParseResult) -> set[str]:
+    return {
+        s.name.removeprefix("tcp.state.") for s in result.series if s.name.startswith("tcp.state.")
+    }
+
+
+def test_an_all_states_listing_counts_absent_states_as_zero() -> None:
+    """ss -tan lists LISTEN and connected sockets, TIME-WAIT included: no TIME-WAIT row is
+    zero TIME-WAIT sockets (netstat's listing says the same), not an unknown count."""
+    text = (
+        "State  Recv-Q Send-Q Local Address:Port Peer Address:Port\n"
+        "LISTEN 0      128    0.0.0.0:22         0.0.0.0:*\n"
+        "ESTAB  0      0      10.0.0.1:22        10.0.0.9:51000\n"
+    )
+    result = ss.parse(text, CONTEXT)
+    assert _state_names(result) == set(TCP_STATES)
+    assert only_value(result, "tcp.state.time-wait") == 0
+    assert (
+        only_value(result, "tcp.state.estab") == 1 and only_value(result, "tcp.state.listen") == 1
+    )
+
+
+def test_a_listening_only_listing_says_nothing_of_other_states() -> None:
+    """ss -lnt / ss -tulpn: listening sockets only (LISTEN, and UNCONN for udp); ss -tn
+    without -a: connected sockets without LISTEN nor TIME-WAIT. Neither counts absent states."""
+    listening = ss.parse(
+        "Netid State  Recv-Q Send-Q Local Address:Port Peer Address:Port\n"
+        "tcp   LISTEN 0      128    0.0.0.0:22         0.0.0.0:*\n"
+        "udp   UNCONN 0      0      0.0.0.0:68         0.0.0.0:*\n",
+        CONTEXT,
+    )
+    assert _state_names(listening) == {"listen"}
+    connected = ss.parse(
+        "State Recv-Q Send-Q Local Address:Port Peer Address:Port\n"
+        "ESTAB 0      0      10.0.0.1:22        10.0.0.9:51000\n",
+        CONTEXT,
+    )
+    assert _state_names(connected) == {"estab"}
+
+
+def test_ss_a_with_only_listening_tcp_sockets_still_lists_all_states() -> None:
+    """ss -a of a host whose TCP sockets all listen: its unix sockets in ESTAB show the
+    listing is -a (ss -l never shows a connected socket), so TCP's absent states are zero."""
+    path = CORPUS_DIR / "ss" / "ss-a-ubuntu1804-jc.txt"
+    if not path.exists():
+        pytest.skip("corpus not available")
+    result = ss.parse(path.read_text(), CONTEXT)
+    assert only_value(result, "tcp.state.listen") == 4
+    assert only_value(result, "tcp.state.estab") == 0
+    assert only_value(result, "tcp.state.time-wait") == 0
+    # and one without any TCP row says nothing of TCP
+    unix_only = ss.parse(
+        "Netid State  Recv-Q Send-Q Local Address:Port Peer Address:Port\n"
+        "u_str LISTEN 0      128    /run/a.sock 1 * 0\n"
+        "u_str ESTAB  0      0      * 2 * 3\n",
+        CONTEXT,
+    )
+    assert not _state_names(unix_only)
