@@ -50,7 +50,9 @@ def nmon(
 def test_confirmed_on_the_stress_ng_capture() -> None:
     finding = check(fixture_incident("nmon/linux-debian12-nmon16n-stress-60x1s.nmon"))
     assert finding.verdict == "confirmed"
-    assert finding.summary.startswith("Host vm (2 cores) ran out of CPU: user+sys >= 90 % for 45.0 s")
+    assert finding.summary.startswith(
+        "Host vm (2 logical CPUs) ran out of CPU: user+sys >= 90 % for 45.0 s"
+    )
     lead = finding.evidence[0]
     assert lead.series == "cpu.user_pct" and lead.host == "vm"
     assert lead.to_ms is not None and lead.from_ms is not None
@@ -63,7 +65,7 @@ def test_confirmed_by_one_pinned_core_while_the_host_is_quiet() -> None:
     core = [20.0] * 5 + [99.0] * 20 + [20.0] * 5
     finding = check(incident(nmon(quiet, [5.0] * 30, cores={"3": core, "4": [30.0] * 30})))
     assert finding.verdict == "confirmed"
-    assert "core 3 >= 95 %" in finding.summary and "20.0 s" in finding.summary
+    assert "CPU 3 >= 95 %" in finding.summary and "20.0 s" in finding.summary
     assert "one I/O thread" in finding.explanation
     assert [e.labels for e in finding.evidence if e.met] == [{"cpu": "3"}]
     assert any("iothreads" in r for r in finding.remedies)
@@ -75,7 +77,7 @@ def test_confirmed_by_run_queue() -> None:
         incident(nmon([50.0] * 20, runqueue=[1.0] * 4 + [5.0] * 12 + [1.0] * 4, cpus=2))
     )
     assert finding.verdict == "confirmed"
-    assert "run queue >= 2 per core" in finding.summary
+    assert "run queue >= 2 per CPU" in finding.summary
 
 
 def test_a_single_run_queue_reading_is_no_evidence() -> None:
@@ -96,8 +98,8 @@ def test_ruled_out_states_the_peaks() -> None:
     )
     assert finding.verdict == "ruled_out"
     assert "user+sys peaked at 31 %" in finding.summary
-    assert "the busiest core at 70 %" in finding.summary
-    assert "the run queue at 3 on 8 cores" in finding.summary
+    assert "the busiest CPU at 70 %" in finding.summary
+    assert "the run queue at 3 on 8 logical CPUs" in finding.summary
     assert not any("iothreads" in r or "Add cores" in r for r in finding.remedies)
 
 
@@ -126,11 +128,7 @@ def test_idle_fallback_and_unreadable_columns() -> None:
 
 def test_pinned_core_in_a_real_aix_capture() -> None:
     finding = check(
-
-            corpus_incident(
-                "nmon/aix61-tl09-power7-topas-nmon-vg-diskserv-top-nmonchart-sampleD.nmon"
-            )
-
+        corpus_incident("nmon/aix61-tl09-power7-topas-nmon-vg-diskserv-top-nmonchart-sampleD.nmon")
     )
     assert finding.verdict == "confirmed"
     assert ">= 95 % while the host stayed below 90 %" in finding.summary

@@ -57,7 +57,8 @@ def test_ruled_out_on_the_real_capture_names_the_numbers() -> None:
     assert finding.verdict == "ruled_out"
     assert "available memory never below 23,305 MB (97 % of 24,106 MB)" in finding.summary
     assert (
-        "swap-in peak 0 pages/s" in finding.summary and "major faults peak 27/s" in finding.summary
+        "swap-in peak 0 pages/s" in finding.summary
+        and "major faults per second at peak: 27." in finding.summary
     )
     assert any(e.summary == "no swap configured" for e in finding.evidence)
 
@@ -167,3 +168,11 @@ def test_major_faults_without_swap_confirm() -> None:
     assert check(incident(linux([20_000.0] * 26, total=24_000, majfault=burst))).verdict == "likely"
     quiet = check(incident(linux([20_000.0] * 26, total=24_000, majfault=[20.0] * 26)))
     assert quiet.verdict == "ruled_out"
+
+
+def test_a_recorder_without_major_faults_says_so_plainly() -> None:
+    """AIX nmon has no major-fault counter: the ruled-out summary said 'peak n/a/s'."""
+    finding = check(corpus_incident("nmon/aix712-topas-nmon-1s-top-nfs-omp-nmonrrd.nmon"))
+    assert finding.verdict == "ruled_out"
+    assert "n/a/s" not in finding.summary
+    assert "major faults per second at peak: n/a." in finding.summary

@@ -108,6 +108,15 @@ def test_insufficient_with_a_single_snapshot() -> None:
     assert any("nstat -az" in m.command for m in finding.missing)
 
 
+def test_one_ss_snapshot_with_retrans_counts_is_not_called_without_them() -> None:
+    """ss -ti read once holds per-connection retrans counts: the summary said there were
+    none. They are counts since each connection opened: one reading places nothing."""
+    finding = check(fixture_incident("ss/ss-tinm.txt"))
+    assert finding.verdict == "insufficient_data"
+    assert "no per-connection retrans counts" not in finding.summary
+    assert "read at two instants or more" in finding.summary
+
+
 def test_delta_and_rate_counters_are_read_too() -> None:
     finding = check(fixture_incident("nstat/nstat-delta-series.txt"))
     assert finding.verdict == "ruled_out"
