@@ -46,6 +46,9 @@ QUERY_CASES = [
     ("{incident}/timeline", {"series": "tcp\x00x"}, "series"),
     ("{incident}/timeline", {"series": "x", "max_points": "1e400"}, "max_points"),
     ("{incident}/timeline", {"series": "x", "max_points": HUGE}, "max_points"),
+    ("{incident}/timeline", {"series": "x", "from": "Inf"}, "from"),
+    ("{incident}/timeline", {"series": "x", "to": "1e400"}, "to"),
+    ("{incident}/events", {"from": "-Inf"}, "from"),
 ]
 
 
