@@ -27,7 +27,7 @@ def time_param(value: str | None, name: str) -> int | None:
         return None
     try:
         return parse_instant(value, clamp=True)
-    except ValueError as exc:
+    except (ValueError, OverflowError) as exc:  # OverflowError: "Inf", "1e400"
         raise BadRequest(
             "invalid_time", f"{name} must be epoch ms, epoch seconds or ISO-8601"
         ) from exc

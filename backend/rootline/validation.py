@@ -2,9 +2,10 @@
 
 PostgreSQL refuses NUL in text and every integer column is at most 64 bits: a NUL byte or
 an integer past int64 anywhere in a request used to reach the database and come back as a
-500, as did ``1e400`` (read as infinity). `RequestGuard` checks the path, the query string
-and JSON bodies of every request; `check_text` is the same rule for fields read elsewhere
-(multipart form fields, file names).
+500, as did ``1e400`` (read as infinity). `RequestModel`, the base of every request body,
+holds its fields to that; `RequestGuard` checks the path and the query string of every
+request; `text_problem` is the rule for fields read elsewhere (multipart form fields, file
+names).
 """
 
 from __future__ import annotations
@@ -15,11 +16,10 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, unquote
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-# Far above any JSON body the API takes (texts are at most 20 000 characters).
-MAX_JSON_BYTES = 1024 * 1024
 
 Location = list[str | int]
 
@@ -63,47 +63,40 @@ def invalid_request(errors: list[tuple[Location, str]]) -> dict[str, Any]:
     }
 
 
-class RequestGuard:
-    """ASGI middleware: 422 for NUL in the path or the query, and for NUL, integers past
-    int64 or non-finite numbers anywhere in a JSON body; 413 for a JSON body over 1 MiB.
+class RequestModel(BaseModel):
+    """The base of every request body: no NUL in any text, integers within int64, numbers
+    finite (``1e400`` is infinity), at any depth; the error names the field.
 
-    Only JSON bodies are read here (and handed on unchanged); uploads stream past.
+    Checked by Pydantic like any constraint, so after authentication: a caller who may not
+    use the route is told that first.
+    """
+
+    model_config = ConfigDict(allow_inf_nan=False)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _storable(cls, value: Any, info: ValidationInfo) -> Any:
+        for loc, problem in _json_problems(value, []):
+            where = "".join(f"[{part!r}]" for part in loc)
+            raise ValueError(f"{where} {problem}".strip())
+        return value
+
+
+class RequestGuard:
+    """ASGI middleware: 422 for NUL in the path or in a query parameter, naming it.
+
+    Bodies pass untouched (uploads stream past; JSON bodies are `RequestModel`s).
     """
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        errors = list(self._url_problems(scope))
-        headers = dict(scope.get("headers") or [])
-        content_type = headers.get(b"content-type", b"").split(b";", 1)[0].strip().lower()
-        if not errors and content_type == b"application/json":
-            body = b""
-            more = True
-            while more:
-                message = await receive()
-                if message["type"] == "http.disconnect":
-                    return
-                body += message.get("body", b"")
-                more = message.get("more_body", False)
-                if len(body) > MAX_JSON_BYTES:
-                    await _answer(
-                        send,
-                        413,
-                        {
-                            "code": "request_too_large",
-                            "message": (f"a JSON body is at most {MAX_JSON_BYTES} bytes"),
-                        },
-                    )
-                    return
-            errors = list(_body_problems(body))
-            receive = _replay(body, receive)
-        if errors:
-            await _answer(send, 422, invalid_request(errors))
-            return
+        if scope["type"] == "http":
+            errors = list(self._url_problems(scope))
+            if errors:
+                await _answer(send, 422, invalid_request(errors))
+                return
         await self.app(scope, receive, send)
 
     @staticmethod
@@ -117,28 +110,6 @@ class RequestGuard:
             problem = text_problem(name) or text_problem(value)
             if problem:
                 yield ["query", name.replace("\x00", "\\u0000")], problem
-
-
-def _body_problems(body: bytes) -> Iterator[tuple[Location, str]]:
-    try:
-        document = json.loads(body)
-    except ValueError:
-        return  # not JSON at all: the route's own validation says so
-    yield from _json_problems(document, ["body"])
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """The body read here, handed on as one message; later messages from the client."""
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
 
 
 async def _answer(send: Send, status: int, content: dict[str, Any]) -> None:

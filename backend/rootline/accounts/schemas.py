@@ -5,17 +5,19 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from rootline.validation import RequestModel
+
 TokenScope = Literal["ingest", "read-write"]
 USERNAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$"
 MIN_PASSWORD = 8
 
 
-class LoginRequest(BaseModel):
+class LoginRequest(RequestModel):
     username: str = Field(min_length=1, max_length=64)
     password: str = Field(min_length=1, max_length=1024)
 
 
-class PasswordChange(BaseModel):
+class PasswordChange(RequestModel):
     current_password: str | None = Field(
         default=None, max_length=1024, description="Null only while the user has no password."
     )
@@ -40,7 +42,7 @@ class UserRead(UserBrief):
     last_login_at_ms: int | None
 
 
-class TokenCreate(BaseModel):
+class TokenCreate(RequestModel):
     name: str = Field(default="", max_length=100)
     scope: TokenScope = "read-write"
     incident_id: uuid.UUID | None = Field(

@@ -3,9 +3,10 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rootline.timeutil import InstantMs
+from rootline.validation import RequestModel
 
 
-class AnnotationCreate(BaseModel):
+class AnnotationCreate(RequestModel):
     from_ms: InstantMs = Field(description="Start (or the instant), UTC epoch ms.")
     to_ms: InstantMs | None = Field(
         default=None, description="End of a range; null for an instant."

@@ -4,6 +4,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from rootline.validation import RequestModel
+
 VerdictName = Literal["confirmed", "likely", "ruled_out", "insufficient_data"]
 
 
@@ -91,7 +93,7 @@ class Checklist(BaseModel):
     )
 
 
-class ReviewUpdate(BaseModel):
+class ReviewUpdate(RequestModel):
     verdict_override: VerdictName | None = Field(
         default=None, description="Null clears the override."
     )

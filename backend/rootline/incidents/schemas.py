@@ -6,11 +6,12 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from rootline.timeutil import InstantMs, check_zone
+from rootline.validation import RequestModel
 
 IncidentStatus = Literal["draft", "published"]
 
 
-class IncidentCreate(BaseModel):
+class IncidentCreate(RequestModel):
     title: str = Field(min_length=1, max_length=300)
     summary: str = Field(default="", max_length=20_000)
     timezone: str = Field(default="UTC", description="IANA zone used for zone-less timestamps.")
@@ -18,7 +19,7 @@ class IncidentCreate(BaseModel):
     _zone = field_validator("timezone")(check_zone)
 
 
-class IncidentUpdate(BaseModel):
+class IncidentUpdate(RequestModel):
     title: str | None = Field(default=None, min_length=1, max_length=300)
     summary: str | None = Field(default=None, max_length=20_000)
     timezone: str | None = None

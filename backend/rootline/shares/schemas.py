@@ -4,9 +4,10 @@ from pydantic import BaseModel, Field
 
 from rootline.incidents.schemas import IncidentRead
 from rootline.timeutil import InstantMs
+from rootline.validation import RequestModel
 
 
-class ShareCreate(BaseModel):
+class ShareCreate(RequestModel):
     label: str = Field(default="", max_length=200)
     expires_at_ms: InstantMs | None = Field(
         default=None, description="When the link stops working, UTC epoch ms; null = never."
