@@ -975,6 +975,12 @@ export interface components {
         EvidenceRead: {
             /** Artifact */
             artifact: string | null;
+            /**
+             * Corroborates
+             * @description A proxy that supports the mechanism but never decides alone.
+             * @default false
+             */
+            corroborates: boolean;
             /** Event Kind */
             event_kind: string | null;
             /**
@@ -1777,6 +1783,7 @@ export interface operations {
                 /** @description Search in title and summary. */
                 q?: string | null;
                 limit?: number;
+                /** @description Items to skip. */
                 offset?: number;
             };
             header?: never;
@@ -2311,6 +2318,7 @@ export interface operations {
                 from?: string | null;
                 to?: string | null;
                 limit?: number;
+                /** @description Items to skip. */
                 offset?: number;
             };
             header?: never;
@@ -2348,6 +2356,7 @@ export interface operations {
                 prefix?: string | null;
                 host?: string | null;
                 limit?: number;
+                /** @description Items to skip. */
                 offset?: number;
             };
             header?: never;
@@ -2385,6 +2394,7 @@ export interface operations {
                 name?: string[] | null;
                 host?: string | null;
                 limit?: number;
+                /** @description Items to skip. */
                 offset?: number;
             };
             header?: never;
@@ -2754,6 +2764,7 @@ export interface operations {
                 from?: string | null;
                 to?: string | null;
                 limit?: number;
+                /** @description Items to skip. */
                 offset?: number;
             };
             header?: never;
@@ -2792,6 +2803,7 @@ export interface operations {
                 prefix?: string | null;
                 host?: string | null;
                 limit?: number;
+                /** @description Items to skip. */
                 offset?: number;
             };
             header?: never;
@@ -2830,6 +2842,7 @@ export interface operations {
                 name?: string[] | null;
                 host?: string | null;
                 limit?: number;
+                /** @description Items to skip. */
                 offset?: number;
             };
             header?: never;

@@ -37,6 +37,7 @@ export function finding(overrides: Partial<Finding> = {}): Finding {
         met: true,
         threshold_name: "time_wait_min",
         symptom: "time_wait@host:server",
+        corroborates: false,
       },
     ],
     explanation: "Each closed connection stays 60 s in TIME-WAIT.",
