@@ -5,10 +5,11 @@
 #   req/s in total, 0 = as fast as answers return), RESPONSE_SIZE replies, server work
 #   0-20 ms on a 64-thread pool, default (autotuned) buffers, no loss, no idle gaps, no churn.
 #   Bundles: host "server" (rl-srv, with nmon and the pool CSV) and host "client" (rl-cli).
-# SHAPE=bulk: one long bulk transfer with autotuned buffers (a fast healthy sender: whatever
-#   caps it, it is not a buffer set by hand). Bundles: host "sender" (rl-srv), "receiver".
+# SHAPE=bulk: one long transfer with autotuned buffers, produced by the application at
+#   RATE_MBPS MB/s (0 = as fast as it goes; at 80 ms that reaches tcp_wmem max, see
+#   small_send_buffer/autotuned_rtt80). Bundles: host "sender" (rl-srv), "receiver".
 # Variables (defaults = base): SHAPE=rpc RTT_MS=20 RUN_S=20 CONNECTIONS=4 CONCURRENCY=20
-#   RATE=0 RESPONSE_SIZE=4096 INTERVAL=1 LAB_LINK=veth|lo CC=cubic|bbr
+#   RATE=0 RESPONSE_SIZE=4096 RATE_MBPS=0 INTERVAL=1 LAB_LINK=veth|lo CC=cubic|bbr
 # shellcheck source=lab/lib/common.sh
 source "$(dirname "$0")/../lib/common.sh"
 lab_start healthy
@@ -20,11 +21,13 @@ CONNECTIONS=${CONNECTIONS:-4}
 CONCURRENCY=${CONCURRENCY:-20}
 RATE=${RATE:-0}
 RESPONSE_SIZE=${RESPONSE_SIZE:-4096}
+RATE_MBPS=${RATE_MBPS:-0}
 
 lab_netns
 [ "$RTT_MS" = 0 ] || lab_delay "$RTT_MS"
 if [ "$SHAPE" = bulk ]; then
-	lab_bg in_srv "${LOAD[@]}" bulk-server --port 5009 --seconds "$RUN_S" >>"$OUT_DIR/load.jsonl"
+	lab_bg in_srv "${LOAD[@]}" bulk-server --port 5009 --rate-mbps "$RATE_MBPS" --seconds "$RUN_S" \
+		>>"$OUT_DIR/load.jsonl"
 	sleep 0.5
 	lab_collect "$SRV_NS" sender "$INTERVAL" $((RUN_S + 2)) --nmon --ss-filter '( sport = :5009 )'
 	lab_collect "$CLI_NS" receiver "$INTERVAL" $((RUN_S + 2)) --ss-filter '( dport = :5009 )'

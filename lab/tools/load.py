@@ -88,7 +88,15 @@ def bulk_server(args: argparse.Namespace) -> None:
     block = memoryview(b"x" * args.write_size)
     sent = 0
     started = time.monotonic()
+    # --rate-mbps > 0: the application produces only that many MB/s (a paced stream).
+    per_block_s = args.write_size / (args.rate_mbps * 1e6) if args.rate_mbps > 0 else 0.0
+    next_at = started
     while time.monotonic() - started < args.seconds:
+        if per_block_s:
+            next_at += per_block_s
+            pause = next_at - time.monotonic()
+            if pause > 0:
+                time.sleep(pause)
         sent += conn.send(block)
     elapsed = time.monotonic() - started
     effective_end = conn.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
@@ -99,6 +107,7 @@ def bulk_server(args: argparse.Namespace) -> None:
         sndbuf_effective=effective,
         sndbuf_at_end=effective_end,
         write_size=args.write_size,
+        rate_mbps_offered=args.rate_mbps,
         cc=CC,
         bytes=sent,
         seconds=round(elapsed, 2),
@@ -620,7 +629,8 @@ def main() -> None:
         for flag, kind, default in options:
             p.add_argument(flag, type=kind, default=default)
 
-    command("bulk-server", bulk_server, ("--sndbuf", int, 0), ("--write-size", int, 65536))
+    command("bulk-server", bulk_server, ("--sndbuf", int, 0), ("--write-size", int, 65536),
+            ("--rate-mbps", float, 0.0))
     command("bulk-client", bulk_client, ("--rcvbuf", int, 0))
     command("push-client", push_client, ("--sndbuf", int, 0), ("--rate-mbps", float, 0.0))
     command("stalling-server", stalling_server, ("--rcvbuf", int, 0), ("--read-seconds", float, 3),
