@@ -20,7 +20,14 @@ Quantities:
   al. 1.22 / sqrt(p);
 - from ``ss`` when no counters: ``socket_pct`` over ``socket_connections`` (only from
   ``min_window_out_segments`` sent, ``socket_segs_out``), and the worst
-  connection (``worst_conn``, ``worst_retrans``).
+  connection (``worst_conn``, ``worst_retrans``);
+- ``loss_bound_ratio``: whether the loss is what limits a connection. A loss-based sender
+  (Reno, CUBIC) at loss rate p moves at most about MSS / RTT x 1.22 / sqrt(p) (Mathis et al.,
+  1997); per connection ss lists twice or more with ``min_window_out_segments`` sent, its
+  throughput (``bytes_acked`` over the intervals data moved) over that cap at its own loss
+  rate (``retrans`` / ``segs_out``), ``mss`` and ``rtt``; the largest (``loss_bound_conn``,
+  ``loss_bound_rate``, ``loss_cap_rate``, ``loss_bound_pct``). A connection running at the
+  cap its loss allows is held by the loss; lossless connections have no cap.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from rootline.detectors.quantities import (
     by_host,
     connection_label,
     connection_of,
+    connection_series,
     counter_increments,
     full_windows,
     host_key,
@@ -44,6 +52,7 @@ _NAMES = (
     "retrans_pct", "data_retrans", "out_segments", "counter_s", "syn_retrans", "window_pct",
     "window_out", "timeouts", "lost_retrans", "segs_per_rtt", "socket_pct", "socket_retrans",
     "socket_segs_out", "socket_connections", "worst_conn", "worst_retrans",
+    "loss_bound_ratio", "loss_bound_conn", "loss_bound_rate", "loss_cap_rate", "loss_bound_pct",
 )  # fmt: skip
 
 
@@ -54,6 +63,7 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
     to_all = counter_increments(data, "TcpExtTCPTimeouts")
     lost_all = counter_increments(data, "TcpExtTCPLostRetransmit")
     sockets = _sockets(data, float(params["min_window_out_segments"]))
+    loss_bound = _loss_bound(data, float(params["min_window_out_segments"]))
     hosts = {h for h in out_all if h in re_all} | set(sockets)
     result = []
     for host in sorted(hosts, key=lambda h: h or ""):
@@ -92,6 +102,10 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
                 anchors["timeouts"] = Anchor(src.name, {}, whole[0], whole[1], host, src.artifact)
             if host in lost_all:
                 values["lost_retrans"] = lost_all[host].total
+        if host in loss_bound:
+            bound_values, bound_anchor = loss_bound[host]
+            values.update(bound_values)
+            anchors["loss_bound_ratio"] = bound_anchor
         if host in sockets:
             socket_values, anchor = sockets[host]
             values.update(socket_values)
@@ -192,3 +206,52 @@ def _sockets(
             values["worst_retrans"] = worst[2]
         out[host] = (values, anchor)
     return out
+
+
+def _loss_bound(
+    data: IncidentData, min_segments: float
+) -> dict[str | None, tuple[dict[str, float | int | str | bool | None], Anchor]]:
+    """Per host, the connection running closest to the cap its own loss rate allows."""
+    table = connection_series(data, ("retrans", "segs_out", "bytes_acked", "rtt_ms", "mss"))
+    best: dict[str | None, tuple[dict[str, float | int | str | bool | None], Anchor]] = {}
+    for (host, local, peer), row in table.items():
+        if not all(name in row for name in ("retrans", "segs_out", "bytes_acked", "rtt_ms", "mss")):
+            continue
+        sent, lost, acked = row["segs_out"], row["retrans"], row["bytes_acked"]
+        if len(sent) < 2 or len(lost) < 2 or len(acked) < 2:
+            continue
+        segments = float(sent.values[-1] - sent.values[0])
+        resent = float(max(lost.values[-1] - lost.values[0], 0.0))
+        if segments < min_segments or resent <= 0:
+            continue
+        seconds = np.diff(acked.times_ms) / 1000.0
+        moved = np.diff(acked.values)
+        active = (seconds > 0) & (moved > 0)
+        rtt_s = float(np.median(row["rtt_ms"].values)) / 1000.0
+        mss = float(np.median(row["mss"].values))
+        if not active.any() or rtt_s <= 0 or mss <= 0:
+            continue
+        rate = float(moved[active].sum() / seconds[active].sum())
+        loss = resent / segments
+        cap = mss / rtt_s * 1.22 / math.sqrt(loss)
+        ratio = rate / cap
+        if host in best and float(best[host][0]["loss_bound_ratio"] or 0.0) >= ratio:
+            continue
+        best[host] = (
+            {
+                "loss_bound_ratio": ratio,
+                "loss_bound_conn": connection_label((host, local, peer)),
+                "loss_bound_rate": rate,
+                "loss_cap_rate": cap,
+                "loss_bound_pct": loss * 100.0,
+            },
+            Anchor(
+                "tcp.conn.retrans",
+                {"local": local, "peer": peer},
+                int(acked.times_ms[0]),
+                int(acked.times_ms[-1]),
+                host,
+                acked.artifact,
+            ),
+        )
+    return best

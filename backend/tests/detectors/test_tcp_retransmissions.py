@@ -157,3 +157,31 @@ def test_lab_loss_confirmed_and_other_scenarios_ruled_out() -> None:
 @given(odd_incidents())
 def test_never_raises_on_odd_input(data) -> None:  # type: ignore[no-untyped-def]
     check(data)
+
+
+def one_percent(rate_bytes_per_s: float) -> Capture:
+    """1 % loss (100 of 10 000 segments over 10 s) on a host, and one connection at 20 ms
+    whose loss cap is MSS / RTT x 1.22 / sqrt(0.01) = 1448 / 0.02 x 12.2 = 883 KB/s."""
+    from tests.detectors.conn_incident import connection
+
+    capture = counters([i * 1000 for i in range(11)], [i * 10 for i in range(11)])
+    connection(
+        capture, "10.0.0.1:5008", "10.0.0.2:40000",
+        segs_out=[i * 1000.0 for i in range(11)], retrans=[i * 10.0 for i in range(11)],
+        bytes_acked=[i * rate_bytes_per_s for i in range(11)], rtt_ms=20.0, mss=1448.0,
+    )  # fmt: skip
+    return capture
+
+
+def test_one_percent_holding_a_connection_at_its_loss_cap_is_confirmed() -> None:
+    """Mathis: at 1 % loss a connection moves ~12 segments per RTT; one running at that cap
+    is held back by the loss, with no RTO events needed."""
+    finding = check(incident(one_percent(800_000.0)))
+    assert finding.verdict == "confirmed", finding.summary
+    bound = next(e for e in finding.evidence if e.threshold_name == "loss_bound_min_ratio")
+    assert bound.met and 0.85 <= float(bound.observed or 0) <= 0.95
+
+
+def test_one_percent_on_a_connection_far_below_its_cap_stays_likely() -> None:
+    """The same loss on a connection moving a tenth of its cap: not what holds it back."""
+    assert check(incident(one_percent(80_000.0))).verdict == "likely"
