@@ -303,15 +303,21 @@ def show(target: Path) -> None:
 
 
 def markdown_table(scenario: str) -> str:
-    """The fixtures README's table for one scenario, from its manifest."""
+    """The fixtures README's table for one scenario, from its manifest (reasons listed below it)."""
     rows = ["| capture | role | what varies | what the capture shows |", "|---|---|---|---|"]
+    reasons: dict[str, list[str]] = {}
     for capture in load_manifest(scenario).get("capture", []):
         env = " ".join(f"{k}={v}" for k, v in capture["env"].items())
         role = capture["role"]
-        if capture.get("why"):
-            role += f" ({capture['why']})"
+        if capture["may_confirm"]:
+            role += f"; may confirm {', '.join(capture['may_confirm'])}"
+        if capture["may_likely"]:
+            role += f"; may be likely: {', '.join(capture['may_likely'])}"
+        if capture["why"]:
+            reasons.setdefault(capture["why"], []).append(f"`{capture['name']}`")
         rows.append(f"| `{capture['name']}` | {role} | {capture['varies']} (`{env}`) | {capture['shows']} |")
-    return "\n".join(rows)
+    notes = [f"- {', '.join(names)}: {why}" for why, names in reasons.items()]
+    return "\n".join(rows + ([""] + notes if notes else []))
 
 
 def main() -> None:
