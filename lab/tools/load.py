@@ -208,7 +208,8 @@ class CpuDecoder:
 
 def rpc_server(args: argparse.Namespace) -> None:
     """A Dubbo-like provider: one I/O thread per connection reads and decodes every request
-    (--decode cpu: --decode-ms of real CPU per frame; --decode sleep: a sleep, CPU stays low)
+    (--decode cpu: --decode-ms of real CPU per frame, then --decode-wait-ms blocked;
+    --decode sleep: a sleep of --decode-ms, CPU stays low)
     and hands it to a business pool (--threads) that sleeps 0..--work-ms (uniform: a downstream
     call); replies go back through the connection's lock. Writes a pool CSV every 200 ms."""
     server = listener(args.port, backlog=1024)
@@ -241,6 +242,8 @@ def rpc_server(args: argparse.Namespace) -> None:
                 body = recv_exact(conn, length - 4)
                 if args.decode == "cpu":
                     decoder.decode(body)  # the one I/O thread of this connection
+                    if args.decode_wait_ms:  # and its other blocking work (flushes, locks)
+                        time.sleep(args.decode_wait_ms / 1000)
                 else:
                     time.sleep(args.decode_ms / 1000)
                 (response_size,) = struct.unpack("!I", body[:4])
@@ -276,7 +279,8 @@ def rpc_server(args: argparse.Namespace) -> None:
         tune(conn, sndbuf=args.sndbuf)
         stats["connections"] += 1
         threading.Thread(target=io_thread, args=(conn,), name=f"io-{stats['connections']}", daemon=True).start()
-    report(role="rpc-server", decode=args.decode, decode_ms=args.decode_ms, work_ms=args.work_ms,
+    report(role="rpc-server", decode=args.decode, decode_ms=args.decode_ms, decode_wait_ms=args.decode_wait_ms,
+           work_ms=args.work_ms,
            **stats)
     os._exit(0)
 
@@ -636,7 +640,7 @@ def main() -> None:
     command("stalling-server", stalling_server, ("--rcvbuf", int, 0), ("--read-seconds", float, 3),
             ("--stall-seconds", float, 15))
     command("rpc-server", rpc_server, ("--threads", int, 200), ("--decode", str, "sleep"),
-            ("--decode-ms", float, 2.0), ("--work-ms", float, 300.0), ("--sndbuf", int, 0), ("--pool-csv", str, ""))
+            ("--decode-ms", float, 2.0), ("--decode-wait-ms", float, 0.0), ("--work-ms", float, 300.0), ("--sndbuf", int, 0), ("--pool-csv", str, ""))
     command("rpc-client", rpc_client, ("--connections", int, 1), ("--concurrency", int, 200),
             ("--request-size", int, 512), ("--response-size", int, 1024), ("--rate", float, 0.0))
     command("churn-server", churn_server, ("--max-requests", int, 1))
