@@ -1010,3 +1010,149 @@ def pool_saturation_windows(data: IncidentData) -> list[PoolWindow]:
             PoolWindow(event.host, pool_name, event.time_ms, event.time_ms, "rejection logged")
         )
     return windows
+
+
+# --- reading progress and zero windows (single_connection_bottleneck, receiver_not_reading) --
+
+
+@dataclass(frozen=True, slots=True)
+class ReadingProgress:
+    """How a connection's byte counter moved over the intervals its receiver held the data.
+
+    With the receive buffer full, new bytes can only arrive as fast as the application reads
+    them (the window the receiver advertises is the space its reads freed). So a byte counter
+    of the connection (``bytes_received`` on the receiving end, ``bytes_acked`` on its
+    sender) that grows over such an interval is a reader that kept reading (slowly: at the
+    pace it read), and one that stays flat is a reader that stood still (a zero window).
+    """
+
+    counter: str  # "bytes_received" or "bytes_acked"
+    intervals: int  # intervals held at both ends, with the counter read at both
+    grew: int  # of which the counter grew
+    moved_bytes: float  # bytes counted over those intervals
+    held_ms: float  # their total duration
+    span: tuple[int, int]  # the first judged interval's start, the last one's end
+
+    @property
+    def grew_share(self) -> float:
+        return self.grew / self.intervals
+
+    @property
+    def flat_share(self) -> float:
+        return 1.0 - self.grew_share
+
+    @property
+    def flat_ms(self) -> float:
+        return self.held_ms * self.flat_share if self.intervals else 0.0
+
+    @property
+    def rate(self) -> float | None:
+        """Bytes per second over the held intervals (None when they last no time)."""
+        return self.moved_bytes * 1000.0 / self.held_ms if self.held_ms > 0 else None
+
+
+def held_intervals(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """Per interval between consecutive snapshots: the condition held at both of its ends.
+
+    >>> held_intervals(np.array([True, True, False, True])).tolist()
+    [True, False, False]
+    """
+    flags: npt.NDArray[np.bool_] = np.asarray(mask, dtype=bool)
+    if len(flags) < 2:
+        return np.zeros(0, dtype=bool)
+    both: npt.NDArray[np.bool_] = flags[:-1] & flags[1:]
+    return both
+
+
+def window_held_intervals(
+    row: dict[str, SeriesView], times_ms: IntArray, min_pct: float
+) -> npt.NDArray[np.bool_]:
+    """Per interval between consecutive snapshots of a sender: the peer's window held it back
+    at least ``min_pct`` % of the busy time of that interval (the ``rwnd_limited`` clock's
+    rise over the ``busy`` clock's, both from ss -i). All False without both clocks.
+    """
+    out = np.zeros(max(len(times_ms) - 1, 0), dtype=bool)
+    busy_series, rwnd_series = row.get("busy_ms"), row.get("rwnd_limited_ms")
+    if busy_series is None or rwnd_series is None or len(times_ms) < 2:
+        return out
+    busy = exact_values_at(busy_series, times_ms, np.nan)
+    # ss prints rwnd_limited only once it is non-zero: an absent sample is 0 ms when busy is known
+    rwnd = np.where(np.isnan(busy), np.nan, exact_values_at(rwnd_series, times_ms, 0.0))
+    d_busy, d_rwnd = np.diff(busy), np.diff(rwnd)
+    with np.errstate(invalid="ignore"):  # NaN compares False: an unknown interval is not held
+        held: npt.NDArray[np.bool_] = (d_busy > 0) & (d_rwnd * 100.0 >= min_pct * d_busy)
+    return held
+
+
+def reading_progress(
+    row: dict[str, SeriesView],
+    counter: str,
+    times_ms: IntArray,
+    held: npt.NDArray[np.bool_],
+) -> ReadingProgress | None:
+    """``counter`` (``bytes_received`` / ``bytes_acked``) over the intervals ``held`` marks
+    (per interval between consecutive ``times_ms``, see :func:`held_intervals`); intervals
+    where the counter was not read at both ends are left out. None when none is left.
+    """
+    series = row.get(counter)
+    if series is None or len(times_ms) < 2 or len(held) != len(times_ms) - 1:
+        return None
+    values = exact_values_at(series, times_ms, np.nan)
+    moved = np.diff(values)
+    judged = np.asarray(held, dtype=bool) & ~np.isnan(moved)
+    if not judged.any():
+        return None
+    lengths = np.diff(times_ms).astype(np.float64)
+    where = np.flatnonzero(judged)
+    return ReadingProgress(
+        counter=counter,
+        intervals=int(judged.sum()),
+        grew=int((moved[judged] > 0).sum()),
+        moved_bytes=float(np.clip(moved[judged], 0.0, None).sum()),
+        held_ms=float(lengths[judged].sum()),
+        span=(int(times_ms[where[0]]), int(times_ms[where[-1] + 1])),
+    )
+
+
+ZERO_WINDOW_ADVERTISED = ("TcpExtTCPToZeroWindowAdv", "TcpExtTCPWantZeroWindowAdv")
+ZERO_WINDOW_PROBES = "TcpExtTCPWinProbe"
+
+
+@dataclass(frozen=True, slots=True)
+class ZeroWindows:
+    """A host's zero-window counters over the capture (host-wide: every connection of it)."""
+
+    advertised: float  # TCPToZeroWindowAdv / TCPWantZeroWindowAdv: the larger (same events)
+    probes: float  # TCPWinProbe
+    shown: CounterIncrements  # the larger of the two, for evidence links
+
+    @property
+    def events(self) -> float:
+        return self.advertised + self.probes
+
+    @property
+    def span(self) -> tuple[int, int]:
+        """Where the shown counter moved, else its whole series."""
+        moved = np.flatnonzero(self.shown.increments > 0)
+        ends = self.shown.end_ms[moved] if len(moved) else self.shown.end_ms
+        return int(ends[0]), int(ends[-1])
+
+
+def zero_windows(data: IncidentData) -> dict[str | None, ZeroWindows]:
+    """Per host, the zero windows its kernel counted (one source per host, via
+    :func:`counter_increments`): advertised (the larger of ``TcpExtTCPToZeroWindowAdv`` and
+    ``TcpExtTCPWantZeroWindowAdv``, which count the same events two ways) and probed
+    (``TcpExtTCPWinProbe``)."""
+    advertised = [counter_increments(data, name) for name in ZERO_WINDOW_ADVERTISED]
+    probes = counter_increments(data, ZERO_WINDOW_PROBES)
+    out: dict[str | None, ZeroWindows] = {}
+    for host in {h for table in (*advertised, probes) for h in table}:
+        adv_sources = [t[host] for t in advertised if host in t]
+        best_adv = max(adv_sources, key=lambda c: c.total, default=None)
+        probe = probes.get(host)
+        adv_total = best_adv.total if best_adv is not None else 0.0
+        probe_total = probe.total if probe is not None else 0.0
+        shown = best_adv if probe is None or (best_adv and adv_total >= probe_total) else probe
+        assert shown is not None
+        out[host] = ZeroWindows(adv_total, probe_total, shown)
+    return out

@@ -5,7 +5,7 @@ Inputs: ``ss -tinm`` snapshots of either end: on the receiving end ``tcp.conn.re
 (payload unread) and ``skmem_r`` / ``skmem_rb`` (receive queue and buffer, both truesize: the
 kernel's own accounting of how full the buffer is); on the sending end ``busy_ms``,
 ``rwnd_limited_ms`` / ``_pct`` (time the peer's window held it back) and Send-Q. Kernel
-counters of each host, read from one source per host (:func:`quantities.counter_increments`):
+counters of each host, read from one source per host (:func:`quantities.zero_windows`):
 ``TcpExtTCPToZeroWindowAdv`` / ``TcpExtTCPWantZeroWindowAdv`` (the receiver advertised, or
 wanted to advertise, a zero window: the same events counted two ways, so the larger is taken)
 and ``TcpExtTCPWinProbe`` (the sender probing a zero window).
@@ -18,8 +18,21 @@ Quantities:
 - ``rwnd_limited_pct``: the share of the sender's busy time the peer's window held it back,
   during the capture (None under ``min_busy_ms`` of busy time: noise);
 - ``zero_window_events``: zero-window advertisements plus window probes on the hosts that
-  captured this connection (host-wide counters: they corroborate a connection's own signs);
-- ``sendq_peak``: the sender's largest Send-Q (the symptom this mechanism explains).
+  captured this connection (host-wide counters: they corroborate a connection's own signs;
+  keyed, like every quantity here, to the connection, so a cause that explains the zero
+  windows of the same connection matches them);
+- ``sendq_peak``: the sender's largest Send-Q (the symptom this mechanism explains);
+- ``reader_stalled_share``: of the intervals between consecutive snapshots in which the
+  receive queue held at least ``recv_full_ratio`` of rb at both ends, the share in which the
+  receiver's ``bytes_received`` did not grow (:class:`quantities.ReadingProgress`). With the
+  buffer full, new bytes arrive only as fast as the application reads them: flat is a reader
+  that stood still (a GC pause, a blocked thread, an application that stopped reading),
+  growing is a reader that kept reading at a capped pace (a slow reader: one I/O thread
+  decoding for everyone, single_connection_bottleneck's mechanism). Where only the sender was
+  captured: the intervals the peer's window held it back (``rwnd_limited`` at least
+  ``rwnd_limited_min_pct`` of that interval's busy time) with data queued, and its
+  ``bytes_acked``. ``reader_stalled_intervals`` / ``reader_held_intervals`` /
+  ``reader_stalled_s`` and ``reader_counter`` (which counter) go with it.
 """
 
 from __future__ import annotations
@@ -30,15 +43,19 @@ import numpy.typing as npt
 from rootline.detectors.base import Anchor, IncidentData, Measurement, Params, SeriesView
 from rootline.detectors.quantities import (
     ConnectionKey,
-    CounterIncrements,
+    ReadingProgress,
+    ZeroWindows,
     chrono_share_pct,
     conn_key,
     connection_label,
     connection_series,
-    counter_increments,
+    held_intervals,
     host_key,
     longest_true_run,
+    reading_progress,
     values_at,
+    window_held_intervals,
+    zero_windows,
 )
 
 FIELDS = (
@@ -49,13 +66,13 @@ FIELDS = (
     "busy_ms",
     "rwnd_limited_ms",
     "rwnd_limited_pct",
+    "bytes_received",
+    "bytes_acked",
 )
-ADVERTISED = ("TcpExtTCPToZeroWindowAdv", "TcpExtTCPWantZeroWindowAdv")
-PROBES = "TcpExtTCPWinProbe"
 
 
 def quantities(data: IncidentData, params: Params) -> list[Measurement]:
-    zero = _zero_windows(data)
+    zero = {host: _zero(z) for host, z in zero_windows(data).items()}
     by_connection: dict[str, list[tuple[ConnectionKey, dict[str, SeriesView]]]] = {}
     for key, row in connection_series(data, FIELDS).items():
         by_connection.setdefault(conn_key(*key), []).append((key, row))
@@ -78,28 +95,14 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
     return out
 
 
-def _zero_windows(data: IncidentData) -> dict[str | None, tuple[float, float, Anchor]]:
-    """Per host: (zero-window advertisements, window probes, anchor of the larger counter)."""
-    advertised = [counter_increments(data, name) for name in ADVERTISED]
-    probes = counter_increments(data, PROBES)
-    out: dict[str | None, tuple[float, float, Anchor]] = {}
-    for host in {h for table in (*advertised, probes) for h in table}:
-        adv_sources = [t[host] for t in advertised if host in t]
-        best_adv = max(adv_sources, key=lambda c: c.total, default=None)
-        probe = probes.get(host)
-        adv_total = best_adv.total if best_adv is not None else 0.0
-        probe_total = probe.total if probe is not None else 0.0
-        shown = best_adv if probe is None or (best_adv and adv_total >= probe_total) else probe
-        assert shown is not None
-        out[host] = (adv_total, probe_total, _counter_anchor(shown))
-    return out
-
-
-def _counter_anchor(inc: CounterIncrements) -> Anchor:
-    moved = np.flatnonzero(inc.increments > 0)
-    ends = inc.end_ms[moved] if len(moved) else inc.end_ms
-    return Anchor(
-        inc.source.name, {}, int(ends[0]), int(ends[-1]), inc.source.host, inc.source.artifact
+def _zero(z: ZeroWindows) -> tuple[float, float, Anchor]:
+    """(zero-window advertisements, window probes, anchor of the larger counter)."""
+    source = z.shown.source
+    span = z.span
+    return (
+        z.advertised,
+        z.probes,
+        Anchor(source.name, {}, span[0], span[1], source.host, source.artifact),
     )
 
 
@@ -114,11 +117,21 @@ def _connection(
     pile: tuple[int, float, float, float | None, ConnectionKey, Anchor] | None = None
     window: tuple[float, float, ConnectionKey, Anchor] | None = None
     sendq: tuple[float, ConnectionKey, Anchor] | None = None
+    # (receiver end first, more intervals first) -> the reading progress while it was held
+    reading: tuple[tuple[int, int], ReadingProgress, ConnectionKey, Anchor] | None = None
     for key, row in ends:
         host, local, peer = key
         labels = {"local": local, "peer": peer}
         anchor = max(row.values(), key=len)
         times = anchor.times_ms
+        progress = _progress(row, times, params)
+        if progress is not None:
+            rank = (int(progress.counter == "bytes_received"), progress.intervals)
+            if reading is None or rank > reading[0]:
+                where = Anchor(
+                    f"tcp.conn.{progress.counter}", labels, *progress.span, host, anchor.artifact
+                )
+                reading = (rank, progress, key, where)
         if "recvq.bytes" in row:
             run, fill_peak, recvq_peak, rb, span = _pile(row, times, ratio)
             where = Anchor("tcp.conn.recvq.bytes", labels, span[0], span[1], host, anchor.artifact)
@@ -156,6 +169,12 @@ def _connection(
         "zero_window_adv": adv,
         "zero_window_probes": probes,
         "sendq_peak": sendq[0] if sendq else None,
+        "reader_stalled_share": reading[1].flat_share if reading else None,
+        "reader_stalled_intervals": reading[1].intervals - reading[1].grew if reading else None,
+        "reader_held_intervals": reading[1].intervals if reading else None,
+        "reader_stalled_s": reading[1].flat_ms / 1000.0 if reading else None,
+        "reader_counter": reading[1].counter if reading else None,
+        "reader_end": connection_label(reading[2]) if reading else None,
     }
     anchors: dict[str, Anchor] = {}
     if pile:
@@ -164,6 +183,8 @@ def _connection(
         anchors["rwnd_limited_pct"] = window[3]
     if sendq:
         anchors["sendq_peak"] = sendq[2]
+    if reading:
+        anchors["reader_stalled_share"] = reading[3]
     if counted:
         anchors["zero_window_events"] = max(counted, key=lambda c: c[0] + c[1])[2]
     return Measurement(
@@ -175,14 +196,40 @@ def _connection(
     )
 
 
-def _pile(
+def _progress(
+    row: dict[str, SeriesView], times: npt.NDArray[np.int64], params: Params
+) -> ReadingProgress | None:
+    """The reader's progress over the intervals its receive buffer stayed full (on the
+    receiving end), else over those the peer's window held the sender back with data queued
+    (on the sending end)."""
+    if "bytes_received" in row and "recvq.bytes" in row and "skmem_rb" in row:
+        full = _full(row, times, float(params["recv_full_ratio"]))
+        progress = reading_progress(row, "bytes_received", times, held_intervals(full))
+        if progress is not None:
+            return progress
+    if "bytes_acked" in row and "sendq.bytes" in row:
+        queued = values_at(row["sendq.bytes"], times, mode="exact", default=0.0) > 0
+        held = held_intervals(queued) & window_held_intervals(
+            row, times, float(params["rwnd_limited_min_pct"])
+        )
+        return reading_progress(row, "bytes_acked", times, held)
+    return None
+
+
+def _full(
     row: dict[str, SeriesView], times: npt.NDArray[np.int64], ratio: float
-) -> tuple[int, float, float, float | None, tuple[int, int]]:
-    """(longest run of full snapshots, peak fill, peak Recv-Q, rb, span of the run)."""
+) -> npt.NDArray[np.bool_]:
+    """Per snapshot: the receive queue held at least ``ratio`` of rb."""
+    recvq, fill, _ = _fill(row, times)
+    full: npt.NDArray[np.bool_] = (recvq > 0) & (fill >= ratio)
+    return full
+
+
+def _fill(
+    row: dict[str, SeriesView], times: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """(Recv-Q, fill of rb, rb) per snapshot; needs ``recvq.bytes`` and ``skmem_rb``."""
     recvq = values_at(row["recvq.bytes"], times, mode="exact", default=0.0)
-    span = (int(times[0]), int(times[-1]))
-    if "skmem_rb" not in row:
-        return 0, 0.0, float(np.max(recvq, initial=0.0)), None, span
     rb = values_at(row["skmem_rb"], times, mode="exact")
     # skmem r is the queue in truesize, like rb; Recv-Q (payload) only when r was not printed.
     used = (
@@ -190,7 +237,18 @@ def _pile(
     )
     with np.errstate(divide="ignore", invalid="ignore"):
         fill = np.where(rb > 0, used / rb, 0.0)
-    fill = np.nan_to_num(fill, nan=0.0)
+    return recvq, np.nan_to_num(fill, nan=0.0), rb
+
+
+def _pile(
+    row: dict[str, SeriesView], times: npt.NDArray[np.int64], ratio: float
+) -> tuple[int, float, float, float | None, tuple[int, int]]:
+    """(longest run of full snapshots, peak fill, peak Recv-Q, rb, span of the run)."""
+    span = (int(times[0]), int(times[-1]))
+    if "skmem_rb" not in row:
+        recvq = values_at(row["recvq.bytes"], times, mode="exact", default=0.0)
+        return 0, 0.0, float(np.max(recvq, initial=0.0)), None, span
+    recvq, fill, rb = _fill(row, times)
     full = (recvq > 0) & (fill >= ratio)
     best = longest_true_run(times, full)
     run = best[1] - best[0] + 1 if best else 0

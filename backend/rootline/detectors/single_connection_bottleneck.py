@@ -31,7 +31,24 @@ Quantities, for the group's most jammed connection (the one whose queue persiste
   kernel must say the peer's window or the buffer held the sender back
   (``rwnd_limited`` + ``sndbuf_limited`` >= ``send_held_min_pct`` of busy time:
   ``send_held_pct``);
-- ``jam_share``: the larger of the two, and ``jam_side`` which;
+- ``jam_share``: the larger of the two, and ``jam_side`` which (both read on the group's most
+  jammed connection: the Recv-Q on its receiving end, the Send-Q on its sending end);
+- ``reader_kept_reading_share``: the kernel's word on *how* the reader fell behind. With the
+  receive buffer full, new bytes can only arrive as fast as the application reads them (the
+  window it advertises is the space its reads freed). Of the intervals between consecutive
+  snapshots in which the receive queue was jammed at both ends, the share in which the
+  receiver's ``bytes_received`` grew (:class:`quantities.ReadingProgress`): a slow reader (one
+  I/O thread decoding every frame for everyone: report A) keeps reading at a capped pace, in
+  every interval; a stalled one (a GC pause, a blocked thread, an application that stops
+  reading: receiver_not_reading) leaves it flat. Where only the sender was captured: the
+  intervals its Send-Q was jammed at both ends and the peer's window held it back
+  (``rwnd_limited`` at least ``send_held_min_pct`` of that interval's busy time), and its
+  ``bytes_acked``. ``reader_rate`` is the pace the reader kept (bytes over those intervals'
+  time), with ``reader_kept_intervals`` / ``reader_held_intervals``, ``reader_counter``;
+- ``rwnd_limited_pct``: the sender's share of busy time held back by the peer's window
+  (None under ``min_busy_ms``), and ``zero_window_events``: the zero windows the hosts of the
+  connection counted (host-wide). Both are what the full queues do to the sender; the rule
+  shows them so that, confirmed, this mechanism takes them over from receiver_not_reading;
 - ``pool_headroom_share``: share of the jam snapshots in which the busiest pool of the host
   behind the queue (the receiving host) was not saturated (the quantities layer's one
   definition, :func:`quantities.pool_saturation`: active >= max or the queue full): an idle
@@ -53,14 +70,20 @@ import numpy.typing as npt
 from rootline.detectors.base import Anchor, IncidentData, Measurement, Params, SeriesView
 from rootline.detectors.quantities import (
     ConnectionKey,
+    ReadingProgress,
+    ZeroWindows,
     chrono_share_pct,
     conn_key,
     connection_label,
     connection_series,
+    held_intervals,
     longest_true_span,
     pool_saturation,
+    reading_progress,
     split_endpoint,
     values_at,
+    window_held_intervals,
+    zero_windows,
 )
 
 FIELDS = (
@@ -78,6 +101,8 @@ FIELDS = (
     "rwnd_limited_pct",
     "sndbuf_limited_ms",
     "sndbuf_limited_pct",
+    "bytes_received",
+    "bytes_acked",
 )
 
 
@@ -96,6 +121,8 @@ class _End:
     rb: float | None
     tb: float | None
     held_pct: float | None
+    rwnd_pct: float | None  # share of busy time held by the peer's window (enough busy time)
+    row: dict[str, SeriesView]
     artifact: str
 
 
@@ -109,6 +136,7 @@ class _Group:
 
 def quantities(data: IncidentData, params: Params) -> list[Measurement]:
     table = connection_series(data, FIELDS)
+    zero = zero_windows(data)
     listening = _listening_ports(data)
     groups: dict[tuple[str, str], _Group] = {}
     for key, row in table.items():
@@ -120,7 +148,7 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
         group = groups.setdefault((service, client), _Group(service, client))
         group.connections.add(conn_key(host, local, peer))
         group.ends.append(end)
-    return [_measure(data, group, params) for group in groups.values()]
+    return [_measure(data, group, zero, params) for group in groups.values()]
 
 
 def _listening_ports(data: IncidentData) -> dict[str | None, set[int]]:
@@ -211,6 +239,8 @@ def _end(key: ConnectionKey, row: dict[str, SeriesView], params: Params) -> _End
         rb,
         tb,
         held,
+        rwnd if rwnd is not None and busy >= min_busy else None,
+        row,
         anchor.artifact,
     )
 
@@ -224,27 +254,51 @@ def _median_where(values: npt.NDArray[np.float64], mask: npt.NDArray[np.bool_]) 
     return float(np.median(picked)) if len(picked) else None
 
 
-def _measure(data: IncidentData, group: _Group, params: Params) -> Measurement:
-    # The most jammed end: the longest-persisting queue, receive side first on ties.
-    def jam_key(end: _End) -> tuple[float, int, float]:
-        recv, send = _share(end.recv_jam), _share(end.send_jam)
-        return (max(recv, send), int(recv >= send), float(len(end.times)))
+def _measure(
+    data: IncidentData,
+    group: _Group,
+    zero: dict[str | None, ZeroWindows],
+    params: Params,
+) -> Measurement:
+    # The most jammed connection (the longest-persisting queue, receive side first on ties);
+    # its Recv-Q is read on its receiving end, its Send-Q on its sending end.
+    connections: dict[str, list[_End]] = defaultdict(list)
+    for one in group.ends:
+        connections[conn_key(*one.key)].append(one)
 
-    end = max(group.ends, key=jam_key)
-    host, local, peer = end.key
-    recv_share, send_share = _share(end.recv_jam), _share(end.send_jam)
+    def jam_key(ends: list[_End]) -> tuple[float, int, float]:
+        recv = max(_share(e.recv_jam) for e in ends)
+        send = max(_share(e.send_jam) for e in ends)
+        return (max(recv, send), int(recv >= send), float(max(len(e.times) for e in ends)))
+
+    ckey, ends = max(connections.items(), key=lambda item: jam_key(item[1]))
+    receiving = max(ends, key=lambda e: (_share(e.recv_jam), bool(e.recvq.any()), len(e.times)))
+    sending = max(
+        ends,
+        key=lambda e: (_share(e.send_jam), e.tb is not None and bool(e.sendq.any()), len(e.times)),
+    )
+    recv_share, send_share = _share(receiving.recv_jam), _share(sending.send_jam)
     side = "receive" if recv_share >= send_share else "send"
+    end = receiving if side == "receive" else sending
     jam = end.recv_jam if side == "receive" else end.send_jam
     span = longest_true_span(end.times, jam) or (int(end.times[0]), int(end.times[-1]))
-    whole = (int(end.times[0]), int(end.times[-1]))
-    labels = {"local": local, "peer": peer}
     # The host behind the queue: the reader of a Recv-Q is this host; of a Send-Q, the peer's.
-    behind = host if side == "receive" else _peer_host(group, end)
+    behind = end.key[0] if side == "receive" else _peer_host(group, end)
     pool = _pool_headroom(data, behind, end.times[jam], params)
     cpu = _cpu_busy_median(data, behind)
+    reading = _reading(receiving, sending, params)
+    window = max(
+        (e for e in ends if e.rwnd_pct is not None), key=lambda e: e.rwnd_pct or 0.0, default=None
+    )
+    hosts = sorted({e.key[0] for e in ends}, key=lambda h: h or "")
+    counted = [zero[h] for h in hosts if h in zero]
 
-    def at(series: str, where: tuple[int, int] = whole, on: str | None = host) -> Anchor:
-        return Anchor(series, labels, where[0], where[1], on, end.artifact)
+    def at(one: _End, series: str, where: tuple[int, int] | None = None) -> Anchor:
+        host, local, peer = one.key
+        where = where or (int(one.times[0]), int(one.times[-1]))
+        return Anchor(
+            series, {"local": local, "peer": peer}, where[0], where[1], host, one.artifact
+        )
 
     values: dict[str, float | int | str | bool | None] = {
         "connections": len(group.connections),
@@ -255,19 +309,31 @@ def _measure(data: IncidentData, group: _Group, params: Params) -> Measurement:
         "jam_side": side,
         "jam_share": max(recv_share, send_share),
         "jam_snapshots": int(jam.sum()),
-        "recv_jam_share": recv_share if end.recvq.any() else None,
-        "recv_jam_snapshots": int(end.recv_jam.sum()),
-        "recvq_median": _median_where(end.recvq, end.recv_jam),
-        "recv_fill_median": _median_where(end.recv_fill, end.recv_jam),
-        "rb": end.rb,
-        "send_jam_share": send_share if end.tb is not None and end.sendq.any() else None,
-        "send_jam_snapshots": int(end.send_jam.sum()),
-        "sendq_median": _median_where(end.sendq, end.send_jam),
-        "send_fill_median": _median_where(end.send_fill, end.send_jam),
-        "send_held_pct": max(
-            (e.held_pct for e in group.ends if e.held_pct is not None), default=None
-        ),
-        "tb": end.tb,
+        "recv_snapshots": len(receiving.times),
+        "recv_jam_share": recv_share if receiving.recvq.any() else None,
+        "recv_jam_snapshots": int(receiving.recv_jam.sum()),
+        "recvq_median": _median_where(receiving.recvq, receiving.recv_jam),
+        "recv_fill_median": _median_where(receiving.recv_fill, receiving.recv_jam),
+        "rb": receiving.rb,
+        "send_snapshots": len(sending.times),
+        "send_jam_share": (send_share if sending.tb is not None and sending.sendq.any() else None),
+        "send_jam_snapshots": int(sending.send_jam.sum()),
+        "sendq_median": _median_where(sending.sendq, sending.send_jam),
+        "send_fill_median": _median_where(sending.send_fill, sending.send_jam),
+        "send_held_pct": max((e.held_pct for e in ends if e.held_pct is not None), default=None),
+        "tb": sending.tb,
+        "reader_kept_reading_share": reading[0].grew_share if reading else None,
+        "reader_kept_intervals": reading[0].grew if reading else None,
+        "reader_held_intervals": reading[0].intervals if reading else None,
+        "reader_held_s": reading[0].held_ms / 1000.0 if reading else None,
+        "reader_rate": reading[0].rate if reading else None,
+        "reader_counter": reading[0].counter if reading else None,
+        "reader_end": connection_label(reading[1].key) if reading else None,
+        "rwnd_limited_pct": window.rwnd_pct if window else None,
+        "rwnd_sender": connection_label(window.key) if window else None,
+        "zero_window_events": sum(z.events for z in counted) if counted else None,
+        "zero_window_adv": sum(z.advertised for z in counted) if counted else None,
+        "zero_window_probes": sum(z.probes for z in counted) if counted else None,
         "behind_host": behind,
         "pool": pool[0] if pool else None,
         "pool_peak_active": pool[1] if pool else None,
@@ -275,24 +341,59 @@ def _measure(data: IncidentData, group: _Group, params: Params) -> Measurement:
         "pool_headroom_share": pool[3] if pool else None,
         "cpu_busy_median": cpu[0] if cpu else None,
     }
+    recv_span = longest_true_span(receiving.times, receiving.recv_jam)
+    send_span = longest_true_span(sending.times, sending.send_jam)
     anchors = {
-        "recv_jam_share": at("tcp.conn.recvq.bytes", span),
-        "send_jam_share": at("tcp.conn.sendq.bytes", span),
-        "connections": at("tcp.conn.rtt_ms"),
+        "recv_jam_share": at(receiving, "tcp.conn.recvq.bytes", recv_span),
+        "send_jam_share": at(sending, "tcp.conn.sendq.bytes", send_span),
+        "connections": at(end, "tcp.conn.rtt_ms"),
     }
+    if reading:
+        anchors["reader_kept_reading_share"] = at(
+            reading[1], f"tcp.conn.{reading[0].counter}", reading[0].span
+        )
+    if window:
+        anchors["rwnd_limited_pct"] = at(window, "tcp.conn.rwnd_limited_pct")
+    if counted:
+        shown = max(counted, key=lambda z: z.events)
+        source = shown.shown.source
+        anchors["zero_window_events"] = Anchor(
+            source.name, {}, *shown.span, source.host, source.artifact
+        )
     if pool:
         anchors["pool_headroom_share"] = Anchor(
             "threadpool.active", {"pool": pool[0]}, span[0], span[1], behind, pool[4]
         )
     if cpu:
+        whole = (int(end.times[0]), int(end.times[-1]))
         anchors["cpu_busy_median"] = Anchor("cpu.user_pct", {}, whole[0], whole[1], behind, cpu[1])
     return Measurement(
         entity=f"{group.client} -> {group.service} ({connection_label(end.key)})",
-        key=conn_key(host, local, peer),
+        key=ckey,
         values=values,
-        anchor=at("tcp.conn.recvq.bytes" if side == "receive" else "tcp.conn.sendq.bytes", span),
+        anchor=at(
+            end, "tcp.conn.recvq.bytes" if side == "receive" else "tcp.conn.sendq.bytes", span
+        ),
         anchors=anchors,
     )
+
+
+def _reading(receiving: _End, sending: _End, params: Params) -> tuple[ReadingProgress, _End] | None:
+    """How the reader progressed while the connection was jammed: the receiver's
+    ``bytes_received`` over the intervals its Recv-Q was jammed at both ends; where the
+    receiver was not captured (or its queue never jammed twice in a row), the sender's
+    ``bytes_acked`` over the intervals its Send-Q was jammed at both ends and the peer's
+    window held it back (a sender held by its own buffer says nothing about the reader)."""
+    received = reading_progress(
+        receiving.row, "bytes_received", receiving.times, held_intervals(receiving.recv_jam)
+    )
+    if received is not None:
+        return received, receiving
+    held = held_intervals(sending.send_jam) & window_held_intervals(
+        sending.row, sending.times, float(params["send_held_min_pct"])
+    )
+    acked = reading_progress(sending.row, "bytes_acked", sending.times, held)
+    return (acked, sending) if acked is not None else None
 
 
 def _peer_host(group: _Group, end: _End) -> str | None:

@@ -5,11 +5,17 @@ from __future__ import annotations
 import numpy as np
 
 from rootline.detectors.quantities import (
+    connection_series,
     counter_increments,
     dominant_period,
     full_windows,
+    held_intervals,
+    reading_progress,
     span_near_peak,
+    window_held_intervals,
+    zero_windows,
 )
+from tests.detectors.conn_incident import connection
 from tests.detectors.net_incident import T0, Capture, incident
 
 
@@ -64,3 +70,49 @@ def test_span_near_peak() -> None:
     times = np.arange(6, dtype=np.int64)
     assert span_near_peak(times, np.array([1.0, 9, 10, 9.5, 2, 10]), 0.9) == (1, 3)
     assert span_near_peak(times[:0], np.array([]), 0.9) == (0, 0)
+
+
+def _row(**fields):  # type: ignore[no-untyped-def]
+    capture = connection(Capture(kind="ss", host="h"), "10.0.0.1:1", "10.0.0.2:2", **fields)
+    row = connection_series(incident(capture), tuple(k.replace("__", ".") for k in fields))
+    return row[("h", "10.0.0.1:1", "10.0.0.2:2")]
+
+
+def test_reading_progress_counts_the_intervals_held_at_both_ends() -> None:
+    # held at snapshots 1..4; the counter grows 1->2 and 3->4, stays flat 2->3; not read at 5
+    row = _row(bytes_received=[0.0, 10.0, 20.0, 20.0, 50.0, 60.0])
+    times = row["bytes_received"].times_ms
+    held = held_intervals(np.array([False, True, True, True, True, False]))
+    assert held.tolist() == [False, True, True, True, False]
+    progress = reading_progress(row, "bytes_received", times, held)
+    assert progress is not None
+    assert (progress.intervals, progress.grew) == (3, 2)
+    assert progress.moved_bytes == 40.0 and progress.held_ms == 3000.0
+    assert progress.rate == 40.0 / 3 and abs(progress.flat_share - 1 / 3) < 1e-9
+    assert progress.span == (int(times[1]), int(times[4]))
+    # nothing held, no counter, or a counter not read at an interval's ends: no progress
+    assert reading_progress(row, "bytes_received", times, np.zeros(5, dtype=bool)) is None
+    assert reading_progress(row, "bytes_acked", times, held) is None
+    assert held_intervals(np.array([True])).tolist() == []
+
+
+def test_window_held_intervals_read_the_rwnd_limited_clock_against_busy() -> None:
+    # busy +1000 ms per interval; rwnd_limited +0, +300, +200, +1000 ms: held >= 25 %
+    row = _row(
+        busy_ms=[1000.0, 2000.0, 3000.0, 4000.0, 5000.0],
+        rwnd_limited_ms=[0.0, 0.0, 300.0, 500.0, 1500.0],
+    )
+    times = row["busy_ms"].times_ms
+    assert window_held_intervals(row, times, 25.0).tolist() == [False, True, False, True]
+    assert window_held_intervals(_row(busy_ms=[1.0, 2.0]), times[:2], 25.0).tolist() == [False]
+
+
+def test_zero_windows_take_the_larger_of_two_names_for_the_same_events() -> None:
+    data = incident(
+        Capture(kind="nstat", host="a").counter("TcpExtTCPToZeroWindowAdv", [0, 2, 1]),
+        Capture(kind="nstat", host="a").counter("TcpExtTCPWantZeroWindowAdv", [0, 5, 1]),
+        Capture(kind="nstat", host="a").counter("TcpExtTCPWinProbe", [0, 1, 0]),
+    )
+    found = zero_windows(data)["a"]
+    assert (found.advertised, found.probes, found.events) == (6.0, 1.0, 7.0)
+    assert found.shown.source.name.startswith("netstat.TcpExtTCPWantZeroWindowAdv")

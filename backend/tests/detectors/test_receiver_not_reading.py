@@ -127,6 +127,63 @@ def test_another_hosts_counters_are_not_this_connections() -> None:
     assert finding.verdict == "likely" and finding.entity == "host elsewhere"
 
 
+def test_a_reader_standing_still_with_its_buffer_full_is_a_stall() -> None:
+    # The kernel: with the buffer full, bytes arrive only as fast as the application reads.
+    # bytes_received flat over the full snapshots is a reader that stopped.
+    capture = receiver(STALL)
+    received = [1e6, 5e6] + [9e6] * 6 + [2e7, 3e7]
+    capture.series(
+        "tcp.conn.bytes_received", received, unit="bytes",
+        labels={"local": SERVER, "peer": CLIENT},
+    )  # fmt: skip
+    finding = check(incident(capture))
+    assert finding.verdict == "confirmed", finding.summary  # the full buffer and the stall
+    stalled = next(e for e in finding.evidence if e.threshold_name == "reader_stalled_min_share")
+    assert stalled.met and stalled.observed == 1.0 and stalled.symptom is None
+    assert stalled.series == "tcp.conn.bytes_received" and stalled.host == "receiver"
+    assert stalled.to_ms - stalled.from_ms == 5000  # the 5 intervals the buffer stayed full
+    assert "stayed flat in 5 of 5 intervals" in stalled.summary
+
+
+def test_a_slow_reader_reading_through_a_full_buffer_is_no_stall() -> None:
+    # One I/O thread reading at a capped pace: bytes_received grows in every full interval.
+    capture = receiver(STALL)
+    capture.series(
+        "tcp.conn.bytes_received", [1e6 + 4e6 * i for i in range(10)], unit="bytes",
+        labels={"local": SERVER, "peer": CLIENT},
+    )  # fmt: skip
+    finding = check(incident(capture))
+    assert finding.verdict == "likely", finding.summary  # the full buffer alone
+    stalled = next(e for e in finding.evidence if e.threshold_name == "reader_stalled_min_share")
+    assert stalled.met is False and stalled.observed == 0.0
+
+
+def test_a_stall_seen_from_the_sender_alone() -> None:
+    # Only the sender captured: the peer's window held it back and bytes_acked stood still.
+    acked = [1e6] + [5e6] * 9  # moved in the first held interval, then never
+    capture = sender(RWND, BUSY, [1.8e6] * 10)
+    capture.series(
+        "tcp.conn.bytes_acked", acked, unit="bytes", labels={"local": CLIENT, "peer": SERVER}
+    )
+    finding = check(incident(capture))
+    assert finding.verdict == "confirmed", finding.summary  # rwnd_limited and the stall
+    stalled = next(e for e in finding.evidence if e.threshold_name == "reader_stalled_min_share")
+    assert stalled.series == "tcp.conn.bytes_acked" and stalled.host == "sender"
+    assert "stayed flat in 8 of 9 intervals" in stalled.summary
+
+
+def test_evidence_is_keyed_to_the_connection_from_both_ends() -> None:
+    # Zero-window counters are host-wide, but they are keyed like the rest to the connection,
+    # so a cause confirmed on the same connection (single_connection_bottleneck) matches them.
+    nstat = zero_windows("receiver", "TcpExtTCPToZeroWindowAdv", [0, 2, 0])
+    finding = check(incident(receiver(STALL), sender(RWND, BUSY, [1.8e6] * 10), nstat))
+    keys = {e.symptom.split("@", 1)[1] for e in finding.evidence if e.symptom}
+    assert keys == {"conn:10.0.0.1:5003|10.0.0.2:52424"}
+    assert {e.symptom.split("@")[0] for e in finding.evidence if e.symptom} == {
+        "recvq_full", "rwnd_limited", "zero_window", "sendq_full",
+    }  # fmt: skip
+
+
 def test_insufficient_data_without_ss_or_counters() -> None:
     finding = check(incident(Capture(kind="nmon").series("cpu.user_pct", [5, 5])))
     assert finding.verdict == "insufficient_data"
@@ -136,6 +193,8 @@ def test_insufficient_data_without_ss_or_counters() -> None:
 def test_lab_stalled_reader_confirmed_healthy_and_single_connection_ruled_out() -> None:
     finding = check(lab_incident("receiver_not_reading/base"))
     assert finding.verdict == "confirmed", finding.summary
+    stalled = next(e for e in finding.evidence if e.threshold_name == "reader_stalled_min_share")
+    assert stalled.met and stalled.observed == 1.0  # bytes_received flat the whole stall
     for other in ("healthy/base", "single_connection_bottleneck/sleep_decode"):
         assert check(lab_incident(other)).verdict == "ruled_out", other
 

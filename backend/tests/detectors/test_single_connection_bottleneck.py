@@ -1,5 +1,7 @@
 """single_connection_bottleneck: requests waiting in the socket of one connection while the
-host behind it has room; concurrency measured where requests wait, never in the pool."""
+host behind it has room; concurrency measured where requests wait, never in the pool; and the
+kernel's word that the reader kept reading (slowly) through the jam, which tells the
+connection layout's limit from a stalled reader (receiver_not_reading)."""
 
 from __future__ import annotations
 
@@ -22,9 +24,15 @@ def check(data: IncidentData) -> Finding:
     return finding
 
 
-def provider(connections=1, fill=None, n=10):  # type: ignore[no-untyped-def]
-    """The provider's side: requests piling in Recv-Q (skmem r against rb) on each connection."""
+READ_RATE = 5e6  # bytes/s the provider's one I/O thread reads (and decodes) through the jam
+
+
+def provider(connections=1, fill=None, n=10, received=None):  # type: ignore[no-untyped-def]
+    """The provider's side: requests piling in Recv-Q (skmem r against rb) on each connection,
+    read by a slow reader: ``bytes_received`` grows every second (``received`` overrides)."""
     fill = fill if fill is not None else [0.6] * n
+    n = len(fill)
+    received = received if received is not None else [1e6 + READ_RATE * i for i in range(n)]
     capture = Capture(kind="ss", host="provider")
     capture.series(
         "tcp.listen.backlog", [1024] * n, unit="connections",
@@ -34,20 +42,28 @@ def provider(connections=1, fill=None, n=10):  # type: ignore[no-untyped-def]
         connection(
             capture, PROVIDER, f"10.0.0.2:{50000 + c}",
             recvq__bytes=[f * RB * 0.75 for f in fill], skmem_r=[f * RB for f in fill],
-            skmem_rb=[RB] * n, rtt_ms=[20.0] * n,
+            skmem_rb=[RB] * n, rtt_ms=[20.0] * n, bytes_received=received,
         )  # fmt: skip
     return capture
 
 
-def consumer(w_fill=0.9, n=10, tb=4 * 1024 * 1024.0):  # type: ignore[no-untyped-def]
-    """The consumer's side of the same connection: requests waiting in its send buffer."""
+def consumer(w_fill=0.9, n=10, tb=4 * 1024 * 1024.0, acked=None):  # type: ignore[no-untyped-def]
+    """The consumer's side of the same connection: requests waiting in its send buffer, the
+    provider's window holding it back 90 % of its busy time, ``bytes_acked`` growing at the
+    reader's pace (``acked`` overrides)."""
+    acked = acked if acked is not None else [1e6 + READ_RATE * i for i in range(n)]
     capture = Capture(kind="ss", host="consumer")
     connection(
         capture, CONSUMER, PROVIDER,
         sendq__bytes=[w_fill * tb * 0.7] * n, skmem_w=[w_fill * tb] * n, skmem_tb=[tb] * n,
-        rtt_ms=[20.0] * n,
+        rtt_ms=[20.0] * n, busy_ms=[1000.0 * (i + 1) for i in range(n)],
+        rwnd_limited_ms=[900.0 * (i + 1) for i in range(n)], bytes_acked=acked,
     )  # fmt: skip
     return capture
+
+
+def zero_windows(host, increments):  # type: ignore[no-untyped-def]
+    return Capture(kind="nstat", host=host).counter("TcpExtTCPWantZeroWindowAdv", increments)
 
 
 def pool(active, maximum=200):  # type: ignore[no-untyped-def]
@@ -101,6 +117,7 @@ def test_a_queue_filling_the_offered_window_is_a_jam_even_with_a_large_buffer() 
     connection(
         capture, PROVIDER, CONSUMER, recvq__bytes=[200_000.0] * n, skmem_r=[300_000.0] * n,
         skmem_rb=[6_291_456.0] * n, rcv_ssthresh=[262_144.0] * n, rtt_ms=[1.0] * n,
+        bytes_received=[1e6 + READ_RATE * i for i in range(n)],
     )  # fmt: skip
     finding = check(incident(capture, pool([3] * n)))
     assert finding.verdict == "confirmed", finding.summary
@@ -124,15 +141,126 @@ def test_issue_11_item_1_both_ends_run_all() -> None:
     }
     assert findings[ID].verdict == "confirmed", findings[ID].summary
     assert not findings[ID].explained_by
-    # one kernel sign of a reader falling behind (rwnd_limited), the buffer never full:
-    # receiver_not_reading is not confirmed beside it
-    assert findings["receiver_not_reading"].verdict == "likely"
+    # One kernel sign of a reader falling behind (rwnd_limited), the buffer never full: it
+    # used to leave receiver_not_reading likely beside this cause; the sender's rwnd_limited
+    # is what the one slow reader does to it, so it is explained by this cause now.
+    assert findings["receiver_not_reading"].verdict == "ruled_out"
+    assert findings["receiver_not_reading"].explained_by == [ID]
+
+
+def _slow_or_stalled(read_while_full: bool, cpu_busy: float = 20.0):  # type: ignore[no-untyped-def]
+    """Report A's jam on one connection: the provider's Recv-Q at 95 % of rb in every
+    snapshot, the consumer rwnd_limited with its Send-Q full, zero windows on the provider, the
+    pool idle; the provider's reader either keeps reading at a capped pace (bytes_received and
+    the consumer's bytes_acked grow every second) or stands still (both flat)."""
+    n = 10
+    moved = [1e6 + (READ_RATE * i if read_while_full else 0.0) for i in range(n)]
+    return incident(
+        provider(fill=[0.95] * n, received=moved),
+        consumer(acked=moved),
+        zero_windows("provider", [0, 40, 35, 50, 42, 38, 41, 39, 44, 40]),
+        pool([1, 2, 1, 0, 1, 2, 1, 1, 0, 1]),
+        cpu([cpu_busy] * n),
+    )
+
+
+def test_a_slow_reader_that_keeps_reading_is_the_connections_limit() -> None:
+    # The kernel: with the buffer full, bytes arrive only as fast as the application reads.
+    # bytes_received growing in every jammed interval is one I/O thread reading, too slowly.
+    findings = {f.id: f for f in registry.run_all(_slow_or_stalled(read_while_full=True))}
+    mine = findings[ID]
+    assert mine.verdict == "confirmed", mine.summary
+    assert_well_formed(mine, ID, RULE.thresholds)
+    kept = next(e for e in mine.evidence if e.threshold_name == "reader_kept_reading_min_share")
+    assert kept.met and kept.observed == 1.0 and kept.symptom is None and not kept.corroborates
+    assert kept.series == "tcp.conn.bytes_received" and kept.host == "provider"
+    assert "grew in 9 of 9 jammed intervals" in kept.summary and "4.8 MiB/s" in kept.summary
+    # it takes over the symptoms receiver_not_reading sees on the same connection
+    key = "conn:10.0.0.1:20880|10.0.0.2:50000"
+    for symptom in ("recvq_full", "sendq_full", "rwnd_limited", "zero_window"):
+        assert f"{symptom}@{key}" in mine.explains, mine.explains
+    reader = findings["receiver_not_reading"]
+    assert reader.verdict == "ruled_out" and reader.explained_by == [ID], reader.summary
+    assert reader.summary.startswith(f"Explained by {ID}")
+    stalled = next(e for e in reader.evidence if e.threshold_name == "reader_stalled_min_share")
+    assert stalled.met is False and stalled.observed == 0.0
+    # the proxies corroborate, they do not decide
+    proxies = {e.threshold_name for e in mine.evidence if e.corroborates}
+    assert proxies == {
+        "pool_headroom_min_share", "cpu_low_max_pct", "rwnd_limited_min_pct",
+        "zero_window_min_events",
+    }  # fmt: skip
+
+
+def test_a_stalled_reader_is_receiver_not_reading_not_the_connection() -> None:
+    # Same queues, same rwnd_limited and zero windows, but bytes_received flat while the
+    # buffer is full: the reader stopped (GC, a blocked thread). That contradicts a slow
+    # reader on a busy connection: this item is ruled out, receiver_not_reading stands.
+    findings = {f.id: f for f in registry.run_all(_slow_or_stalled(read_while_full=False))}
+    mine = findings[ID]
+    assert mine.verdict == "ruled_out", mine.summary
+    assert "the reader kept reading in 0 % of the jam's intervals" in mine.summary
+    assert not mine.explains
+    reader = findings["receiver_not_reading"]
+    assert reader.verdict == "confirmed" and not reader.explained_by, reader.summary
+    stalled = next(e for e in reader.evidence if e.threshold_name == "reader_stalled_min_share")
+    assert stalled.met and stalled.observed == 1.0 and stalled.symptom is None
+
+
+def test_a_slow_reader_on_a_host_out_of_cpu_stays_likely() -> None:
+    # A host at 100 % CPU is another explanation of a slow reader: the connection layout is
+    # not shown to be the limit, so receiver_not_reading is not explained by a likely.
+    findings = {f.id: f for f in registry.run_all(_slow_or_stalled(True, cpu_busy=99.0))}
+    assert findings[ID].verdict == "likely", findings[ID].summary
+    assert "CPU user+sys median 99 %" in findings[ID].summary
+    assert findings["receiver_not_reading"].verdict == "confirmed"
+
+
+def test_a_stall_inside_a_slow_readers_jam_keeps_receiver_not_reading_standing() -> None:
+    # 25 s of a slow reader (queue at 60 % of rb, reading), then 5 s stopped with the buffer
+    # full: the connection's limit is confirmed, and the stall is a second, own cause.
+    n = 30
+    fill = [0.6] * 25 + [0.95] * 5
+    received = [1e6 + READ_RATE * min(i, 25) for i in range(n)]
+    data = incident(provider(fill=fill, received=received), pool([1] * n), cpu([20] * n))
+    findings = {f.id: f for f in registry.run_all(data)}
+    assert findings[ID].verdict == "confirmed", findings[ID].summary
+    reader = findings["receiver_not_reading"]
+    assert reader.verdict == "confirmed" and not reader.explained_by, reader.summary
+
+
+def test_the_senders_bytes_acked_when_only_the_consumer_was_captured() -> None:
+    # Only the consumer's ss: the intervals the provider's window held it back, bytes_acked.
+    slow = check(incident(consumer()))
+    kept = next(e for e in slow.evidence if e.threshold_name == "reader_kept_reading_min_share")
+    assert kept.met and kept.series == "tcp.conn.bytes_acked" and kept.host == "consumer"
+    assert slow.verdict == "likely"  # nothing captured of the host behind the queue
+    stalled = check(incident(consumer(acked=[1e6] * 10)))
+    assert stalled.verdict == "ruled_out", stalled.summary
+    reader = registry.judge("receiver_not_reading", incident(consumer(acked=[1e6] * 10)))
+    assert reader.verdict == "confirmed", reader.summary  # rwnd_limited and the stall
+
+
+def test_a_sender_held_by_its_own_buffer_says_nothing_about_the_reader() -> None:
+    # Send-Q full, but the kernel says the buffer (sndbuf_limited), not the peer's window,
+    # held it: bytes_acked growing is the path's pace, not a reader's.
+    capture = Capture(kind="ss", host="consumer")
+    n = 10
+    connection(
+        capture, CONSUMER, PROVIDER, sendq__bytes=[2.6e6] * n, skmem_w=[3.8e6] * n,
+        skmem_tb=[4194304.0] * n, busy_ms=[1000.0 * (i + 1) for i in range(n)],
+        sndbuf_limited_ms=[700.0 * (i + 1) for i in range(n)],
+        bytes_acked=[1e6 + READ_RATE * i for i in range(n)], rtt_ms=[20.0] * n,
+    )  # fmt: skip
+    finding = check(incident(capture))
+    assert all(e.threshold_name != "reader_kept_reading_min_share" for e in finding.evidence)
 
 
 def test_likely_without_pool_or_cpu_data() -> None:
     finding = check(incident(provider()))
     assert finding.verdict == "likely"
-    assert "not shown that the host behind the queue had room" in finding.summary
+    assert "confirmed needs the reader seen reading through the jam" in finding.summary
+    assert "and the host behind the queue with room" in finding.summary
     assert not finding.missing  # hints are for insufficient data only
 
 
