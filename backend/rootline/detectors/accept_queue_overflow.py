@@ -35,7 +35,7 @@ from rootline.detectors.quantities import (
     counter_increments,
     fact_ints,
     host_fact,
-    host_key,
+    host_measurement,
     single_counter_value,
     values_at,
 )
@@ -127,15 +127,7 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
         abort = fact_ints(host_fact(data, "net.ipv4.tcp_abort_on_overflow", host))
         if abort:
             values["abort_on_overflow"] = abort[0]
-        out.append(
-            Measurement(
-                entity=f"host {host}" if host else "the capture",
-                key=host_key(host),
-                values=values,
-                anchor=default,
-                anchors=anchors,
-            )
-        )
+        out.append(host_measurement(host, values, anchor=default, anchors=anchors))
     return out
 
 

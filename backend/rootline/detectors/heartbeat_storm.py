@@ -35,7 +35,7 @@ from rootline.detectors.quantities import (
     Periodicity,
     by_host,
     dominant_period,
-    host_key,
+    host_measurement,
     host_series,
     last_values_at,
 )
@@ -189,15 +189,7 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
             anchors["connections"] = Anchor(
                 conn_series.name, {}, at, at, host, conn_series.artifact
             )
-        out.append(
-            Measurement(
-                entity=f"host {host}" if host else "the capture",
-                key=host_key(host),
-                values=values,
-                anchor=default,
-                anchors=anchors,
-            )
-        )
+        out.append(host_measurement(host, values, anchor=default, anchors=anchors))
     return out
 
 

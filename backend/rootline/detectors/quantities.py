@@ -28,7 +28,14 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from rootline.detectors.base import FactView, IncidentData, SeriesView
+from rootline.detectors.base import (
+    Anchor,
+    FactView,
+    IncidentData,
+    Measurement,
+    Quantity,
+    SeriesView,
+)
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -497,6 +504,29 @@ def conn_key(host: str | None, local: str, peer: str) -> str:
 def host_key(host: str | None) -> str:
     """The entity key of a host."""
     return f"host:{host or ''}"
+
+
+def host_label(host: str | None) -> str:
+    """How a host-wide finding names its entity (``the capture`` when no file names a host)."""
+    return f"host {host}" if host else "the capture"
+
+
+def host_measurement(
+    host: str | None,
+    values: dict[str, Quantity],
+    *,
+    anchor: Anchor,
+    anchors: dict[str, Anchor],
+    key: str | None = None,
+) -> Measurement:
+    """A measurement of one host, keyed by it unless ``key`` says otherwise."""
+    return Measurement(
+        entity=host_label(host),
+        key=host_key(host) if key is None else key,
+        values=values,
+        anchor=anchor,
+        anchors=anchors,
+    )
 
 
 def exact_values_at(

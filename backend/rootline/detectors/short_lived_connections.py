@@ -40,6 +40,7 @@ from rootline.detectors.quantities import (
     by_host,
     connection_of,
     counter_increments,
+    host_measurement,
     host_series,
     increments_on,
     values_at,
@@ -154,13 +155,7 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
                 # only pools measured during the churn, and doing work, say how much work
                 values["requests_per_open"] = per_s / rate if per_s > 0 else None
         out.append(
-            Measurement(
-                entity=f"host {host}" if host else "the capture",
-                key=incident_key(),
-                values=values,
-                anchor=default,
-                anchors=anchors,
-            )
+            host_measurement(host, values, anchor=default, anchors=anchors, key=incident_key())
         )
     return out
 

@@ -44,7 +44,7 @@ from rootline.detectors.quantities import (
     connection_series,
     counter_increments,
     full_windows,
-    host_key,
+    host_measurement,
     increments_on,
 )
 
@@ -112,15 +112,7 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
             anchors["socket_pct"] = anchor
             if out is None or re is None:
                 default = anchor
-        result.append(
-            Measurement(
-                entity=f"host {host}" if host else "the capture",
-                key=host_key(host),
-                values=values,
-                anchor=default,
-                anchors=anchors,
-            )
-        )
+        result.append(host_measurement(host, values, anchor=default, anchors=anchors))
     return result
 
 
