@@ -139,6 +139,9 @@ def matrix() -> str:
     short = [i[:4] for i in IDS]
     lines = [f"{'capture':46} {'role':9} " + " ".join(f"{s:4}" for s in short) + "  ok"]
     for capture in captures():
+        if not capture.folder.is_dir():
+            lines.append(f"{capture.label:46} {capture.role:9} (not recorded yet)")
+            continue
         findings = findings_of(capture.folder)
         cells = []
         for i in IDS:
