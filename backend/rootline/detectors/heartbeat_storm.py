@@ -23,8 +23,8 @@ peak, its height the period's strength. Quantities:
 - ``capture_s``: the longest signal examined (a capture must hold ``min_cycles`` heartbeat
   periods to rule a storm out when connections are many);
 - ``<family>_wave_lift`` for ``cpu`` and ``queue``: the harm measured at the waves
-  themselves. With the strongest periodic signal's spikes as the instants of the waves (the
-  packets of thousands of heartbeats arriving together), the family's value at each wave
+  themselves. With the spikes of the strongest periodic packet signal as the instants of the
+  waves (thousands of heartbeats arriving together), the family's value at each wave
   (the larger of its sample at that instant and the next) over its value half a period later
   (the same two samples): a CPU or a queue that rises with the waves scores well above 1,
   noise near 1. Synchronised, so it finds a CPU spike that an autocorrelation of its own
@@ -183,8 +183,11 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
             values[f"{family}_strength"] = p.strength if best.strong(params) else 0.0
             values[f"{family}_signal"] = best.label
             anchors[f"{family}_strength"] = _signal_anchor(best, host)
-        if strong:
-            waves = max(strong, key=lambda x: x.period.strength)
+        # The waves are the heartbeats' packets; the harm is measured at their instants, never
+        # at a family's own spikes.
+        packet_waves = [sig for sig in strong if sig.family == "packets"]
+        if packet_waves:
+            waves = max(packet_waves, key=lambda x: x.period.strength)
             values["wave_signal"] = waves.label
             for family in ("cpu", "queue"):
                 series = [s for f, _, _, s in candidates.get(host, []) if f == family]

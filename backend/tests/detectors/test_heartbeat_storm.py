@@ -168,3 +168,22 @@ def test_kernel_packet_rates_of_one_host_are_read_from_one_tool() -> None:
 @given(odd_incidents())
 def test_never_raises_on_odd_input(data) -> None:  # type: ignore[no-untyped-def]
     check(data)
+
+
+def test_cpu_rising_at_the_packet_waves_confirms_without_a_period_of_its_own() -> None:
+    """A busy machine hides the CPU's own period; the CPU at the heartbeat waves does not."""
+    packets = spikes(300, 60, 200, 7000, 3)
+    wave = np.array(packets) > 2 * np.median(packets)
+    noise = np.random.default_rng(7).normal(0, 12, 300)
+    capture = Capture(kind="nmon")
+    capture.series("net.packets_in", packets, unit="/s", labels={"if": "eth0"})
+    capture.series("cpu.user_pct", list(50 + noise + np.where(wave, 35.0, 0.0)), unit="%")
+    finding = check(incident(capture, connections(7000)))
+    assert finding.verdict == "confirmed", finding.summary
+    lift = next(e for e in finding.evidence if e.threshold_name == "wave_lift_min")
+    assert lift.met and float(lift.observed or 0) >= 1.5
+    # the same noise with no bump at the waves: the wave exists, its harm does not
+    quiet = Capture(kind="nmon")
+    quiet.series("net.packets_in", packets, unit="/s", labels={"if": "eth0"})
+    quiet.series("cpu.user_pct", list(50 + noise), unit="%")
+    assert check(incident(quiet, connections(7000))).verdict == "likely"
