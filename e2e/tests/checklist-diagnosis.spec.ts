@@ -36,3 +36,28 @@ test("a symptom explained by a confirmed cause is not counted twice", async ({ p
   await cause.scrollIntoViewIfNeeded();
   await screenshot(page, "checklist-small-send-buffer");
 });
+
+test("the TIME_WAIT card names the side that closes first and gives that side's remedies", async ({ page }) => {
+  test.setTimeout(150_000);
+  await createIncidentThroughUi(page, { title: "Report E: keep-alive limits", timezone: "UTC" });
+  const folder = path.join(LAB, "time_wait_storm", "base");
+  await uploadThroughUi(page, [
+    { path: path.join(folder, "rootline-server-20261121T075013.tar.gz"), timezone: "UTC" },
+    { path: path.join(folder, "rootline-client-20261121T075013.tar.gz"), timezone: "UTC" },
+  ]);
+  await page.reload();
+  const card = page.locator('[data-finding="time_wait_storm"]');
+  await expect(card).toHaveAttribute("data-verdict", "confirmed");
+  await card.getByRole("button", { name: "Show the whole summary" }).click();
+  await expect(card).toContainText("the server closes first");
+  await expect(card).toContainText("holds no ephemeral port");
+  await card.getByText(/^Remedies/).click();
+  const remedies = card.locator(".finding-more").filter({ hasText: "Remedies" }).getByRole("listitem");
+  await expect(remedies.first()).toContainText("maxKeepAliveRequests");
+  await expect(remedies.filter({ hasText: "Leave ip_local_port_range and tcp_tw_reuse alone" })).toHaveCount(1);
+  // The churn behind the storm is its symptom, not a second cause.
+  await expect(page.locator('[data-finding="short_lived_connections"]').getByTestId("explained-by")).toBeVisible();
+  await page.setViewportSize({ width: 1280, height: 1800 });
+  await card.scrollIntoViewIfNeeded();
+  await screenshot(page, "checklist-time-wait-server-side");
+});
