@@ -6,6 +6,9 @@ and pool sizes, connection counts, congestion control, capture length...), the n
 shows, and the checklist ids that must come out ``confirmed``. The matrix holds when:
 
 - every failure capture gets its scenario's cause ``confirmed``, whatever the variation;
+  where the recording cannot show the whole mechanism (a lab process that saturates the
+  2-vCPU machine by design, a wave too light to cost CPU), its manifest lists the cause
+  under ``likely`` with the reason in ``why``, and the verdict must be at least likely;
 - no capture gets a ``confirmed`` its manifest does not list (``may_confirm`` names the
   rare second cause that is really there, with the reason in ``why``);
 - contrast and healthy captures get no ``likely`` beyond ``may_likely`` (with its reason);
@@ -41,7 +44,9 @@ class Capture:
     role: str
     varies: str
     shows: str
+    why: str
     confirmed: frozenset[str]
+    likely: frozenset[str]
     may_confirm: frozenset[str]
     may_likely: frozenset[str]
     env: dict[str, str] = field(default_factory=dict)
@@ -71,7 +76,9 @@ def captures() -> list[Capture]:
                     role=entry["role"],
                     varies=entry.get("varies", ""),
                     shows=entry.get("shows", ""),
+                    why=entry.get("why", ""),
                     confirmed=frozenset(entry.get("confirmed", [])),
+                    likely=frozenset(entry.get("likely", [])),
                     may_confirm=frozenset(entry.get("may_confirm", [])),
                     may_likely=frozenset(entry.get("may_likely", [])),
                     env=dict(entry.get("env", {})),
@@ -103,9 +110,11 @@ def test_manifest_entry_is_complete(capture: Capture) -> None:
     assert capture.folder.is_dir(), capture.folder
     assert capture.varies and capture.shows, "say what varies and what the capture shows"
     if capture.role == "failure":
-        assert capture.confirmed, "a failure capture names the cause it reproduces"
+        assert capture.confirmed or capture.likely, "a failure capture names its cause"
+        if capture.likely:
+            assert capture.why, "say why the capture shows its cause only in part"
     else:
-        assert not capture.confirmed
+        assert not capture.confirmed and not capture.likely
 
 
 @pytest.mark.parametrize("capture", captures(), ids=lambda c: c.label)
@@ -115,8 +124,12 @@ def test_verdicts(capture: Capture) -> None:
     assert capture.confirmed <= confirmed, {
         i: findings[i].summary for i in capture.confirmed if i in findings
     }
-    unexpected = confirmed - capture.confirmed - capture.may_confirm
+    unexpected = confirmed - capture.confirmed - capture.may_confirm - capture.likely
     assert not unexpected, {i: findings[i].summary for i in unexpected}
+    at_least_likely = {i for i, f in findings.items() if f.verdict in ("confirmed", "likely")}
+    assert capture.likely <= at_least_likely, {
+        i: findings[i].summary for i in capture.likely if i in findings
+    }
     for finding in findings.values():
         if finding.verdict == "likely":
             assert any(e.met for e in finding.evidence), f"{finding.id}: likely on no threshold"
@@ -149,8 +162,11 @@ def matrix() -> str:
             letter = "-" if f is None else "x" if f.explained_by else letters[f.verdict]
             cells.append(f"{letter:4}")
         confirmed = {i for i, f in findings.items() if f.verdict == "confirmed"}
-        ok = capture.confirmed <= confirmed and not (
-            confirmed - capture.confirmed - capture.may_confirm
+        flagged = {i for i, f in findings.items() if f.verdict in ("confirmed", "likely")}
+        ok = (
+            capture.confirmed <= confirmed
+            and capture.likely <= flagged
+            and not (confirmed - capture.confirmed - capture.may_confirm - capture.likely)
         )
         lines.append(f"{capture.label:46} {capture.role:9} " + " ".join(cells) + ("  ok" if ok else "  FAIL"))
     return "\n".join(lines)
