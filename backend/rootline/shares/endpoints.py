@@ -12,6 +12,7 @@ from typing import Annotated
 
 import sqlalchemy.exc
 from fastapi import APIRouter, Depends, Path, Request, Response, status
+from sqlalchemy.orm import Session
 
 from rootline.annotations.endpoints import read_routes as annotation_reads
 from rootline.artifacts.endpoints import read_routes as artifact_reads
@@ -83,22 +84,29 @@ def shared_access(
         incident = None if share is None else incidents_repository.get(session, share.incident_id)
     except sqlalchemy.exc.TimeoutError:
         # No connection came free in time: counted too, or a flood could go on uncounted.
-        _count_failed_lookup(request, settings)
+        _count_failed_lookup(request, settings, session)
         raise
     if share is None or incident is None:
-        _count_failed_lookup(request, settings)
+        _count_failed_lookup(request, settings, session)
         raise NotFound("share_not_found", "this share link is unknown, revoked or expired")
     return SharedAccess(incident=incident, allow_raw=share.allow_raw)
 
 
-def _count_failed_lookup(request: Request, settings: Settings) -> None:
+def _count_failed_lookup(request: Request, settings: Settings, session: Session) -> None:
     """Count one failed lookup of this client (429 past the limit).
 
     This request only reads: the count is written on the rate limiter's own connections
     (see `rootline.app`), never on a second connection of the pool the request already
     holds one of. Waiting on that pool while holding it is how a few dozen failed lookups
     at once used to freeze every route until the pool timed out.
+
+    Nor does it keep its own connection while it waits for the count: a flood's lookups
+    queue for the limiter (a few connections, one counter row per address), and if each
+    held a connection of the request pool meanwhile, they would hold all of them and every
+    other request of the process would wait for the counts (8.5 s for a share read in the
+    load-and-kill bench). The lookup's transaction ends first; the request fails anyway.
     """
+    session.rollback()
     failures = FailureLimit(
         [Limit(f"share:ip:{client_ip(request, settings)}", settings.share_rate_limit)],
         settings.rate_limit_window_s,
