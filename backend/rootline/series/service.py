@@ -140,12 +140,23 @@ def timeline(
     ):
         index[series_id][level].append((seq, count))
     budget = max_points * READ_BUDGET_FACTOR
+    fetched: list[tuple[SeriesRead, int, int, Sequence[Row[int, bytes]]]] = []
     for series in chosen:
         levels = index.get(series.id, {})
         raw_in_range = sum(count for _, count in levels.get(0, []))
         level = codec.choose_level(raw_in_range, budget, len(levels)) if levels else 0
         seqs = [seq for seq, _ in levels.get(level, [])]
-        times, values = _read(session, series.id, level, seqs)
+        fetched.append(
+            (to_read(series), level, raw_in_range, _fetch(session, series.id, level, seqs))
+        )
+    # Every byte needed is read (in one snapshot): end the reading transaction, so that its
+    # connection goes back to the pool before the CPU-bound decoding and downsampling, most
+    # of a read's time on a busy machine. Held, ten timeline readers of a process left two
+    # connections for everyone else: a share-token flood's lookups and a legitimate share
+    # read queued for them (1-3 s in the load-and-kill bench).
+    session.commit()
+    for read, level, raw_in_range, rows in fetched:
+        times, values = _decode(rows)
         if len(times):
             mask = np.ones(len(times), dtype=bool)
             if from_ms is not None:
@@ -153,13 +164,12 @@ def timeline(
             if to_ms is not None:
                 mask &= times <= to_ms
             times, values = codec.downsample(times[mask], values[mask], max_points)
-        read = to_read(series)
         result.series.append(
             TimelineSeries(
-                id=series.id,
-                name=series.name,
+                id=read.id,
+                name=read.name,
                 labels=read.labels,
-                unit=series.unit,
+                unit=read.unit,
                 level=level,
                 points_in_range=raw_in_range,
                 t=times.tolist(),
@@ -169,14 +179,20 @@ def timeline(
     return result
 
 
-def _read(
+def _fetch(
     session: Session, series_id: int, level: int, seqs: list[int]
-) -> tuple[codec.Times, codec.Values]:
+) -> Sequence[Row[int, bytes]]:
+    """(point_count, data) of the chunks ``seqs`` of one series and level, still encoded."""
     if not seqs:
-        return np.empty(0, np.int64), np.empty(0, np.float64)
+        return []
     # Chunks overlapping a range are consecutive, so one BETWEEN reads them all.
-    rows = repository.chunk_data(
+    return repository.chunk_data(
         session, series_id=series_id, level=level, first_seq=min(seqs), last_seq=max(seqs)
     )
+
+
+def _decode(rows: Sequence[Row[int, bytes]]) -> tuple[codec.Times, codec.Values]:
+    if not rows:
+        return np.empty(0, np.int64), np.empty(0, np.float64)
     parts = [codec.decode(data, count) for count, data in rows]
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import uuid
 from array import array
+from typing import Any
 
+import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
@@ -95,6 +97,32 @@ def test_timeline_downsamples_and_keeps_the_spike(
     sendq = next(s for s in body["series"] if s["name"] == "tcp.sendq.bytes")
     assert max(sendq["v"]) == 9999.0
     assert sendq["level"] == 1
+
+
+def test_timeline_gives_its_connection_back_before_downsampling(
+    app: FastAPI, client: TestClient, incident_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Decoding and downsampling (CPU, most of a read's time on a busy machine) hold no
+    database connection: ten readers holding theirs left two of a process's twelve to every
+    other request (a share read waited 1-3 s behind a share-token flood's lookups)."""
+    store_synthetic(app, incident_id, points=200_000)
+    app.state.parse_workers.stop()  # nothing else takes a connection meanwhile
+    pool = app.state.engine.pool
+    held: list[int] = []
+    downsample = series_service.codec.downsample
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        held.append(pool.checkedout())
+        return downsample(*args, **kwargs)
+
+    monkeypatch.setattr(series_service.codec, "downsample", watched)
+    response = client.get(
+        f"/api/incidents/{incident_id}/timeline",
+        params={"series": "tcp.sendq.bytes,tcp.conn.cwnd", "max_points": 500},
+    )
+    assert response.status_code == 200
+    assert len(response.json()["series"]) == 2
+    assert held == [0, 0]
 
 
 def test_timeline_range_is_respected(app: FastAPI, client: TestClient, incident_id: str) -> None:
