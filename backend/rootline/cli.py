@@ -36,6 +36,10 @@ tokens_app = typer.Typer(help="API tokens (for ingest and scripts).", no_args_is
 app.add_typer(tokens_app, name="tokens")
 
 
+# Seconds a server worker process may take to answer uvicorn's health check, starting included.
+WORKER_HEALTHCHECK_S = 30
+
+
 @app.command()
 def serve(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
@@ -75,6 +79,11 @@ def serve(
         # the access log.
         http=ReadTimeoutProtocol,
         log_config=log_config(),
+        # uvicorn kills a worker process that does not answer its health check in time, and
+        # its default (5 s) counts the start: on a busy machine a restarted server killed its
+        # own new workers one after another (and a worker whose threads all want the CPU can
+        # miss it too). A hung worker is still replaced, later.
+        timeout_worker_healthcheck=WORKER_HEALTHCHECK_S,
     )
 
 

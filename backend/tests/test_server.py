@@ -178,3 +178,64 @@ def test_a_client_hanging_up_is_one_line_in_the_log(server: LiveServer) -> None:
     hung_up = [line for line in log.splitlines() if "disconnected" in line]
     assert len(hung_up) == 2, log
     assert f"POST /api/incidents/{incident}/artifacts\": client disconnected" in hung_up[0]
+
+
+# Imported by every Python process started with the PYTHONPATH below: a server worker
+# process (uvicorn spawns them: `--multiprocessing-fork` in their argv) takes 7 s to start,
+# as one does on a loaded machine (kill -9 and restart under load in the load-and-kill bench).
+SLOW_WORKER_START = """
+import sys, time
+if "--multiprocessing-fork" in sys.argv:
+    time.sleep(7)
+"""
+
+
+def test_worker_processes_slow_to_start_are_waited_for(tmp_path: Path) -> None:
+    """uvicorn kills a worker process that has not answered its health check within
+    ``timeout_worker_healthcheck`` (5 s by default), starting included: a restart on a busy
+    machine killed its own new workers, one after another, and never served."""
+    import os
+    import subprocess
+
+    import httpx
+
+    from tests.conftest import BACKEND_DIR, ROOTLINE, free_port
+
+    (tmp_path / "slow").mkdir()
+    (tmp_path / "slow" / "sitecustomize.py").write_text(SLOW_WORKER_START)
+    port = free_port()
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(tmp_path / "slow"),
+        "ROOTLINE_DATABASE_URL": f"sqlite:///{tmp_path / 'rootline.db'}",
+        "ROOTLINE_DATA_DIR": str(tmp_path / "data"),
+        "ROOTLINE_LOAD_DEMO": "false",
+        "ROOTLINE_PARSE_THREADS": "0",
+    }
+    log = tmp_path / "serve.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [ROOTLINE, "serve", "--port", str(port), "--workers", "2"],
+            env=env,
+            cwd=BACKEND_DIR,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + 30
+        healthy = False
+        while time.monotonic() < deadline and not healthy:
+            try:
+                healthy = httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1).is_success
+            except httpx.HTTPError:
+                time.sleep(0.5)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    text = log.read_text(errors="replace")
+    assert healthy, text[-2000:]
+    assert "died" not in text, text[-2000:]
