@@ -26,7 +26,7 @@ FRONTEND_BUILD := frontend/dist/index.html
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 
 .PHONY: setup setup-python setup-node chromium compose-tool build run docs test test-backend test-sqlite \
-	test-postgres test-frontend test-e2e lint bench bench-backend bench-browser bench-load bench-fuzz lab demo clean
+	test-postgres test-frontend test-e2e lint bench bench-backend bench-browser bench-load bench-kill bench-fuzz lab demo clean
 
 setup: setup-python setup-node chromium compose-tool
 
@@ -115,7 +115,7 @@ lab: setup-python
 	lab/run.sh
 	cd backend && ROOTLINE_LAB_DIR=$(CURDIR)/lab/out .venv/bin/pytest -q -p no:cacheprovider tests/detectors/test_lab_scenarios.py
 
-bench: bench-backend bench-browser bench-load bench-fuzz
+bench: bench-backend bench-browser bench-load bench-kill bench-fuzz
 
 bench-backend: setup-python
 	cd backend && ROOTLINE_BENCH_POSTGRES_URL=$(PG_URL) .venv/bin/python -m bench.run
@@ -124,6 +124,12 @@ bench-backend: setup-python
 # (it says SKIPPED when PostgreSQL is not reachable).
 bench-load: setup-python
 	cd backend && ROOTLINE_BENCH_POSTGRES_URL=$(PG_URL) .venv/bin/python -m bench.load
+
+# 20 uploaders (1-5 MB), 20 timeline readers and a flood of 60 made-up share tokens for 75 s
+# against serve --workers 2 + rootline worker on PostgreSQL, while it kill -9s the worker, a
+# server worker and the whole server: 0 lost, 0 duplicated, legitimate share reads < 1 s.
+bench-kill: setup-python
+	cd backend && ROOTLINE_BENCH_POSTGRES_URL=$(PG_URL) .venv/bin/python -m bench.kill
 
 # Schemathesis over every route of a real server, with a token and as nobody, for 5 minutes
 # (PostgreSQL when reachable, else SQLite): 0 server errors and 0 dropped connections, counted.
