@@ -109,11 +109,13 @@ test-frontend: $(FRONTEND_STAMP)
 test-e2e: setup build
 	cd e2e && npx tsc --noEmit && npx playwright test
 
-# Re-runs every lab scenario live (root; about 8 minutes) and checks the detectors on the fresh captures.
+# Records every lab capture again from its manifest (root; about 90 minutes, one at a time,
+# each waiting for an idle machine) and prints and checks the scenario x checklist-id matrix.
 lab: setup-python
-	rm -rf lab/out
-	lab/run.sh
-	cd backend && ROOTLINE_LAB_DIR=$(CURDIR)/lab/out .venv/bin/pytest -q -p no:cacheprovider tests/detectors/test_lab_scenarios.py
+	for manifest in lab/fixtures/*/captures.toml; do \
+		python3 lab/record.py --quiet 300 $$(basename $$(dirname $$manifest)) || exit 1; done
+	cd backend && .venv/bin/python -m tests.detectors.test_lab_scenarios
+	cd backend && .venv/bin/pytest -q -p no:cacheprovider tests/detectors/test_lab_scenarios.py
 
 bench: bench-backend bench-browser bench-load bench-kill bench-fuzz
 
