@@ -30,7 +30,7 @@ def roomy(database_url: str, tmp_path: Path) -> Iterator[LiveServer]:
     """A server taking files up to 64 MiB (a line of 48 MiB is within its limit)."""
     token = add_token(database_url, add_user(database_url, "tester"))
     with run_server(
-        database_url, tmp_path, token, environment={"ROOTLINE_MAX_UPLOAD_BYTES": str(64 * MiB)}
+        database_url, tmp_path, token, settings={"ROOTLINE_MAX_UPLOAD_BYTES": str(64 * MiB)}
     ) as live:
         yield live
 

@@ -163,10 +163,12 @@ def matrix() -> str:
             cells.append(f"{letter:4}")
         confirmed = {i for i, f in findings.items() if f.verdict == "confirmed"}
         flagged = {i for i, f in findings.items() if f.verdict in ("confirmed", "likely")}
+        likely = {i for i, f in findings.items() if f.verdict == "likely"}
         ok = (
             capture.confirmed <= confirmed
             and capture.likely <= flagged
             and not (confirmed - capture.confirmed - capture.may_confirm - capture.likely)
+            and (capture.role == "failure" or not (likely - capture.may_likely))
         )
         lines.append(f"{capture.label:46} {capture.role:9} " + " ".join(cells) + ("  ok" if ok else "  FAIL"))
     return "\n".join(lines)
