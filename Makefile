@@ -90,7 +90,7 @@ test: lint test-frontend test-backend test-e2e
 
 test-backend: test-sqlite test-postgres
 
-test-sqlite: setup-python
+test-sqlite: setup-python compose-tool
 	cd backend && .venv/bin/pytest -q -p no:cacheprovider
 
 # Re-runs every test that touches a database on a real PostgreSQL, in a database of its own.
