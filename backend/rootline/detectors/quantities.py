@@ -489,6 +489,16 @@ def values_at(
     raise ValueError(f"values_at mode is 'exact' or 'last', not {mode!r}")
 
 
+def field_at(
+    row: dict[str, SeriesView], name: str, times_ms: npt.NDArray[np.int64], default: float = 0.0
+) -> npt.NDArray[np.float64]:
+    """A per-connection ss field (``row`` from :func:`connection_series`) at the snapshots
+    ``times_ms``: the exact sample, ``default`` where ss did not print it or never did."""
+    if name not in row:
+        return np.full(len(times_ms), default, dtype=np.float64)
+    return values_at(row[name], times_ms, mode="exact", default=default)
+
+
 def conn_key(host: str | None, local: str, peer: str) -> str:
     """The entity key of one connection, the same from both ends.
 

@@ -49,6 +49,7 @@ from rootline.detectors.quantities import (
     conn_key,
     connection_label,
     connection_series,
+    field_at,
     held_intervals,
     host_key,
     longest_true_run,
@@ -232,9 +233,7 @@ def _fill(
     recvq = values_at(row["recvq.bytes"], times, mode="exact", default=0.0)
     rb = values_at(row["skmem_rb"], times, mode="exact")
     # skmem r is the queue in truesize, like rb; Recv-Q (payload) only when r was not printed.
-    used = (
-        values_at(row["skmem_r"], times, mode="exact", default=0.0) if "skmem_r" in row else recvq
-    )
+    used = field_at(row, "skmem_r", times) if "skmem_r" in row else recvq
     with np.errstate(divide="ignore", invalid="ignore"):
         fill = np.where(rb > 0, used / rb, 0.0)
     return recvq, np.nan_to_num(fill, nan=0.0), rb

@@ -76,6 +76,7 @@ from rootline.detectors.quantities import (
     conn_key,
     connection_label,
     connection_series,
+    field_at,
     held_intervals,
     longest_true_span,
     pool_saturation,
@@ -197,16 +198,8 @@ def _end(key: ConnectionKey, row: dict[str, SeriesView], params: Params) -> _End
     times = anchor.times_ms
     if not len(times):
         return None
-    recvq = (
-        values_at(row["recvq.bytes"], times, mode="exact", default=0.0)
-        if "recvq.bytes" in row
-        else np.zeros(len(times))
-    )
-    sendq = (
-        values_at(row["sendq.bytes"], times, mode="exact", default=0.0)
-        if "sendq.bytes" in row
-        else np.zeros(len(times))
-    )
+    recvq = field_at(row, "recvq.bytes", times)
+    sendq = field_at(row, "sendq.bytes", times)
     recv_fill, rb = _fill(row, "skmem_r", "skmem_rb", times)
     send_fill, tb = _fill(row, "skmem_w", "skmem_tb", times)
     recv_min = float(params["recv_fill_min_ratio"])

@@ -26,6 +26,7 @@ from rootline.detectors.quantities import (
     connection_label,
     connection_series,
     fact_ints,
+    field_at,
     host_fact,
     longest_true_span,
     split_endpoint,
@@ -89,16 +90,8 @@ def _connection(
     send_buffer = float(np.nanmedian(tb)) if np.isfinite(tb).any() else 0.0
     if send_buffer <= 0:
         return None
-    sendq = (
-        values_at(row["sendq.bytes"], times, mode="exact", default=0.0)
-        if "sendq.bytes" in row
-        else np.zeros(len(times))
-    )
-    queued_truesize = (
-        values_at(row["skmem_w"], times, mode="exact", default=0.0)
-        if "skmem_w" in row
-        else np.zeros(len(times))
-    )
+    sendq = field_at(row, "sendq.bytes", times)
+    queued_truesize = field_at(row, "skmem_w", times)
     queued = np.maximum(sendq, queued_truesize)
     has_data = queued > 0
     near_full = float(params["sendq_near_full_ratio"])
@@ -255,22 +248,14 @@ def _buffer_bound_share(
     """
     if not all(name in row for name in ("unacked", "mss", "cwnd")):
         return None, 0
-    unacked = values_at(row["unacked"], times, mode="exact", default=0.0)
-    mss = np.nan_to_num(values_at(row["mss"], times, mode="exact"), nan=0.0)
-    cwnd = np.nan_to_num(values_at(row["cwnd"], times, mode="exact"), nan=0.0)
+    unacked = field_at(row, "unacked", times)
+    mss = field_at(row, "mss", times)
+    cwnd = field_at(row, "cwnd", times)
     inflight = unacked * mss
-    sendq = (
-        values_at(row["sendq.bytes"], times, mode="exact", default=0.0)
-        if "sendq.bytes" in row
-        else queued
-    )
+    sendq = field_at(row, "sendq.bytes", times) if "sendq.bytes" in row else queued
     slack = float(params["inflight_slack_ratio"])
     all_in_flight = sendq <= inflight * slack + mss
-    below_window = (
-        inflight < values_at(row["snd_wnd"], times, mode="exact", default=np.inf)
-        if "snd_wnd" in row
-        else np.ones(len(times), dtype=bool)
-    )
+    below_window = inflight < field_at(row, "snd_wnd", times, default=np.inf)
     bound = pinned_mask & (unacked > 0) & all_in_flight & (unacked < cwnd) & below_window
     with_data = int((queued > 0).sum())
     if not with_data:
