@@ -49,7 +49,7 @@ from rootline.detectors.base import (
     Quantity,
     Verdict,
 )
-from rootline.detectors.rule import Comparison, Group, Rule
+from rootline.detectors.rule import Comparison, EvidenceRule, Group, Rule
 
 _CODE_DIR = Path(__file__).parent
 
@@ -244,7 +244,7 @@ def _entity_verdict(rule: Rule, m: Measurement, params: Params) -> Verdict:
         return "confirmed"
     likely = rule.verdict.likely is not None and holds(rule.verdict.likely, m.values, params)
     # A likely needs at least one observation (not a proxy) at or past its named threshold.
-    if likely and any(item.met and not item.corroborates for item in _evidence(rule, m, params)):
+    if likely and any(c.met and not c.item.corroborates for c in _checks(rule, m, params)):
         return "likely"
     return "ruled_out"
 
@@ -266,38 +266,66 @@ def _context(rule: Rule, m: Measurement | None, params: Params, **extra: Any) ->
     return _Values(items)
 
 
-def _evidence(rule: Rule, m: Measurement, params: Params) -> list[Evidence]:
-    items = []
-    context = _context(rule, m, params)
+@dataclass(frozen=True, slots=True)
+class _Check:
+    """One evidence item of a rule on one entity, before any text is rendered."""
+
+    item: EvidenceRule
+    observed: Quantity
+    threshold: Any
+    threshold_name: str | None
+    met: bool | None
+
+
+def _checks(rule: Rule, m: Measurement, params: Params) -> list[_Check]:
+    """The rule's evidence items that apply to ``m``, compared with their thresholds. Cheap:
+    the verdict of every entity needs them, the texts only the entity shown."""
+    out = []
     for item in rule.evidence:
         observed = m.values.get(item.quantity)
         if observed is None or not holds(item.when, m.values, params):
             continue
-        met = threshold = None
-        threshold_name = None
+        met = threshold = threshold_name = None
         if item.compare is not None:
             operator, operand = item.compare
             threshold = _operand(operand, params)
             threshold_name = operand if isinstance(operand, str) and operand in params else None
             met = bool(compare(observed, operator, threshold))
-        anchor = m.anchor_of(item.quantity)
+        out.append(_Check(item, observed, threshold, threshold_name, met))
+    return out
+
+
+def _symptoms(rule: Rule, m: Measurement, params: Params) -> set[str]:
+    """The symptoms ``m`` shows past threshold that the rule's mechanism explains."""
+    return {
+        f"{c.item.symptom}@{m.key}"
+        for c in _checks(rule, m, params)
+        if c.met and c.item.symptom in rule.explains
+    }
+
+
+def _evidence(rule: Rule, m: Measurement, params: Params) -> list[Evidence]:
+    context = _context(rule, m, params)
+    items = []
+    for c in _checks(rule, m, params):
+        anchor = m.anchor_of(c.item.quantity)
         items.append(
             Evidence(
-                summary=render(item.summary, context),
-                observed=_plain(observed),
-                threshold=_plain(threshold),
-                unit=item.unit,
+                summary=render(c.item.summary, context),
+                observed=_plain(c.observed),
+                threshold=_plain(c.threshold),
+                unit=c.item.unit,
                 from_ms=anchor.from_ms,
                 to_ms=anchor.to_ms,
-                series=item.series or anchor.series,
+                series=c.item.series or anchor.series,
                 labels=dict(anchor.labels),
-                event_kind=item.event_kind or anchor.event_kind,
+                event_kind=c.item.event_kind or anchor.event_kind,
                 artifact=anchor.artifact,
                 host=anchor.host,
-                met=met,
-                threshold_name=threshold_name,
-                symptom=f"{item.symptom}@{m.key}" if item.symptom else None,
-                corroborates=item.corroborates,
+                met=c.met,
+                threshold_name=c.threshold_name,
+                symptom=f"{c.item.symptom}@{m.key}" if c.item.symptom else None,
+                corroborates=c.item.corroborates,
             )
         )
     return items
@@ -355,20 +383,14 @@ def judge(item: Checklist, data: IncidentData) -> Finding:
         unmet_evidence="; ".join(e.summary for e in evidence if e.met is False) or "none",
         all_evidence="; ".join(e.summary for e in evidence) or "none",
     )
-    explains = sorted(
-        {
-            e.symptom
-            for v, m in verdicts
-            if v == "confirmed"
-            for e in (evidence if m is chosen else _evidence(rule, m, params))
-            if e.met and e.symptom and e.symptom.split("@", 1)[0] in rule.explains
-        }
-    )
     template = {
         "confirmed": rule.summary.confirmed,
         "likely": rule.summary.likely or rule.summary.confirmed,
         "ruled_out": rule.summary.ruled_out,
     }[verdict]
+    explains = sorted(
+        set().union(*(_symptoms(rule, m, params) for v, m in verdicts if v == "confirmed"))
+    )
     return Finding(
         verdict=verdict,
         summary=render(template, context),
