@@ -358,7 +358,12 @@ def judge(item: Checklist, data: IncidentData) -> Finding:
         context = _context(rule, chosen, params, judged=len(measurements))
         return Finding(
             verdict="insufficient_data",
-            summary=render(rule.summary.insufficient_data, context),
+            summary=render(
+                rule.summary.insufficient_data
+                if measurements or rule.summary.nothing_captured is None
+                else rule.summary.nothing_captured,
+                context,
+            ),
             explanation=render(rule.explanation, context) if chosen else "",
             missing=[Missing(h.artifact, h.command) for h in rule.missing],
             remedies=_remedies(rule, chosen, params),

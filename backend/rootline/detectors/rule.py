@@ -118,6 +118,11 @@ class Summaries(_Strict):
     likely: str | None = None
     ruled_out: str
     insufficient_data: str
+    nothing_captured: str | None = Field(
+        default=None,
+        description="insufficient_data when no input at all was captured (else the"
+        " insufficient_data text, which may speak of what was captured but not judgeable).",
+    )
 
 
 class MissingHint(_Strict):

@@ -179,7 +179,7 @@ def test_a_gc_log_without_a_pause_read_judges_nothing() -> None:
     assert "1 GC log(s) given, and no pause could be read" in finding.summary
     assert "over 0 pauses" not in finding.summary
     none = check(incident(pool_capture([1, 2])))
-    assert "0 GC log(s) given" in none.summary
+    assert none.summary.startswith("No GC log:") and "given" not in none.summary
     # beside a log with pauses, the unread one does not hide it
     both = check(incident(empty, gc_log(young(30, 1.0, 5.0), host="h2")))
     assert both.verdict == "ruled_out" and "over 30 pauses" in both.summary
