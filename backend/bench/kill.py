@@ -72,13 +72,19 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import httpx
 import numpy as np
 
 from bench.gen_ss import INTERVAL, START, timestamp_line
-from bench.load import BACKEND, ROOTLINE, Captures, prepare_database, sha256_hex
+from bench.load import (
+    BACKEND,
+    ROOTLINE,
+    Captures,
+    prepare_database,
+    series_list,
+    sha256_hex,
+)
 from bench.run import MB, PG_ADMIN
 from rootline.db import create_scratch_database
 
@@ -575,16 +581,7 @@ async def stored_incident(
         headers={"Content-Type": "application/octet-stream"},
     )
     assert response.status_code == 201, response.text
-    items: list[dict[str, Any]] = []
-    while True:
-        page = (
-            await client.get(
-                f"/api/incidents/{incident}/series", params={"limit": 1000, "offset": len(items)}
-            )
-        ).json()
-        items += page["items"]
-        if len(items) >= page["total"] or not page["items"]:
-            break
+    items = await series_list(client, incident)
     names = sorted({s["name"] for s in items if s["point_count"] >= 100})
     span = (min(s["first_ms"] for s in items), max(s["last_ms"] for s in items))
     async with httpx.AsyncClient(base_url=str(client.base_url), timeout=60) as browser:

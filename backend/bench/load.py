@@ -180,6 +180,20 @@ def start_server(
 # --- The load -------------------------------------------------------------------------------
 
 
+async def series_list(client: httpx.AsyncClient, incident: str) -> list[dict[str, Any]]:
+    """Every series of ``incident``, read page by page as the series picker does."""
+    items: list[dict[str, Any]] = []
+    while True:
+        page = (
+            await client.get(
+                f"/api/incidents/{incident}/series", params={"limit": 1000, "offset": len(items)}
+            )
+        ).json()
+        items += page["items"]
+        if len(items) >= page["total"] or not page["items"]:
+            return items
+
+
 async def stored_incident(client: httpx.AsyncClient) -> tuple[str, list[str], int, int]:
     """The incident the readers read: a 20 MB ss capture and a 10 MB nstat series."""
     incident = (await client.post("/api/incidents", json={"title": "timeline"})).json()["id"]
@@ -197,16 +211,7 @@ async def stored_incident(client: httpx.AsyncClient) -> tuple[str, list[str], in
         )
         assert response.status_code == 201, response.text
         assert response.json()["artifacts"][0]["status"] == "parsed", response.text
-    items: list[dict[str, Any]] = []
-    while True:
-        page = (
-            await client.get(
-                f"/api/incidents/{incident}/series", params={"limit": 1000, "offset": len(items)}
-            )
-        ).json()
-        items += page["items"]
-        if len(items) >= page["total"] or not page["items"]:
-            break
+    items = await series_list(client, incident)
     # Series with enough points to be worth drawing, the way the lanes draw them.
     names = sorted({s["name"] for s in items if s["point_count"] >= 100})
     first = min(s["first_ms"] for s in items)
