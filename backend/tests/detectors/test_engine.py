@@ -146,8 +146,6 @@ def test_one_symptom_one_cause() -> None:
     echo = _finding("single_connection_bottleneck", "likely", "sendq_full@conn:a|b")
     own = _finding("single_connection_bottleneck", "likely", "sendq_full@conn:a|b", "recvq_full@conn:a|b")
     other_conn = _finding("single_connection_bottleneck", "likely", "sendq_full@conn:c|d")
-    if "single_connection_bottleneck" not in rules:
-        pytest.skip("single_connection_bottleneck has no rule file yet")
     engine.diagnose([cause, echo, elsewhere], {k: c.rule for k, c in rules.items()})
     assert echo.verdict == "ruled_out" and echo.explained_by == ["small_send_buffer"]
     assert elsewhere.verdict == "ruled_out" and elsewhere.explained_by == ["small_send_buffer"]
@@ -167,8 +165,6 @@ def test_a_proxy_alone_neither_makes_a_likely_nor_keeps_a_finding_standing() -> 
     # `share` is now a proxy: met, but a likely needs a primary observation past threshold
     assert toy([{"queue": 10, "share": 0.9, "other": True}], text).verdict == "ruled_out"
     rules = {k: c.rule for k, c in registry.checklists().items()}
-    if "single_connection_bottleneck" not in rules:
-        pytest.skip("single_connection_bottleneck has no rule file yet")
     cause = _finding("small_send_buffer", "confirmed")
     cause.explains = ["sendq_full@conn:a|b"]
     finding = _finding("single_connection_bottleneck", "likely", "sendq_full@conn:a|b")
