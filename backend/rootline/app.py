@@ -26,6 +26,7 @@ from rootline.artifacts import housekeeping
 from rootline.artifacts.endpoints import router as artifacts_router
 from rootline.artifacts.worker import ParseWorkers, sessions_for
 from rootline.auth import annotate_routes
+from rootline.bulkhead import Bulkhead
 from rootline.checklist.endpoints import router as checklist_router
 from rootline.db import make_engine, make_limiter_engine, make_sessionmaker, writer_engine
 from rootline.errors import ApiError, ServiceUnavailable
@@ -180,6 +181,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
 
     app.add_middleware(RequestGuard)
+    app.add_middleware(Bulkhead, slots=settings.heavy_requests, wait_s=settings.heavy_wait_s)
     _mount_frontend(app, settings.resolved_frontend_dir)
     annotate_routes(app)
     app.add_middleware(SecurityHeaders)

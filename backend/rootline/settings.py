@@ -64,6 +64,19 @@ class Settings(BaseSettings):
             "requests one process has in flight."
         ),
     )
+    heavy_requests: int = Field(
+        default=4,
+        ge=1,
+        description=(
+            "Heavy requests (timeline points, raw downloads, checklists) run at once per "
+            "server process; more wait in line, so cheap requests stay fast under load."
+        ),
+    )
+    heavy_wait_s: float = Field(
+        default=60.0,
+        gt=0,
+        description="How long a heavy request waits for its turn before a 503 (Retry-After).",
+    )
     parse_threads: int = Field(
         default=1,
         ge=0,
