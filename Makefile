@@ -82,9 +82,10 @@ demo: setup-python
 docs: setup-python
 	$(BIN)/python -m rootline.detectors.docs > docs/checklist.md
 
-lint: setup-python
+lint: setup-python $(FRONTEND_STAMP)
 	$(BIN)/ruff check --config backend/pyproject.toml backend/rootline backend/tests backend/bench migrations
 	cd backend && .venv/bin/mypy rootline
+	cd frontend && npm run lint
 
 test: lint test-frontend test-backend test-e2e
 

@@ -31,7 +31,7 @@ function UnauthorizedRedirect() {
       const { pathname, search } = window.location;
       if (pathname.startsWith("/login") || pathname.startsWith("/share/")) return;
       queryClient.removeQueries({ queryKey: ME_KEY });
-      navigate(`/login?next=${encodeURIComponent(pathname + search)}`, { replace: true });
+      void navigate(`/login?next=${encodeURIComponent(pathname + search)}`, { replace: true });
     });
     return () => setUnauthorizedHandler(null);
   }, [navigate]);

@@ -7,7 +7,7 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
   useEffect(() => () => window.clearTimeout(timer.current), []);
 
   async function copy() {
-    let ok = false;
+    let ok: boolean;
     try {
       await navigator.clipboard.writeText(text);
       ok = true;

@@ -45,7 +45,7 @@ export function IncidentPage() {
         <DeleteIncidentDialog
           incident={data}
           onClose={() => setDialog(null)}
-          onDeleted={() => navigate("/", { replace: true })}
+          onDeleted={() => void navigate("/", { replace: true })}
         />
       )}
     </main>

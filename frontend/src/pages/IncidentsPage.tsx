@@ -150,7 +150,7 @@ export function IncidentsPage() {
           error={create.error}
           onClose={() => setCreating(false)}
           onSubmit={(values) =>
-            create.mutate(values, { onSuccess: (incident) => navigate(`/incidents/${incident.id}`) })
+            create.mutate(values, { onSuccess: (incident) => void navigate(`/incidents/${incident.id}`) })
           }
         />
       )}

@@ -23,7 +23,7 @@ export function LoginPage() {
           className="stacked-form"
           onSubmit={(event) => {
             event.preventDefault();
-            login.mutate({ username: username.trim(), password }, { onSuccess: () => navigate(next, { replace: true }) });
+            login.mutate({ username: username.trim(), password }, { onSuccess: () => void navigate(next, { replace: true }) });
           }}
         >
           <label htmlFor="login-username">Username</label>

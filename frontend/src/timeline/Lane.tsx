@@ -361,7 +361,7 @@ function LaneCursor(props: {
           <table>
             <tbody>
               {plan.lines.map((line, i) => {
-                const near = points[i] ? valueAt(points[i]!, t) : null;
+                const near = points[i] ? valueAt(points[i], t) : null;
                 const off = near && Math.abs(near.t - t) > tolerance ? near.t - t : 0;
                 return (
                   <tr key={line.key} className={off !== 0 ? "tl-tooltip__stale" : undefined}>

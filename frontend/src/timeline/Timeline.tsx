@@ -78,13 +78,13 @@ export default function Timeline(props: TimelineProps) {
 
   // The page may pass a new highlight object on every render: key it by content.
   const highlightKey = highlight ? JSON.stringify(highlight) : "";
-  // eslint-disable-next-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed by content, not identity
   const hl = useMemo(() => highlight, [highlightKey]);
   const list = useSeriesList(apiBase);
   const bounds = useMemo(() => incidentWindow ?? extentOf(list.data), [incidentWindow, list.data]);
   const visible = useMemo<TimeRange | null>(
     () => (range ? { from: range.from, to: range.to } : bounds),
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed by the range's numbers, not the objects' identity
     [range?.from, range?.to, bounds?.from, bounds?.to],
   );
 
@@ -108,7 +108,7 @@ export default function Timeline(props: TimelineProps) {
     const map = new Map<number, TimelineSeries>();
     for (const r of results) for (const s of r.data?.series ?? []) map.set(s.id, s);
     return map;
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- dataKey changes exactly when the fetched batches do
   }, [dataKey]);
   // Which requests (indices into `batches`/`results`) carry each lane's series.
   const laneBatches = useMemo(() => {
@@ -236,7 +236,7 @@ export default function Timeline(props: TimelineProps) {
     const el = laneEls.current.get(plan.highlightLane);
     el?.scrollIntoView?.({ block: "nearest", behavior: "smooth" });
     // Only when the evidence changes, not on every zoom.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only when the evidence changes, not on every zoom
   }, [highlightTarget, !!list.data]);
 
   // ---- actions ----
@@ -292,7 +292,7 @@ export default function Timeline(props: TimelineProps) {
       });
     }
     return fns;
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- dataKey stands for the fetched batches' content
   }, [plan, laneBatches, list.isError, dataKey]);
   const removeFns = useMemo(() => {
     const fns = new Map<string, () => void>();

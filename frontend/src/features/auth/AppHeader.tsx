@@ -28,7 +28,7 @@ export function AppHeader() {
               type="button"
               className="button-small"
               disabled={logout.isPending}
-              onClick={() => logout.mutate(undefined, { onSettled: () => navigate("/login", { replace: true }) })}
+              onClick={() => logout.mutate(undefined, { onSettled: () => void navigate("/login", { replace: true }) })}
             >
               Sign out
             </button>

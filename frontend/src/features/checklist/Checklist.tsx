@@ -114,6 +114,7 @@ function FindingCard({
       scroller.scrollTop += article.getBoundingClientRect().top - scroller.getBoundingClientRect().top - 8;
     }
     // Only on first render with the selection: not on every later click.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, on mount: later selections scroll by their own click
   }, []);
 
   return (

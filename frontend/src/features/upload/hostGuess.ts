@@ -46,7 +46,7 @@ function readText(blob: Blob): Promise<string> {
   if (typeof blob.text === "function") return blob.text();
   return new Promise((resolve, reject) => {
     const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result));
+    reader.onload = () => resolve(reader.result as string);
     reader.onerror = () => reject(reader.error ?? new Error("unreadable"));
     reader.readAsText(blob);
   });
