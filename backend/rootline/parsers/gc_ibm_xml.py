@@ -201,6 +201,7 @@ NOOP_ELEMENTS = frozenset(
         "cpu-info",
     }
 )
+_DETAIL_PARENTS = (CONTAINERS | NOOP_ELEMENTS) - {"verbosegc"}
 GC_TYPES = {
     "scavenge": "young",
     "nursery": "young",
@@ -343,6 +344,10 @@ class _Reader:
     def _inside(self, *names: str) -> bool:
         return any(name in self.stack for name in names)
 
+    def _inside_known(self) -> bool:
+        """Inside a known element other than the root: its children are detail."""
+        return any(name in _DETAIL_PARENTS for name in self.stack)
+
     def _open(self, name: str, attrs: dict[str, str], line: int) -> None:
         parent = self.stack[-1] if self.stack else None
         if self.old is not None and self._inside(self.old.element):
@@ -358,7 +363,7 @@ class _Reader:
             self._mem_info(parent, attrs)
         elif name == "mem" and parent == "mem-info" and self._inside("gc-start", "gc-end"):
             self._nursery(attrs)
-        elif self._inside(*CONTAINERS - {"verbosegc"}) or self._inside(*NOOP_ELEMENTS):
+        elif self._inside_known():
             self._detail(name, attrs)
         elif name in CONTAINERS:
             self._top(name, attrs, line)

@@ -28,8 +28,10 @@ the application. So the ``gc_pause`` events are:
 
 GCViewer reads one pause per summary line with its *longest* pause as the duration (15
 pauses, 638.5 ms in the corpus file where the 44 ``[pau]`` phases add up to 734.8 ms, the
-JVM's own ``sum of pauses``). The log is anchored only by a JVM start time given at upload
-(``context.jvm_start_ms``). JRockit logs no cause. Facts: those of
+JVM's own ``sum of pauses``). The log is anchored by the date decoration of
+``-Xverbosetimestamp`` when a summary line carries one (the JVM start = that date, which is
+when the line was printed, less the collection's end uptime: second precision), else only by
+a JVM start time given at upload (``context.jvm_start_ms``). JRockit logs no cause. Facts: those of
 :mod:`rootline.parsers.gc_common`; ``gc.collector`` is ``jrockit-<strategy>``.
 
 ===================  =====================================================  ===============
@@ -59,13 +61,20 @@ import re
 from dataclasses import dataclass, field
 
 from rootline.parsers.base import ParseContext, ParseResult
-from rootline.parsers.gc_common import Clock, Concurrent, GcLog, Pause, build_result
+from rootline.parsers.gc_common import (
+    Clock,
+    Concurrent,
+    GcLog,
+    Pause,
+    build_result,
+    month_date_ms,
+)
 
 KIND = "gc_jrockit"
 
 PREFIX = re.compile(
     r"^(?:\[(?P<level>[A-Z]+) *\])?\[(?P<module>[a-z]+) *\]"
-    r"(?:\[[A-Z][a-z]{2} [^\]]*\d{4}\])?(?:\[\d+\])? ?"
+    r"(?:\[(?P<date>[A-Z][a-z]{2} [^\]]*\d{4})\])?(?:\[\d+\])? ?"
 )
 SUMMARY = re.compile(
     r"(?:\[(?P<kind>[OY]C)#(?P<id>\d+)\] )?(?P<start>\d+(?:\.\d+)?)-(?P<end>\d+(?:\.\d+)?): "
@@ -116,7 +125,8 @@ class _Collection:
 
 
 class _Reader:
-    def __init__(self, result: ParseResult) -> None:
+    def __init__(self, context: ParseContext, result: ParseResult) -> None:
+        self.context = context
         self.result = result
         self.log = GcLog.empty()
         self.strategy: str | None = None
@@ -137,14 +147,19 @@ class _Reader:
         body = line[prefix.end() :]
         module = prefix.group("module")
         if module == "memory":
-            self._memory(line_no, body)
+            self._memory(line_no, body, prefix.group("date"))
         elif module == "gcpause":
             self._gcpause(line_no, body)
         # Other -Xverbose modules (nursery, compact, alloc, refobj, gcheuri ...): not needed.
 
-    def _memory(self, line_no: int, body: str) -> None:
+    def _memory(self, line_no: int, body: str, date: str | None) -> None:
         if match := SUMMARY.match(body):
             self._summary(match)
+            if date is not None and self.log.start_ms is None:
+                # The line was printed at the collection's end: its date less that uptime.
+                printed_ms = month_date_ms(date, self.context.timezone)
+                if printed_ms is not None:
+                    self.log.start_ms = printed_ms - float(match.group("end")) * 1000.0
         elif match := MODE.search(body):
             strategy = match.group("strategy").strip()
             self.strategy = self.strategy or STRATEGIES.get(strategy, strategy.lower())
@@ -243,7 +258,7 @@ def _phase_type(name: str) -> str:
 
 def parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
-    reader = _Reader(result)
+    reader = _Reader(context, result)
     for line_no, line in enumerate(text.splitlines(), 1):
         reader.line(line_no, line)
     for key in reader.open:

@@ -558,3 +558,16 @@ def test_never_raises_on_damaged_logs(data: st.DataObject) -> None:
         result = MODULES[KIND_OF.get(path.name, path.parent.name)].parse(candidate, UTC)
         assert result.status in {"parsed", "partial", "failed"}
         assert (result.status == "failed") == (not (result.series or result.events or result.facts))
+
+
+def test_jrockit_date_decoration_anchors_the_log() -> None:
+    # -Xverbosetimestamp: the line is printed at 20:04:38 (s), when the collection ended at
+    # uptime 34.351 s: the JVM started at 20:04:03.649.
+    line = (
+        "[INFO ][memory ][Sat Oct 27 20:04:38 2012][23355] [OC#2] 34.287-34.351: OC "
+        "460781KB->214044KB (524288KB), 0.064 s, sum of pauses 5.580 ms, longest pause 4.693 ms."
+    )
+    result = gc_jrockit.parse(line, UTC)
+    assert result.anchored is True and not result.diagnostics
+    assert fact(result, "jvm.start_time") == "2012-10-27T20:04:03.649+00:00"
+    assert gc_pauses(result)[0].time_ms == 1351368243649 + 34287
