@@ -571,3 +571,18 @@ def test_jrockit_date_decoration_anchors_the_log() -> None:
     assert result.anchored is True and not result.diagnostics
     assert fact(result, "jvm.start_time") == "2012-10-27T20:04:03.649+00:00"
     assert gc_pauses(result)[0].time_ms == 1351368243649 + 34287
+
+
+def test_exclusive_end_without_durationms_falls_back_to_its_timestamps() -> None:
+    # IBM Java 7's guide shows <exclusive-end> with a timestamp only.
+    xml = (
+        '<exclusive-start id="2" timestamp="2010-11-23T00:41:32.515">\n'
+        '  <response-info timems="0.011" idlems="0.011" threads="0" lastid="00124F00" '
+        'lastname="main" />\n'
+        "</exclusive-start>\n"
+        '<af-start id="3" totalBytesRequested="24" timestamp="2010-11-23T00:41:32.515" />\n'
+        '<gc-start id="5" type="scavenge" contextid="4" timestamp="2010-11-23T00:41:32.515" />\n'
+        '<exclusive-end id="13" timestamp="2010-11-23T00:41:32.517" />\n'
+    )
+    (pause,) = gc_pauses(gc_ibm_xml.parse(xml, UTC))
+    assert (pause.duration_ms, pause.attrs["type"]) == (2.0, "young")
