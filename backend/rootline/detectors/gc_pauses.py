@@ -3,7 +3,8 @@
 Inputs: events ``gc_pause`` (``duration_ms``; attrs ``type``, ``cause``, ``heap_total_mb``,
 ``to_space_exhausted``), ``gc_allocation_stall``, ``gc_to_space_exhausted``; facts
 ``gc.collector``, ``gc.allocation_rate_mb_s``, ``gc.promotion_rate_mb_s`` (gc_unified /
-gc_legacy parsers). The slow period: the thread pools' saturation
+gc_legacy parsers, and alike from other JVMs' logs: gc_ibm_xml, gc_ibm_text, gc_jrockit,
+gc_hpux). The slow period: the thread pools' saturation
 (:func:`quantities.pool_saturation_windows`, the one definition of a saturated pool) and
 ``rpc_timeout`` events of application logs (one second either side).
 

@@ -1,4 +1,5 @@
-"""What the two GC log parsers (:mod:`gc_legacy`, :mod:`gc_unified`) share.
+"""What the GC log parsers (:mod:`gc_legacy`, :mod:`gc_unified`, and those of other JVMs:
+:mod:`gc_ibm_xml`, :mod:`gc_ibm_text`, :mod:`gc_jrockit`, :mod:`gc_hpux`) share.
 
 The parsers read lines into :class:`Pause`, :class:`Concurrent` and :class:`Stall` records
 that carry the clock readings the line had (a wall-clock datestamp, a JVM uptime, or both);
@@ -103,6 +104,37 @@ def _minute_ms(
     else:
         zone = timezone
     moment = dt.datetime(int(year), int(month), int(day), int(hour), int(minute), tzinfo=zone)
+    return int(moment.timestamp()) * 1000
+
+
+_MONTHS = {
+    "Jan": 1, "Feb": 2, "Mar": 3, "Apr": 4, "May": 5, "Jun": 6,
+    "Jul": 7, "Aug": 8, "Sep": 9, "Oct": 10, "Nov": 11, "Dec": 12,
+}  # fmt: skip
+# A C-locale date as older IBM JVMs write it: "Thu Sep 25 15:57:30 2003", "Mar 25 22:40:24 2010".
+MONTH_DATE = re.compile(
+    r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) +)?(" + "|".join(_MONTHS) + r") +(\d{1,2}) +"
+    r"(\d{1,2}):(\d\d):(\d\d) +(\d{4})"
+)
+
+
+def month_date_ms(text: str, timezone: dt.tzinfo) -> int | None:
+    """Epoch ms of the first :data:`MONTH_DATE` in ``text``, read in ``timezone`` (no zone is written).
+
+    >>> month_date_ms("GC cycle started Thu Sep 25 15:57:30 2003", dt.UTC)
+    1064505450000
+    """
+    match = MONTH_DATE.search(text)
+    if match is None:
+        return None
+    month, day, hour, minute, second, year = match.groups()
+    try:
+        moment = dt.datetime(
+            int(year), _MONTHS[month], int(day), int(hour), int(minute), int(second),
+            tzinfo=timezone,
+        )  # fmt: skip
+    except (ValueError, OverflowError):
+        return None
     return int(moment.timestamp()) * 1000
 
 

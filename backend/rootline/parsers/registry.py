@@ -15,6 +15,10 @@ from typing import Protocol, cast
 
 from rootline.parsers import (
     app_log,
+    gc_hpux,
+    gc_ibm_text,
+    gc_ibm_xml,
+    gc_jrockit,
     gc_legacy,
     gc_unified,
     netstat,
@@ -61,6 +65,10 @@ _MODULES: tuple[ModuleType, ...] = (
     sysctl,
     gc_legacy,
     gc_unified,
+    gc_ibm_xml,
+    gc_ibm_text,
+    gc_jrockit,
+    gc_hpux,
     nmon,
     threadpool_metrics,
     prometheus,

@@ -62,16 +62,6 @@ GROUPS: dict[str, tuple[str, ...]] = {
     ),
 }
 
-# Formats no parser reads yet (GCViewer reads them: 135, 1, 2, 21 and 15 pauses).
-UNREAD = {
-    "gc-other-jvms/hpux-jdk13-xverbosegc-gcviewer.txt",
-    "gc-other-jvms/ibm-j9-java6-r26-verbosegc-xml-gcviewer.txt",
-    "gc-other-jvms/ibm-j9-java8-r28-verbosegc-xml-af-scavenge-gcviewer.txt",
-    "gc-other-jvms/ibm-jdk131-verbosegc-text-gcviewer.txt",
-    "gc-other-jvms/jrockit-r28-jdk6-gencon-verbose-memory-gcviewer.txt",
-}
-
-
 class Pin(NamedTuple):
     verdict: str
     why: str
@@ -337,6 +327,22 @@ PINS: dict[str, dict[str, Pin]] = {
     "gc/jdk9to13-ujl-cms-gc-trace-gctoolkit.log": {
         "gc_pauses": Pin(C, "612 pauses add up to 1.1 s of the 2.0 s the log covers"),
     },
+    # --- GC logs of other JVMs (the pauses each parser reads: tests/parsers/test_gc_other_jvms)
+    "gc-other-jvms/hpux-jdk13-xverbosegc-gcviewer.txt": {
+        "gc_pauses": Pin(C, "a 1,977.596 ms System.gc() full GC (collection 60, field 18) among 135"),
+    },
+    "gc-other-jvms/ibm-j9-java6-r26-verbosegc-xml-gcviewer.txt": {
+        "gc_pauses": Pin(R, "one scavenge, exclusive access durationms 5.290"),
+    },
+    "gc-other-jvms/ibm-j9-java8-r28-verbosegc-xml-af-scavenge-gcviewer.txt": {
+        "gc_pauses": Pin(R, "two scavenges of 25.388 and 21.708 ms"),
+    },
+    "gc-other-jvms/ibm-jdk131-verbosegc-text-gcviewer.txt": {
+        "gc_pauses": Pin(C, "<GC(6): freed 26667280 bytes ... in 4211 ms>: a 4.2 s full GC"),
+    },
+    "gc-other-jvms/jrockit-r28-jdk6-gencon-verbose-memory-gcviewer.txt": {
+        "gc_pauses": Pin(R, "44 [pau] phases, the longest OC#3's Main 125.003 ms, 3.2 % of 10 s"),
+    },
     # --- thread dumps and pool logs ------------------------------------------------------
     "threads/dubbo-2.6.5-threadpool-exhausted-warn-with-stacktrace-xinsblog.log": {
         "threadpool_exhaustion": Pin(C, "Thread pool is EXHAUSTED: active 300 of max 300"),
@@ -469,9 +475,6 @@ def test_a_ruled_out_says_numbers(case: str) -> None:
         [
             pytest.param(
                 rel,
-                marks=[pytest.mark.xfail(strict=True, reason="no parser for this format")]
-                if rel in UNREAD
-                else [],
             )
             for rel in FILES
         ]

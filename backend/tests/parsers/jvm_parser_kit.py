@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from rootline.parsers.registry import SNIFF_BYTES
 from tests.conftest import CORPUS_DIR, FIXTURES_DIR
 
-CORPUS_KINDS = ("gc", "netstat", "nmon", "ss", "threads")
+CORPUS_KINDS = ("gc", "gc-other-jvms", "netstat", "nmon", "ss", "threads")
 # Files in fixture folders that are not captures: READMEs, capture programs and scripts.
 NOT_CAPTURES = {".md", ".java", ".sh", ".py", ".c"}
 

@@ -16,6 +16,7 @@ EXPECTED_KINDS = {
     "ss": {"ss"},
     "netstat": {"netstat", "netstat_s", "nstat", "proc_net", "sysctl"},
     "gc": {"gc_legacy", "gc_unified"},
+    "gc-other-jvms": {"gc_ibm_xml", "gc_ibm_text", "gc_jrockit", "gc_hpux"},
     "nmon": {"nmon"},
     "threads": {"thread_dump", "app_log"},
 }
@@ -38,7 +39,7 @@ def test_corpus_file_is_recognised_and_read(folder: str, path: Path) -> None:
 def test_the_corpus_is_there() -> None:
     if not CASES:
         pytest.skip("corpus not found (../shared/corpus or ROOTLINE_CORPUS_DIR)")
-    assert len(CASES) >= 80
+    assert len(CASES) >= 85
 
 
 def assert_well_formed(result: ParseResult, text: str) -> None:
