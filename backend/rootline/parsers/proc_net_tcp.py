@@ -65,7 +65,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from rootline.parsers.base import ParseContext, ParseResult, SeriesData, SeriesSet
-from rootline.parsers.ss import PEER_MIN_SOCKETS
+from rootline.parsers.peer_counts import PeerCounts
 from rootline.parsers.tcp_states import TCP_STATES, normalise_tcp_state
 from rootline.parsers.timestamps import iter_snapshots
 
@@ -110,18 +110,6 @@ class _Snapshot:
         self.recvq = 0
         self.sendq = 0
         self.listeners: list[tuple[str, int]] = []
-        self.peers: dict[str, _Peer] = {}
-
-
-class _Peer:
-    """Non-listening sockets towards one peer endpoint in one snapshot."""
-
-    __slots__ = ("high", "low", "states")
-
-    def __init__(self, port: int) -> None:
-        self.states: Counter[str] = Counter()
-        self.low = port
-        self.high = port
 
 
 class _Reader:
@@ -129,6 +117,7 @@ class _Reader:
         self.result = ParseResult(kind=KIND)
         self.series = SeriesSet()
         self.snapshots: list[_Snapshot] = []
+        self.peers = PeerCounts()
         self.endpoints: dict[str, str] = {}
         # (local, peer) -> series name -> (times, values)
         self.connections: dict[tuple[str, str], dict[str, tuple[array[int], array[float]]]] = {}
@@ -138,7 +127,7 @@ class _Reader:
         for span in iter_snapshots(
             lines, context.timezone, context.default_time_ms, _DATA_PREFIXES
         ):
-            snapshot = _Snapshot(span.time_ms)
+            snapshot = self.new_snapshot(span.time_ms)
             for index in range(span.start, span.stop):
                 line = lines[index]
                 if not line or line.isspace():
@@ -151,7 +140,7 @@ class _Reader:
                     width = 32 if "remote_address" in line else 8
                     if width in snapshot.families:  # the same table again: the next capture
                         self.snapshots.append(snapshot)
-                        snapshot = _Snapshot(span.time_ms)
+                        snapshot = self.new_snapshot(span.time_ms)
                     snapshot.families.add(width)
                     continue
                 self.result.diagnose(index + 1, f"not a /proc/net/tcp line: {line[:80]!r}")
@@ -159,6 +148,10 @@ class _Reader:
                 self.snapshots.append(snapshot)
         self.finish()
         return self.result
+
+    def new_snapshot(self, time_ms: int) -> _Snapshot:
+        self.peers.start(time_ms)
+        return _Snapshot(time_ms)
 
     def endpoint(self, text: str) -> str:
         """``0100007F:1F90`` as ss writes it: ``127.0.0.1:8080``."""
@@ -194,12 +187,7 @@ class _Reader:
         snapshot.sendq += tx
         peer = self.endpoint(m["remote"])
         port = int(m["local"].rpartition(":")[2], 16)
-        seen = snapshot.peers.get(peer)
-        if seen is None:
-            seen = snapshot.peers[peer] = _Peer(port)
-        seen.states[state] += 1
-        seen.low = min(seen.low, port)
-        seen.high = max(seen.high, port)
+        self.peers.add(peer, state, port)
         if state in _NO_CONNECTION_STATES:
             return
         t = snapshot.time_ms
@@ -236,7 +224,7 @@ class _Reader:
             for local, queue in snapshot.listeners:
                 labels = {"local": local, "port": local.rpartition(":")[2]}
                 add("tcp.listen.recvq", labels, "connections", t, queue)
-        self.emit_peer_counts()
+        self.peers.emit(self.series)
         result.series.extend(self.series)
         for (local, peer), fields in self.connections.items():
             for name, (times, values) in fields.items():
@@ -248,24 +236,6 @@ class _Reader:
                 )
         if not self.snapshots:
             result.diagnose(0, "no /proc/net/tcp or tcp6 table found")
-
-    def emit_peer_counts(self) -> None:
-        peak: Counter[str] = Counter()
-        for snapshot in self.snapshots:
-            for peer, counted in snapshot.peers.items():
-                peak[peer] = max(peak[peer], counted.states.total())
-        add = self.series.add
-        for peer in sorted(p for p, n in peak.items() if n >= PEER_MIN_SOCKETS):
-            found = [snapshot.peers.get(peer) for snapshot in self.snapshots]
-            states = sorted({state for seen in found if seen for state in seen.states})
-            for snapshot, seen in zip(self.snapshots, found, strict=True):
-                t = snapshot.time_ms
-                for state in states:
-                    count = seen.states.get(state, 0) if seen else 0
-                    add("tcp.peer.sockets", {"peer": peer, "state": state}, "sockets", t, count)
-                if seen:
-                    add("tcp.peer.local_port_min", {"peer": peer}, "port", t, seen.low)
-                    add("tcp.peer.local_port_max", {"peer": peer}, "port", t, seen.high)
 
 
 _UNITS = {
