@@ -18,6 +18,7 @@ from rootline.parsers import (
     gc_legacy,
     gc_unified,
     netstat,
+    netstat_bsd,
     netstat_s,
     netstat_s_windows,
     netstat_windows,
@@ -29,6 +30,7 @@ from rootline.parsers import (
     prometheus,
     ss,
     sysctl,
+    sysctl_bsd,
     thread_dump,
     threadpool_metrics,
 )
@@ -59,6 +61,7 @@ class ParserModule(Protocol):
 _MODULES: tuple[ModuleType, ...] = (
     ss,
     netstat,
+    netstat_bsd,
     netstat_s,
     netstat_s_windows,
     netstat_windows,
@@ -67,6 +70,7 @@ _MODULES: tuple[ModuleType, ...] = (
     proc_net_dev,
     proc_net_tcp,
     sysctl,
+    sysctl_bsd,
     gc_legacy,
     gc_unified,
     nmon,
