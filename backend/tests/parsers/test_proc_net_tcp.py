@@ -146,3 +146,16 @@ def test_empty_and_wrong_kind_inputs_fail_with_a_reason() -> None:
         result = proc_net_tcp.parse(text, CONTEXT)
         assert result.status == "failed"
         assert result.diagnostics
+
+
+def test_sockets_towards_one_peer_are_counted_as_ss_counts_them() -> None:
+    # 20 TIME-WAIT rows from 127.0.0.1:40000..40019 to 10.0.0.10:443 (0A00000A:01BB).
+    rows = "".join(
+        f"   {i}: 0100007F:{40000 + i:04X} 0A00000A:01BB 06 00000000:00000000 03:00001000 "
+        "00000000     0        0 0 3 0000000000000000\n"
+        for i in range(20)
+    )
+    result = proc_net_tcp.parse(rows, CONTEXT)
+    assert one(result, "tcp.peer.sockets", peer="10.0.0.10:443", state="time-wait").values[0] == 20
+    assert one(result, "tcp.peer.local_port_min", peer="10.0.0.10:443").values[0] == 40000
+    assert one(result, "tcp.peer.local_port_max", peer="10.0.0.10:443").values[0] == 40019
