@@ -135,7 +135,17 @@ class _SocketCounts:
         return counts
 
 
+# FreeBSD / macOS netstat: ``(state)`` column, ``tcp4``/``tcp46`` rows; read by netstat_bsd.
+_BSD_MARKERS = re.compile(
+    r"^(?:\S+\s+){0,2}Proto\s+Recv-Q\s+Send-Q\s+Local Address\s+Foreign Address\s+\(state\)"
+    r"|^(?:[0-9a-f]{8,16}\s+)?tcp(?:4|46)\s+\d+\s+\d+\s",
+    re.M,
+)
+
+
 def sniff(head: str) -> float:
+    if _BSD_MARKERS.search(head):
+        return 0.0
     if re.search(
         r"(?m)^Active Internet connections|^Proto\s+Recv-Q\s+Send-Q\s+Local Address", head
     ):

@@ -29,6 +29,9 @@ rule          shape                                 meaning
 ``DATA``      ``<SECTION>,T<n>,v1,v2,...``          one snapshot's row of a section
 ``HEADER``    ``<SECTION>,<description>,c1,c2...``  column names of ``<SECTION>``'s rows
 ``ZZZZ``      ``ZZZZ,T<n>,HH:MM:SS,DD-MON-YYYY``    snapshot time, read in ``context.timezone``
+``ZZZZ``      ``ZZZZ,T<n>,HH:MM:SS`` (AIX, no date)  the same on the day of ``AAA,date``, one
+                                                    day later each time the clock goes back
+``HEADER``    ``<SECTION>,<description>`` (nmon 14)  a header without columns: no-op
 ``AAA``       ``AAA,<key>,<value>...``              run header: host, OS, interval ... (facts)
 ``BBB*``      ``BBBP,<seq>,<command>,"<output>"``   configuration dump: no-op, except the
                                                     ``/etc/release`` PRETTY_NAME (a fact)
@@ -110,6 +113,7 @@ TOP_MAX_PROCESSES = 200
 _FLOAT_CACHE_LIMIT = 1_000_000
 # When neither ZZZZ nor AAA,interval tells when snapshots were taken, they are put this far apart.
 _DEFAULT_INTERVAL_MS = 1000
+_DAY_MS = 86_400_000
 
 _MONTHS = {
     "JAN": 1, "FEB": 2, "MAR": 3, "APR": 4, "MAY": 5, "JUN": 6,
@@ -120,7 +124,9 @@ _MONTHS = {
 _SECTION_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 _SNAPSHOT_TAG = re.compile(r"T\d+\Z")
 _SNIFF_DATA_LINE = re.compile(r"^[A-Z][A-Z0-9_]*,T\d{4,},[-\d.]", re.MULTILINE)
-_SNIFF_ZZZZ_LINE = re.compile(r"^ZZZZ,T\d+,\d\d:\d\d:\d\d,\d\d-[A-Za-z]{3}-\d{4}", re.MULTILINE)
+_SNIFF_ZZZZ_LINE = re.compile(
+    r"^ZZZZ,T\d+,\d\d:\d\d:\d\d(?:,\d\d-[A-Za-z]{3}-\d{4}|,?\r?$)", re.MULTILINE
+)
 _SNIFF_HEADER_LINE = re.compile(
     r"^(CPU_ALL,CPU Total |MEM,Memory |NET,Network I/O |DISKBUSY,Disk %Busy )", re.MULTILINE
 )
@@ -339,6 +345,9 @@ class _Reader:
         self.runs = 0
         self.last_snapshot: tuple[str, int] | None = None
         self.hour_start_ms: dict[tuple[str, str], int | None] = {}
+        # ZZZZ lines without a date (AIX): days added to AAA,date, the previous snapshot time.
+        self.dateless_days = 0
+        self.dateless_previous_ms: int | None = None
         # Text -> number for every distinct value text seen; NaN for the unreadable ones.
         self.float_of: dict[str, float] = {}
         self.nan_texts: set[str] = set()
@@ -404,12 +413,16 @@ class _Reader:
                 # Data before (or without) its header: kept; named by a later header or col<N>.
                 self._add_section(first).lines.append(line)
                 self.sections[first].line_numbers.append(line_number)
-            elif columns:
+            elif columns.strip(", "):
                 names = [c.strip() for c in columns.split(",")]
                 while names and not names[-1]:
                     names.pop()
                 section = self._add_section(first)
                 section.description, section.columns = second, names
+            elif second.strip() and not _looks_like_number(second):
+                # ``NET,Network I/O host`` with no column after it (nmon 14 writes such headers
+                # for sections it has nothing to list in): a known no-op; the description stays.
+                self._add_section(first).description = second
             else:
                 self.result.diagnose(line_number, f"{first} line with neither columns nor values")
         elif line.strip():
@@ -445,12 +458,38 @@ class _Reader:
 
     def _zzzz(self, line_number: int, line: str) -> None:
         fields = [f.strip() for f in line.split(",")]
+        while len(fields) > 3 and not fields[-1]:
+            fields.pop()
+        if len(fields) == 3 and _SNAPSHOT_TAG.match(fields[1]):
+            self._dateless_zzzz(line_number, fields)
+            return
         if len(fields) < 4 or not _SNAPSHOT_TAG.match(fields[1]):
             self.result.diagnose(
                 line_number, f"ZZZZ line without a snapshot tag, time and date: {line[:80]!r}"
             )
             return
         moment = self._clock_ms(fields[2], fields[3])
+        self._add_snapshot(line_number, fields, moment)
+
+    def _dateless_zzzz(self, line_number: int, fields: list[str]) -> None:
+        """``ZZZZ,T0001,00:20:22`` (AIX nmon without the date): the day is ``AAA,date``, and
+        a clock that goes back means midnight passed."""
+        date = (self.aaa.get("date") or [""])[0]
+        moment = self._clock_ms(fields[2], date) if date else None
+        if moment is None:
+            self.result.diagnose(
+                line_number,
+                f"ZZZZ line without a date and no readable AAA,date ({date!r}) to take it from",
+            )
+            return
+        moment += self.dateless_days * _DAY_MS
+        if self.dateless_previous_ms is not None and moment < self.dateless_previous_ms:
+            self.dateless_days += 1
+            moment += _DAY_MS
+        self.dateless_previous_ms = moment
+        self._add_snapshot(line_number, fields, moment)
+
+    def _add_snapshot(self, line_number: int, fields: list[str], moment: int | None) -> None:
         if moment is None:
             self.result.diagnose(
                 line_number, f"unreadable snapshot time {fields[2]!r} {fields[3]!r}"
@@ -525,6 +564,8 @@ class _Reader:
         self._flush_uarg()
         self.snapshot_ms = {}
         self.last_snapshot = None
+        self.dateless_days = 0
+        self.dateless_previous_ms = None
 
     def _check_last_snapshot(self) -> None:
         """Sections present in every earlier snapshot but missing from the last: a cut file."""
@@ -643,7 +684,8 @@ class _Reader:
                 line_numbers[0], f"{name} rows have no header line; columns named col1..col{width}"
             )
             columns = []
-        elif width > len(columns) and uniform:
+        elif width > len(columns) and uniform and not _only_empty(fields, stride, len(columns)):
+            # (older nmon ends rows with a comma: an empty last value is no extra column)
             self.result.diagnose(
                 line_numbers[0],
                 f"{name} rows have {width} values but the header names {len(columns)}; "
@@ -984,6 +1026,23 @@ _LINUX_TOP_COLUMNS = [
     "ShdLib", "MinorFault", "MajorFault", "Command",
 ]  # fmt: skip
 _LINUX_UARG_COLUMNS = ["+Time", "PID", "ProgName", "FullCommand"]
+
+
+def _only_empty(fields: list[str], stride: int, named: int) -> bool:
+    """Whether every value past the ``named`` columns of every row is empty."""
+    return all(
+        not value.strip()
+        for position in range(named + 2, stride)
+        for value in fields[position::stride]
+    )
+
+
+def _looks_like_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _looks_like_header(fields: list[str]) -> bool:

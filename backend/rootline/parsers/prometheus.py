@@ -33,6 +33,9 @@ comment        ``# HELP`` / ``# TYPE`` / ``# UNIT`` / ``# EOF``   known no-op
 sample         ``name{labels} value [timestamp]``                 a point
 timestamp      a line holding only a time (``date``, epoch, ISO)  starts a scrape
 =============  =================================================  ==============================
+
+Lines end at ``\n`` only (a CR before it is dropped): a label value may hold control
+characters such as ``\x1c`` or ``\u2028`` that ``str.splitlines`` would take for line ends.
 """
 
 from __future__ import annotations
@@ -110,12 +113,14 @@ UNIT_SUFFIXES = (
 _LABEL_CACHE_LIMIT = 100_000
 
 _Key = tuple[str, tuple[tuple[str, str], ...]]
+# The exposition format's blanks (plus the CR of a CRLF file); nothing else is trimmed.
+_BLANKS = " \t\r"
 
 
 def sniff(head: str) -> float:
     type_lines = samples = labelled = other = 0
-    for raw in head.splitlines()[:400]:
-        line = raw.strip()
+    for raw in head.split("\n", 400)[:400]:
+        line = raw.strip(_BLANKS)
         if not line:
             continue
         if line.startswith("#"):
@@ -173,8 +178,10 @@ def parse(text: str, context: ParseContext) -> ParseResult:
     dropped_generic = 0
     labels_dropped: set[str] = set()
     scrape_time = context.default_time_ms
-    for line_no, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
+    # Lines end at "\n" only: a label value may hold \x1c, \x85 or \u2028, which
+    # str.splitlines would take for line ends (and then miscount every later line).
+    for line_no, raw in enumerate(text.split("\n"), 1):
+        line = raw.strip(_BLANKS)
         if not line or line[0] == "#":
             continue
         match = SAMPLE_RE.fullmatch(line)

@@ -45,6 +45,9 @@ GAUGE_UNITS: dict[str, str] = {
     "IpDefaultTTL": "hops",
     "Ip6Forwarding": "code",
     "MPTcpExtMPCurrEstab": "connections",
+    # Windows netstat -s per address family (see rootline.parsers.netstat_s_windows).
+    "TcpIPv4CurrEstab": "connections",
+    "TcpIPv6CurrEstab": "connections",
 }
 
 

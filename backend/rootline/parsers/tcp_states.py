@@ -30,6 +30,7 @@ _ALIASES = {
     "synsent": "syn-sent",
     "synrecv": "syn-recv",
     "synreceived": "syn-recv",
+    "synrcvd": "syn-recv",  # BSD netstat
     "finwait1": "fin-wait-1",
     "finwait2": "fin-wait-2",
     "timewait": "time-wait",

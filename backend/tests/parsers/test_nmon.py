@@ -469,3 +469,50 @@ def test_bench_generator_writes_one_long_readable_run(tmp_path: Path) -> None:
         and times == sorted(times)
         and times[-1] - times[0] == (snapshots - 1) * 1000
     )
+
+
+# --------------------------------------------------------------------------- AIX without dates, nmon 14
+
+AIX_NO_DATE = FIXTURES_DIR / "nmon" / "aix-topas-nmon-zzzz-without-date-handwritten.nmon"
+NMON14 = FIXTURES_DIR / "nmon" / "linux-nmon14-headers-without-columns-handwritten.nmon"
+
+
+@pytest.mark.parametrize("path", [AIX_NO_DATE, NMON14], ids=lambda p: p.name)
+def test_handwritten_variants_are_detected_and_parsed_clean(path: Path) -> None:
+    text = _read(path)
+    assert [k for k, v in sniff_scores(text[:SNIFF_BYTES]).items() if v >= 0.5] == ["nmon"]
+    result = _parse(text)
+    assert result.status == "parsed", result.diagnostics
+    assert len(_series(result, "cpu.user_pct")) == len(_rows(text, "CPU_ALL"))
+
+
+def test_zzzz_without_a_date_takes_the_aaa_date_and_crosses_midnight() -> None:
+    result = _parse(_read(AIX_NO_DATE))
+    user = _series(result, "cpu.user_pct")
+    day = dt.datetime(2026, 3, 14, tzinfo=dt.UTC)
+    expected = [
+        day + dt.timedelta(hours=23, minutes=50, seconds=3),
+        day + dt.timedelta(days=1, seconds=3),
+        day + dt.timedelta(days=1, minutes=10, seconds=3),
+        day + dt.timedelta(days=1, minutes=20, seconds=3),
+    ]
+    assert list(user.times_ms) == [int(t.timestamp() * 1000) for t in expected]
+    assert list(user.values) == [12.1, 14.0, 55.2, 61.7]
+    assert list(_series(result, "mem.free_mb").values) == [7372.8, 7176.2, 3932.2, 3407.9]
+
+
+def test_zzzz_without_a_date_and_without_aaa_date_is_diagnosed() -> None:
+    text = "CPU_ALL,CPU Total h,User%,Sys%\nZZZZ,T0001,00:00:05\nCPU_ALL,T0001,3.5,1.5\n"
+    result = _parse(text)
+    assert any(d.line == 2 and "no readable AAA,date" in d.message for d in result.diagnostics), (
+        result.diagnostics
+    )
+
+
+def test_headers_without_columns_are_known_no_ops() -> None:
+    result = _parse(_read(NMON14))
+    assert result.diagnostics == []
+    assert list(_series(result, "net.read_kbs", **{"if": "eth0"}).values) == [12.4, 15.1, 11.0]
+    assert not [s for s in result.series if s.name.startswith(("nmon.JFSFILE", "disk."))]
+    # A header line whose second field is a number is still a broken line.
+    assert _parse("CPU_ALL,12\n").diagnostics

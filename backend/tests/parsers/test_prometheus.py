@@ -122,3 +122,25 @@ def test_never_raises_on_mutated_fixture(data: st.DataObject) -> None:
     for path in OWN_FILES:
         text = data.draw(mutated(path.read_text()))
         assert isinstance(prometheus.parse(text, ParseContext()), ParseResult)
+
+
+@pytest.mark.parametrize(
+    "control", ["\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029", "\x0b", "\x0c"]
+)
+def test_control_characters_in_label_values_do_not_split_lines(control: str) -> None:
+    text = (
+        "# TYPE http_requests_total counter\n"
+        f'http_requests_total{{path="/a{control}b",code="200"}} 7\n'
+        "garbage line\n"
+        'http_requests_total{path="/c",code="500"} 2\r\n'
+    )
+    result = prometheus.parse(text, ParseContext(default_time_ms=1_000))
+    values = sorted(
+        (s.labels.get("path"), s.values[0])
+        for s in result.series
+        if s.name == "prom.http_requests_total"
+    )
+    assert values == [(f"/a{control}b", 7.0), ("/c", 2.0)]
+    # The bad line is line 3 of the file, counted by "\n" as every other tool counts lines.
+    assert [d.line for d in result.diagnostics] == [3]
+    assert prometheus.sniff(text.replace("garbage line\n", "")) >= 0.5
