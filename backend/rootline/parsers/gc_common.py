@@ -108,7 +108,7 @@ def _minute_ms(
 
 # The first decoration of a unified-logging line: a time, an uptime, a pid, or a level.
 UNIFIED_DECORATION = re.compile(
-    r"\[(?:\d{4}-\d\d-\d\dT[\d:.,]+(?:[+-]\d\d:?\d\d|Z)?|\d+(?:\.\d+)?(?:s|ms|ns)|\d+"
+    r"\[(?:\d{4}-\d\d-\d\dT[\d:.,]+(?:[+-]\d\d:?\d\d|Z)?|\d+(?:[.,]\d+)?(?:s|ms|ns)|\d+"
     r"|trace|debug|info|warning|error) *\]"
 )
 
