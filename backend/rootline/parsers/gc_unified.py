@@ -127,22 +127,23 @@ _TIMED_END = r"\d ?(?:ms|us|s)" + _END
 # a numbered diagnostic. A line that reads "Pause ..." and ends in a time is known only as
 # a PAUSE: a duration the rule cannot read (another locale, another unit) is never silent.
 KNOWN_LINES: tuple[tuple[str, str], ...] = (
-    ("blank or indented detail (tables, statistics, heap at exit)", r"(?:\s|$)"),
     ("setting, sizes or counters: 'Name: value'", r"[A-Z\"(<][\w ()/+.,'\"<>-]{0,60}?:(?:\s|$)"),
+    ("blank or indented detail (tables, statistics, heap at exit)", r"(?:\s|$)"),
+    ("tenuring", r"(?:Desired survivor size|Age table with)"),
+    ("age table", r"- age +\d"),
+    ("ZGC age table row", r"(?:Eden|Survivor \d+) +\d"),
+    ("phase start / statistics", r"(?:Pause|Concurrent) (?![^\n]*" + _TIMED_END + ")"),
+    ("CPU times", r"User="),
+    ("PAUSE", r"Pause [^\n]*? " + _NUM + r"ms" + _END),
+    ("USING, worker counts", r"Using "),
     (
         "timed sub-phase or worker detail",
         r"(?!Pause )[A-Za-z][^\n]*? " + _NUM + r" ?(?:ms|us|ns|s)\b",
     ),
-    ("PAUSE", r"Pause [^\n]*? " + _NUM + r"ms" + _END),
     ("CONCURRENT", r"Concurrent [^\n]*? " + _NUM + r"ms" + _END),
-    ("phase start / statistics", r"(?:Pause|Concurrent) (?![^\n]*" + _TIMED_END + ")"),
-    ("Shenandoah cycle statistics: gross (G) / net (N)", r"Pause [^\n]*\([GN]\) +\d+ us"),
     ("phase start: a bare name", r"[A-Z][A-Za-z ()-]*" + _END),
-    ("age table", r"- age +\d"),
-    ("tenuring", r"(?:Desired survivor size|Age table with)"),
-    ("CPU times", r"User="),
+    ("Shenandoah cycle statistics: gross (G) / net (N)", r"Pause [^\n]*\([GN]\) +\d+ us"),
     ("safepoint", r"Safepoint \""),
-    ("USING, worker counts", r"Using "),
     ("CYCLE, cycle start", r"(?:Garbage|Major|Minor) Collection \("),
     ("ZGC generation summary", r"(?:Young|Old) Generation\b"),
     ("STALL", r"(?:Allocation|Relocation) Stall \("),
@@ -162,7 +163,6 @@ KNOWN_LINES: tuple[tuple[str, str], ...] = (
         "G1 remembered set rebuild",
         r"(?:Skipping Remembered Set|Running G1 (?:Update RemSet|Clear Bitmap)|Remembered Set Tracking)",
     ),
-    ("ZGC age table row", r"(?:Eden|Survivor \d+) +\d"),
     (
         "Shenandoah statistics prose",
         r"(?:All times are|all workers|Under allocation pressure|under stop-the-world|"
@@ -170,9 +170,10 @@ KNOWN_LINES: tuple[tuple[str, str], ...] = (
     ),
 )
 _KNOWN = "(?>(?:GC\\(\\d+\\) (?:[yYO]: )?)?)(?:" + "|".join(f for _, f in KNOWN_LINES) + ")"
-# An undecorated line, or a decorated one whose message no rule knows: group 1 or group 2.
+# After a line break (searched for in "\n" + text: a literal start is found fast), a
+# decorated line whose message no rule knows (group 1) or an undecorated line (group 2).
 UNKNOWN_LINE = re.compile(
-    r"^(?:(?>(?:\[[^\]\n]*\])+) ?(?!" + _KNOWN + r")([^\n]*)|(?!\[)([^\n]+))$", re.MULTILINE
+    r"\n(?:(?>(?:\[[^\]\n]*\])+ ?)(?!" + _KNOWN + r")([^\n]*)|(?!\[)([^\n]+))", re.MULTILINE
 )
 
 
@@ -263,7 +264,7 @@ class _Reader:
         """Jump from keyword to keyword instead of walking every line: most lines are detail."""
         self.text = text
         counted_to, line_no = 0, 1
-        for bad in UNKNOWN_LINE.finditer(text):
+        for bad in UNKNOWN_LINE.finditer("\n" + text):
             line_no += text.count("\n", counted_to, bad.start())
             counted_to = bad.start()
             if bad.group(2) is not None:
