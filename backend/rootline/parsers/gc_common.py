@@ -140,7 +140,7 @@ def month_date_ms(text: str, timezone: dt.tzinfo) -> int | None:
 
 # The first decoration of a unified-logging line: a time, an uptime, a pid, or a level.
 UNIFIED_DECORATION = re.compile(
-    r"\[(?:\d{4}-\d\d-\d\dT[\d:.,]+(?:[+-]\d\d:?\d\d|Z)?|\d+(?:\.\d+)?(?:s|ms|ns)|\d+"
+    r"\[(?:\d{4}-\d\d-\d\dT[\d:.,]+(?:[+-]\d\d:?\d\d|Z)?|\d+(?:[.,]\d+)?(?:s|ms|ns)|\d+"
     r"|trace|debug|info|warning|error) *\]"
 )
 

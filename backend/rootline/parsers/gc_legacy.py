@@ -27,7 +27,9 @@ rule                   matches                                        handler
 =====================  =============================================  ==================
 ``STAMP``              ``<datestamp>: <uptime>: #<id>: `` prefix       clock of a line
 ``RECORD_START``       ``[GC``, ``[Full GC`` after the prefix          pause record
+``UNSTAMPED_RECORD``   ``[GC 1234K->567K(8192K), 0.01 secs]`` (1.3/1.4) pause at the last clock
 ``SHENANDOAH_PAUSE``   ``[Pause Init Mark, 1.058 ms]``                 pause (Shenandoah)
+``SHENANDOAH_NAME``    ``[Pause Final MarkTotal ...`` over lines (8u171)  pause (Shenandoah)
 ``CMS_CONCURRENT``     ``[CMS-concurrent-mark: 0.005/0.013 secs]``     concurrent phase
 ``G1_CONCURRENT``      ``[GC concurrent-mark-end, 0.0123 secs]``       concurrent phase
 ``G1_HEAP``            ``[Eden: ... Heap: 7168.0K(32768.0K)->...]``    heap of last pause
@@ -35,10 +37,22 @@ rule                   matches                                        handler
 ``HEAP_TRANSITION``    ``380117K->165822K(791936K)``                   pause heap
 ``YOUNG_TRANSITION``   ``[ParNew: 224544K->9414K(245760K)``            young gen sizes
 ``VERSION``            ``JRE (1.8.0_45-b15)``                          ``jvm.version``
-no-op                  tenuring, ergonomics, per-phase detail,         skipped
-                       application stopped/time, heap printouts,
-                       rotation headers, shutdown statistics
+``HEAP_BLOCK``         PrintHeapAtGC inside a record (the scavenge of  skipped
+                       ``-XX:+CMSScavengeBeforeRemark``)
+no-op                  ``INDENTED_KNOWN`` (G1 per-phase detail, heap   skipped
+                       printouts, worker notes), ``SHENANDOAH_NOTES``,
+                       ``[Pause X, start]``, tenuring, ergonomics,
+                       application stopped/time, rotation headers,
+                       shutdown statistics (after ``Heap``, ``GC STATISTICS``)
 =====================  =============================================  ==================
+
+Any other line is a diagnostic with its line number. A concurrent phase's line that ends
+inside an open record (``[Full GC 23.859: [CMS CMS: abort preclean due to time`` then
+``23.859: [CMS-concurrent-abortable-preclean: ...]``) is read as that phase and the record
+stays open; a record whose brackets never balance is kept when it has its duration (and
+diagnosed), so the longest pause of a log is never the one lost. With
+``-XX:+CMSScavengeBeforeRemark`` the scavenge runs inside the remark's pause: one pause, of
+the remark's duration, ``detail: scavenge_before_remark``.
 """
 
 from __future__ import annotations
@@ -124,6 +138,11 @@ SHENANDOAH_PAUSE = re.compile(
 SHENANDOAH_CONCURRENT = re.compile(
     r"\[Concurrent ([^,\[\]]*?)(?: " + _NUM + r"[BKMG]->.*?)?, (" + _NUM + r") ms\]"
 )
+SHENANDOAH_DURATION = re.compile(r", (" + _NUM + r") ms\]\s*$")
+SHENANDOAH_NAME = re.compile(
+    r"\[(Pause|Concurrent) ((?:[A-Z][a-z]+|[a-z]+)(?: (?:[A-Z][a-z]+|[a-z]+))*)(?=Total|[ ,(\d]|$)"
+)
+EMBEDDED_CONCURRENT = re.compile(r"(?:(\d+[.,]\d+): )?(\[CMS-concurrent-[^\]]*\])")
 INLINE_UPTIME = re.compile(r"(\d+[.,]\d+): \[CMS-concurrent-")
 VERSION = re.compile(r"JRE \(([^)]+)\)")
 FLAG_COLLECTORS = (
@@ -148,6 +167,57 @@ NAME_COLLECTORS = (
 )
 # Lines that may sit inside a multi-line record without belonging to it.
 INTERLEAVED_NOISE = ("- age", "Desired survivor", "G1Ergonomics")
+# A PrintHeapAtGC block, also printed inside a CMS remark around its scavenge
+# (-XX:+CMSScavengeBeforeRemark): "{Heap before GC invocations=22 (full 13):", the
+# generations, "Heap after GC invocations=23 (full 13):", "}".
+HEAP_BLOCK = re.compile(
+    r"(?:\{?Heap (?:before|after) [Gg][Cc] invocations=|\}\s*$|\s+[A-Za-z][\w -]*? +(?:total|used|\d+K,))"
+)
+# Indented lines kept for nothing (G1 per-phase times, heap printouts, Shenandoah worker
+# notes, string deduplication statistics, tenuring); any other indented line is a diagnostic.
+INDENTED_KNOWN = re.compile(
+    r"\s+(?:\[|[A-Za-z][\w -]*? +(?:total|used|\d+K,)|region size|\d+[.,]\d+: \[G1Ergonomics"
+    r"|CMS: abort preclean|- age|Using \d+ of \d+ workers|Pacer for|Adaptive CSet"
+    r"|Collectable Garbage|Immediate Garbage|Good progress|Bad progress|Failed to allocate"
+    r"|Cancelling GC|No shared spaces|[\w :]+ += |and post-safepoint|[A-Z][\w ]+: \d)"
+)
+# Unstamped notes of the JDK 8 Shenandoah backport between its records.
+SHENANDOAH_NOTES = (
+    "Regions:",
+    "Humongous object threshold",
+    "Max TLAB size",
+    "GC threads:",
+    "Reference processing:",
+    "Heuristics ergonomically",
+    "Shenandoah heuristics",
+    "Pacer for",
+    "Initialize Shenandoah heap",
+    "Trigger:",
+    "Free:",
+    "Evacuation Reserve",
+    "Capacity:",
+    "Concurrent marking triggered",
+    "Adjusting free threshold",
+    "Predicted cset threshold",
+    "Uncommitted ",
+    "Periodic GC triggered",
+    "Immediate Garbage",
+    "Garbage to be collected",
+    "Live objects to be evacuated",
+    "Live/garbage ratio",
+    "Total Garbage",
+    "Heap region size",
+    "Region size",
+    "Number of regions",
+    "Parallel GC threads",
+    "Concurrent GC threads",
+    "Parallel reference processing",
+    "Initialize Shenandoah",
+    "Cancelling",
+)
+# JDK 1.3/1.4 -verbose:gc without time stamps: "[GC 1234K->567K(8192K), 0.0123 secs]".
+UNSTAMPED_RECORD = re.compile(r"\[(?:Full GC|GC) ?[\d(\[]")
+OLD_VERBOSE_GC = re.compile(r"^\[(?:Full GC|GC) \d+K->\d+K\(\d+K\), \d+[.,]\d+ secs\]", re.M)
 # Lines after which unstamped lines are a shutdown summary (heap printout, statistics).
 SUMMARY_OPENERS = ("Heap", "GC STATISTICS", "Cancelling concurrent GC", "/proc/meminfo")
 HEADER_NOOPS = (
@@ -182,6 +252,7 @@ def sniff(head: str) -> float:
     if unified_line_share(head) > 0.5:
         return 0.0
     hits = sum(head.count(signature) for signature in LEGACY_SIGNATURES)
+    hits += 2 * len(OLD_VERBOSE_GC.findall(head, 0, 65536))
     if hits >= 2 or (hits and "CommandLine flags:" in head):
         return 0.95
     if "GC STATISTICS" in head and "Shenandoah" in head:
@@ -229,11 +300,13 @@ class _Reader:
                     self._g1_heap(line)
                 elif "[CMS-concurrent-" in line:
                     line_by_line(line_no, line)
+                elif not self.in_summary and not INDENTED_KNOWN.match(line) and line.strip():
+                    self.result.diagnose(line_no, f"unrecognised GC log line: {line[:120]!r}")
                 continue
             line_by_line(line_no, line)
             pending = bool(self.record_parts)
         if self.record_parts:
-            self.result.diagnose(self.record_line, "GC record cut off: the log ends inside it")
+            self._close_unbalanced("the log ends inside it")
 
     def _line(self, line_no: int, raw: str) -> None:
         line = raw.rstrip()
@@ -254,23 +327,45 @@ class _Reader:
         stripped = line.lstrip()
         if stripped.startswith(INTERLEAVED_NOISE) or "G1Ergonomics" in line[:60]:
             return True
+        if HEAP_BLOCK.match(line):
+            return True  # PrintHeapAtGC inside the record (a CMS remark's scavenge)
         stamp = STAMP.match(line)
         body = line[stamp.end() :] if stamp else line
-        if (
-            body.startswith(RECORD_START)
-            or body.startswith("[CMS-concurrent")
-            or body.startswith("Total time for which")
+        if body.startswith("[CMS-concurrent"):
+            # A concurrent phase ends while a Full GC (or a young GC) record is open:
+            # "[Full GC 23.859: [CMS CMS: abort preclean due to time" / next line the phase.
+            clock = self.clock(stamp) if stamp else None
+            self._cms_concurrent(line_no, body, clock, None)
+            return True
+        nested_scavenge = (
+            body.startswith("[GC (CMS Final Remark)")
+            and "CMS Final Remark" in self.record_parts[0]
+            and "[ParNew" not in "".join(self.record_parts)
+        )
+        if not nested_scavenge and (
+            body.startswith(RECORD_START) or body.startswith("Total time for which")
         ):
-            self.result.diagnose(
-                self.record_line, "GC record cut off: a new record starts before it ends"
-            )
-            self.record_parts = []
+            self._close_unbalanced("a new record starts before it ends")
             return False
         self.record_parts.append(line)
         self.record_depth += line.count("[") - line.count("]")
         if self.record_depth <= 0:
             self._finish_record()
         return True
+
+    def _close_unbalanced(self, why: str) -> None:
+        """A record whose brackets never balance: kept when it has its duration (a pause is
+        never dropped for a missing ``]``), else reported as cut off."""
+        text = "".join(self.record_parts)
+        if RECORD_DURATION.match(text + "]") or SHENANDOAH_DURATION.search(text + "]"):
+            self.result.diagnose(
+                self.record_line, f"GC record's brackets do not balance ({why}): read as is"
+            )
+            self.record_parts.append("]" * max(self.record_depth, 0))
+            self._finish_record()
+        else:
+            self.result.diagnose(self.record_line, f"GC record cut off: {why}")
+            self.record_parts = []
 
     def _indented(self, line_no: int, line: str) -> None:
         if "[Eden:" in line:
@@ -305,10 +400,20 @@ class _Reader:
                 self._finish_record()
         elif body.startswith("[CMS-concurrent-"):
             self._cms_concurrent(line_no, body, clock, gc_id)
-        elif body.startswith("[Pause "):
-            self._shenandoah_pause(line_no, body, clock, gc_id)
-        elif body.startswith("[Concurrent "):
-            self._shenandoah_concurrent(line_no, body, clock, gc_id)
+        elif body.startswith(("[Pause ", "[Concurrent ")):
+            if body.endswith(", start]"):
+                return  # "[Pause Full, start]": its end line carries the duration
+            if body.count("[") > body.count("]"):
+                # 8u171: "[Pause Final MarkTotal Garbage: 44620M" ... " 184G->181G(256G), 4.730 ms]"
+                self.record_parts = [body]
+                self.record_depth = body.count("[") - body.count("]")
+                self.record_clock = clock
+                self.record_line = line_no
+                self.record_gc_id = gc_id
+            elif body.startswith("[Pause "):
+                self._shenandoah_pause(line_no, body, clock, gc_id)
+            else:
+                self._shenandoah_concurrent(line_no, body, clock, gc_id)
         elif body.startswith(("[G1Ergonomics", "[SoftReference")) or _is_safepoint_note(body):
             return
         elif "[GC concurrent-" in body:
@@ -328,8 +433,19 @@ class _Reader:
                 if flag in flags:
                     self.flag_collector = collector
                     break
+        elif line.startswith(RECORD_START) and UNSTAMPED_RECORD.match(line):
+            # JDK 1.3/1.4 without time stamps: placed at the last clock the log gave.
+            self.record_parts = [line]
+            self.record_depth = line.count("[") - line.count("]")
+            self.record_clock = self.log.last or Clock(None, 0.0)
+            self.record_line = line_no
+            self.record_gc_id = None
+            if self.record_depth <= 0:
+                self._finish_record()
         elif line.startswith(SUMMARY_OPENERS):
             self.in_summary = True
+        elif line.startswith(SHENANDOAH_NOTES):
+            return
         elif "[GC concurrent-" in line:
             self._g1_concurrent(line_no, line, None, None)
         elif (
@@ -353,10 +469,18 @@ class _Reader:
     def _finish_record(self) -> None:
         text = "".join(self.record_parts)
         self.record_parts = []
+        if text.startswith(("[Pause ", "[Concurrent ")):
+            self._shenandoah_record(text)
+            return
         duration = RECORD_DURATION.match(text)
         if duration is None:
             self.result.diagnose(self.record_line, f"GC record without a duration: {text[:120]!r}")
             return
+        if "[CMS-concurrent-" in text:
+            # a phase that ended while the pause ran: "[ParNew23.130: [CMS-concurrent-...]"
+            for phase in EMBEDDED_CONCURRENT.finditer(text):
+                clock = Clock(None, number(phase.group(1))) if phase.group(1) else None
+                self._cms_concurrent(self.record_line, phase.group(2), clock, None)
         collector = self._collector(text)
         is_full = text.startswith("[Full GC")
         cause_match = CAUSE.match(text)
@@ -388,6 +512,10 @@ class _Reader:
         )
         if "initial-mark" in text and collector == "g1":
             pause.detail = "concurrent_start"
+        if pause_type == "remark" and "[ParNew" in text:
+            # -XX:+CMSScavengeBeforeRemark: the scavenge runs inside the remark's pause,
+            # whose duration (the record's own) includes it; one pause, not two.
+            pause.detail = "scavenge_before_remark"
         transitions = HEAP_TRANSITION.findall(text)
         if transitions:
             before, unit_b, after, unit_a, total, unit_t = transitions[-1]
@@ -463,6 +591,43 @@ class _Reader:
             pause.heap_before_kb = size_kb(match.group(2), match.group(3))
             pause.heap_after_kb = size_kb(match.group(4), match.group(5))
             pause.heap_total_kb = size_kb(match.group(6), match.group(7))
+        self.seen_collector = "shenandoah"
+        self.log.pauses.append(pause)
+
+    def _shenandoah_record(self, text: str) -> None:
+        """A JDK 8 Shenandoah record written over several lines (8u171's Final Mark)."""
+        duration = SHENANDOAH_DURATION.search(text)
+        name = SHENANDOAH_NAME.match(text)
+        if duration is None or name is None:
+            self.result.diagnose(
+                self.record_line, f"Shenandoah record without a duration: {text[:120]!r}"
+            )
+            return
+        kind, title = name.group(1), name.group(2).strip()
+        heap = HEAP_TRANSITION.findall(text)
+        if kind == "Concurrent":
+            self.log.concurrents.append(
+                Concurrent(
+                    self.record_clock,
+                    number(duration.group(1)),
+                    "shenandoah",
+                    title.lower(),
+                    self.record_gc_id,
+                )
+            )
+            return
+        pause = Pause(
+            self.record_clock,
+            number(duration.group(1)),
+            "shenandoah",
+            _shenandoah_type(title),
+            gc_id=self.record_gc_id,
+        )
+        if heap:
+            before, unit_b, after, unit_a, total, unit_t = heap[-1]
+            pause.heap_before_kb = size_kb(before, unit_b)
+            pause.heap_after_kb = size_kb(after, unit_a)
+            pause.heap_total_kb = size_kb(total, unit_t)
         self.seen_collector = "shenandoah"
         self.log.pauses.append(pause)
 

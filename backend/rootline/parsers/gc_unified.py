@@ -11,6 +11,11 @@ decoration set: ``time``/``utctime`` (ISO with offset), ``uptime`` (``12.345s``)
     [0.125s] GC(0) Pause Mark Start 0.004ms
     [2.125s][info][gc] GC(33) Pause Degenerated GC (Update Refs) 60M->30M(64M) 12.345ms
     [201.482s][info][gc          ] Allocation Stall (main) 0.706ms
+    [2.231s][info][gc,phases   ] GC(7) O: Pause Mark End 0.250ms          (JDK 21 generational ZGC)
+    [177,375s][info][gc] GC(4) Pause Young (Normal) (G1 Evacuation Pause) 24M->11M(256M) 7,870ms
+
+The last line is from a JVM run under a decimal-comma locale (``LC_ALL=de_DE.UTF-8``):
+clocks and durations then read ``177,375s`` and ``7,870ms``.
 
 A pause or phase line is written when it ends: its start is the line's time minus its
 duration. Lines of one collection share the ``GC(n)`` id, which ties the young-generation
@@ -23,8 +28,8 @@ line is tried only when a cheap substring check passes):
 =====================  ==============================================  =================
 rule                   matches                                         handler
 =====================  ==============================================  =================
-``PAUSE``              ``GC(3) [y: ]Pause <name> (..) [A->B(C)] Nms``  ``gc_pause``
-``CONCURRENT``         ``GC(3) [y: ]Concurrent <phase> [A->B(C)] Nms`` ``gc_concurrent``
+``PAUSE``              ``GC(3) [y:|O: ]Pause <name> (..) [A->B(C)] Nms`` ``gc_pause``
+``CONCURRENT``         ``GC(3) [y:|O: ]Concurrent <phase> [..] Nms``  ``gc_concurrent``
 ``CYCLE``              ``GC(5) Garbage Collection (..) 10M(8%)->8M``   ``gc_concurrent``
 ``STALL``              ``Allocation Stall (thread) 0.706ms``           ``gc_allocation_stall``
 ``USING``              ``Using G1``                                    ``gc.collector``
@@ -32,9 +37,13 @@ rule                   matches                                         handler
 ``YOUNG_GEN``          ``GC(3) PSYoungGen: 15360K->2544K(17920K)``     young sizes
 ``G1_REGIONS``         ``GC(3) Eden regions: 24->0(26)``               young sizes
 ``TO_SPACE``           ``GC(9) To-space exhausted``                    flag on the pause
-no-op                  any other decorated line (phases, heap detail,  skipped
-                       safepoint, os+cpu, ergo, age, metaspace ...)
+no-op                  ``KNOWN_LINES``: phase starts, settings and     skipped
+                       sizes, sub-phase times, safepoint, age tables,
+                       heap and statistics at exit (``GC STATISTICS``)
 =====================  ==============================================  =================
+
+Any other line, decorated or not, is a diagnostic with its line number; so is a ``Pause``
+line whose duration the rule cannot read.
 """
 
 from __future__ import annotations
@@ -51,26 +60,34 @@ from rootline.parsers.gc_common import (
     Stall,
     build_result,
     datestamp_ms,
+    number,
     size_kb,
     unified_line_share,
 )
 
 KIND = "gc_unified"
 
-_SIZE = r"(\d+(?:\.\d+)?)([BKMGT])"
+_NUM = r"\d+(?:[.,]\d+)?"  # a decimal comma under some locales: "7,870ms", "[177,375s]"
+_SIZE = r"(" + _NUM + r")([BKMGT])"
 _HEAP = _SIZE + "->" + _SIZE + r"\(" + _SIZE + r"\)"
-PAUSE = re.compile(r"GC\((\d+)\) (?:([yY]): )?Pause (.+?)(?: " + _HEAP + r")? (\d+(?:\.\d+)?)ms$")
+# JDK 21 generational ZGC prefixes a phase with its generation: y:/Y: young, O: old.
+_GENERATION = r"(?:([yYO]): )?"
+PAUSE = re.compile(
+    r"GC\((\d+)\) " + _GENERATION + r"Pause (.+?)(?: " + _HEAP + r")? (" + _NUM + r")ms$"
+)
 CONCURRENT = re.compile(
-    r"GC\((\d+)\) (?:([yY]): )?Concurrent (.+?)(?: " + _HEAP + r")? (\d+(?:\.\d+)?)ms$"
+    r"GC\((\d+)\) " + _GENERATION + r"Concurrent (.+?)(?: " + _HEAP + r")? (" + _NUM + r")ms$"
 )
 CYCLE = re.compile(
     r"GC\((\d+)\) ((?:Garbage|Major|Minor) Collection) \(([^)]*)\) "
     + _SIZE
     + r"\(\d+%\)->"
     + _SIZE
-    + r"\(\d+%\)(?: (\d+(?:\.\d+)?)(m?s))?$"
+    + r"\(\d+%\)(?: ("
+    + _NUM
+    + r")(m?s))?$"
 )
-STALL = re.compile(r"(Allocation|Relocation) Stall \((.*)\) (\d+(?:\.\d+)?)ms$")
+STALL = re.compile(r"(Allocation|Relocation) Stall \((.*)\) (" + _NUM + r")ms$")
 USING = re.compile(r"\] Using ([\w ]+)$")
 VERSION = re.compile(r"\] Version: (\S+)")
 YOUNG_GEN = re.compile(r"GC\((\d+)\) (?:PSYoungGen|DefNew|ParNew): " + _SIZE + "->" + _SIZE)
@@ -102,8 +119,62 @@ YOUNG_SIZE_LINES = {
 }
 # How far before a pause summary its young-generation lines may sit (a gc* block is ~2 KB).
 YOUNG_SIZE_WINDOW = 8192
-# A line that does not start with "[" (searched from its line break, which is fast).
-UNDECORATED_LINE = re.compile(r"\n([^\[\n][^\n]*)")
+_END = r"\r?$"
+_TIMED_END = r"\d ?(?:ms|us|s)" + _END
+# Every decorated line's message (after "GC(n) " and a generation prefix) must match one of
+# these (tried in this order, the commonest first), in the reading rules above or as a known
+# line kept for nothing; any other line is
+# a numbered diagnostic. A line that reads "Pause ..." and ends in a time is known only as
+# a PAUSE: a duration the rule cannot read (another locale, another unit) is never silent.
+KNOWN_LINES: tuple[tuple[str, str], ...] = (
+    ("setting, sizes or counters: 'Name: value'", r"[A-Z\"(<][\w ()/+.,'\"<>-]{0,60}?:(?:\s|$)"),
+    ("blank or indented detail (tables, statistics, heap at exit)", r"(?:\s|$)"),
+    ("tenuring", r"(?:Desired survivor size|Age table with)"),
+    ("age table", r"- age +\d"),
+    ("ZGC age table row", r"(?:Eden|Survivor \d+) +\d"),
+    ("phase start / statistics", r"(?:Pause|Concurrent) (?![^\n]*" + _TIMED_END + ")"),
+    ("CPU times", r"User="),
+    ("PAUSE", r"Pause [^\n]*? " + _NUM + r"ms" + _END),
+    ("USING, worker counts", r"Using "),
+    (
+        "timed sub-phase or worker detail",
+        r"(?!Pause )[A-Za-z][^\n]*? " + _NUM + r" ?(?:ms|us|ns|s)\b",
+    ),
+    ("CONCURRENT", r"Concurrent [^\n]*? " + _NUM + r"ms" + _END),
+    ("phase start: a bare name", r"[A-Z][A-Za-z ()-]*" + _END),
+    ("Shenandoah cycle statistics: gross (G) / net (N)", r"Pause [^\n]*\([GN]\) +\d+ us"),
+    ("safepoint", r"Safepoint \""),
+    ("CYCLE, cycle start", r"(?:Garbage|Major|Minor) Collection \("),
+    ("ZGC generation summary", r"(?:Young|Old) Generation\b"),
+    ("STALL", r"(?:Allocation|Relocation) Stall \("),
+    ("heap printout", r"(?:Heap|Collection set:?|Metaspace\b|\S+ +(?:total|used) )"),
+    ("statistics banner", r"(?:=== |---|===)"),
+    ("init notes", r"(?:Initializing |Heuristics |Min heap equals|Consider -XX|CPU:total)"),
+    (
+        "Shenandoah notes",
+        r"(?:Failed to allocate|Cancelling GC|Good progress|Bad progress|Trigger:)",
+    ),
+    ("G1 service thread", r"G1 Service Thread"),
+    ("string/symbol table cleaning", r"Cleaned string and symbol table"),
+    ("ZGC statistics row", r"[A-Z][\w ]*: [A-Z]"),
+    ("reference processing", r"(?:Skipped phase|Preclean \w+References|Running G1 Root Region)"),
+    ("marking statistics", r"(?:Marking Stats|Mark stats cache)"),
+    (
+        "G1 remembered set rebuild",
+        r"(?:Skipping Remembered Set|Running G1 (?:Update RemSet|Clear Bitmap)|Remembered Set Tracking)",
+    ),
+    (
+        "Shenandoah statistics prose",
+        r"(?:All times are|all workers|Under allocation pressure|under stop-the-world|"
+        r"tune GC heuristics|to avoid Degenerated)",
+    ),
+)
+_KNOWN = "(?>(?:GC\\(\\d+\\) (?:[yYO]: )?)?)(?:" + "|".join(f for _, f in KNOWN_LINES) + ")"
+# After a line break (searched for in "\n" + text: a literal start is found fast), a
+# decorated line whose message no rule knows (group 1) or an undecorated line (group 2).
+UNKNOWN_LINE = re.compile(
+    r"\n(?:(?>(?:\[[^\]\n]*\])+ ?)(?!" + _KNOWN + r")([^\n]*)|(?!\[)([^\n]+))", re.MULTILINE
+)
 
 
 def sniff(head: str) -> float:
@@ -139,20 +210,26 @@ def decorations(line: str, context: ParseContext) -> tuple[Clock, int] | None:
                     return None
                 wall = float(epoch_ms)
             elif token.endswith("ms"):
-                value = float(token[:-2])
+                value = _decoration_number(token[:-2])
+                if value is None:
+                    return None
                 # timemillis and uptimemillis look alike: an epoch is past the year 2001.
                 if value > 1e12:
                     wall = value
                 else:
                     uptime = value / 1000.0
             elif token.endswith("ns"):
-                value = float(token[:-2])
+                value = _decoration_number(token[:-2])
+                if value is None:
+                    return None
                 if value > 1e18:
                     wall = value / 1e6
                 else:
                     uptime = value / 1e9
             elif token.endswith("s"):
-                uptime = float(token[:-1])
+                uptime = _decoration_number(token[:-1])
+                if uptime is None:
+                    return None
             elif not token.isdigit():
                 return None
         elif token and not (token[0].isalpha() or token[0] == "_"):
@@ -163,6 +240,14 @@ def decorations(line: str, context: ParseContext) -> tuple[Clock, int] | None:
     if line.startswith(" ", pos):
         pos += 1
     return Clock(wall, uptime), pos
+
+
+def _decoration_number(text: str) -> float | None:
+    """``12.345`` or, under a decimal-comma locale, ``12,345``; None when neither."""
+    try:
+        return number(text)
+    except ValueError:
+        return None
 
 
 class _Reader:
@@ -179,11 +264,16 @@ class _Reader:
         """Jump from keyword to keyword instead of walking every line: most lines are detail."""
         self.text = text
         counted_to, line_no = 0, 1
-        for bad in UNDECORATED_LINE.finditer("\n" + text):
-            if bad.group(1).strip():
-                line_no += text.count("\n", counted_to, bad.start(1) - 1)
-                counted_to = bad.start(1) - 1
-                self.result.diagnose(line_no, f"not a unified GC log line: {bad.group(1)[:120]!r}")
+        for bad in UNKNOWN_LINE.finditer("\n" + text):
+            line_no += text.count("\n", counted_to, bad.start())
+            counted_to = bad.start()
+            if bad.group(2) is not None:
+                if bad.group(2).strip():
+                    self.result.diagnose(
+                        line_no, f"not a unified GC log line: {bad.group(2)[:120]!r}"
+                    )
+            else:
+                self.result.diagnose(line_no, f"unrecognised GC log line: {bad.group(1)[:120]!r}")
         first_end = text.find("\n")
         first_line = text if first_end < 0 else text[:first_end]
         if first_line.startswith("["):
@@ -317,18 +407,18 @@ class _Reader:
         return (before, after) if found else None
 
     def _stall(self, position: int, clock: Clock, match: re.Match[str]) -> None:
-        duration = float(match.group(3))
+        duration = number(match.group(3))
         kind = match.group(1).lower()
         self.log.stalls.append(Stall(clock.shifted(-duration), duration, kind, match.group(2)))
 
     def _pause(self, position: int, clock: Clock, match: re.Match[str]) -> None:
         gc_id = int(match.group(1))
-        duration = float(match.group(10))
+        duration = number(match.group(10))
         name = match.group(3)
         kind, pause_type, cause, detail = _classify_pause(name)
         generation = match.group(2)
         if generation is not None:
-            detail = "young" if generation == "y" else "old"
+            detail = "old" if generation == "O" else "young"
         pause = Pause(
             clock.shifted(-duration),
             duration,
@@ -349,10 +439,10 @@ class _Reader:
         self.log.pauses.append(pause)
 
     def _concurrent(self, position: int, clock: Clock, match: re.Match[str]) -> None:
-        duration = float(match.group(10))
+        duration = number(match.group(10))
         phase = match.group(3).lower()
         if match.group(2) is not None:
-            phase = f"{'young' if match.group(2) == 'y' else 'old'} {phase}"
+            phase = f"{'old' if match.group(2) == 'O' else 'young'} {phase}"
         record = Concurrent(
             clock.shifted(-duration), duration, self.using or "unknown", phase, int(match.group(1))
         )
@@ -365,7 +455,7 @@ class _Reader:
     def _cycle(self, position: int, clock: Clock, match: re.Match[str]) -> None:
         duration = None
         if match.group(8) is not None:
-            duration = float(match.group(8)) * (1.0 if match.group(9) == "ms" else 1000.0)
+            duration = number(match.group(8)) * (1.0 if match.group(9) == "ms" else 1000.0)
         start = clock if duration is None else clock.shifted(-duration)
         record = Concurrent(
             start, duration, self.using or "zgc", match.group(2).lower(), int(match.group(1))

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from rootline.parsers import gc_legacy, gc_unified
 from rootline.parsers.base import ParseContext, ParseResult
 from rootline.parsers.registry import detect_kind, sniff_scores
+from tests.conftest import FIXTURES_DIR
 from tests.parsers.gc_helpers import (
     LEGACY_CORPUS,
     OTHER_CORPUS,
@@ -240,3 +241,116 @@ def test_never_raises_on_mutated_real_logs(data: st.DataObject) -> None:
     text = "\n".join(lines)
     text = text[: data.draw(st.integers(0, len(text)))]
     assert isinstance(parse(text), ParseResult)
+
+
+# --- dialects: hand-written fixtures (tests/fixtures/gc_legacy), totals added up by hand --
+
+LEGACY_FIXTURES = FIXTURES_DIR / "gc_legacy"
+
+
+def fixture(name: str) -> ParseResult:
+    return parse((LEGACY_FIXTURES / name).read_text())
+
+
+def test_cms_scavenge_before_remark_counts_the_remark_once() -> None:
+    result = fixture("cms-scavenge-before-remark-heapatgc.log")
+    assert not result.diagnostics
+    found = [(e.attrs["type"], e.duration_ms) for e in result.events if e.kind == "gc_pause"]
+    # young 10.2 ms, initial mark 2.0 ms, then two remarks whose own ", N secs]" are 15.0
+    # and 5.299 ms: their scavenges (8.1 and 2.098 ms) run inside them, not beside them.
+    assert found == [
+        ("young", pytest.approx(10.2)),
+        ("initial_mark", pytest.approx(2.0)),
+        ("remark", pytest.approx(15.0)),
+        ("remark", pytest.approx(5.299)),
+    ]
+    assert fact(result, "gc.pause_total_ms") == "32.499"
+    remark = next(e for e in result.events if e.attrs.get("type") == "remark")
+    assert remark.attrs["detail"] == "scavenge_before_remark"
+    assert remark.attrs["uptime_s"] == 2.0
+    phases = [e.attrs["phase"] for e in result.events if e.kind == "gc_concurrent"]
+    assert phases == ["mark", "preclean", "abortable-preclean", "sweep"]
+
+
+def test_a_full_gc_interrupted_by_a_concurrent_phase_is_kept() -> None:
+    result = fixture("cms-full-gc-interrupted-by-concurrent-phases.log")
+    durations = pauses(result)
+    # 50.2 + 61.0 + 11677.083 + 2677.083 + 10751.546 + 21.0 ms: the 11.68 s Full GC, the
+    # log's longest, is the one whose record a concurrent phase's line interrupts.
+    assert durations == [
+        pytest.approx(50.2),
+        pytest.approx(61.0),
+        pytest.approx(11677.083),
+        pytest.approx(2677.083),
+        pytest.approx(10751.546),
+        pytest.approx(21.0),
+    ]
+    assert fact(result, "gc.pause_max_ms") == "11677.083"
+    assert not result.diagnostics
+    phases = {e.attrs["phase"]: e.duration_ms for e in result.events if e.kind == "gc_concurrent"}
+    assert phases["abortable-preclean"] == pytest.approx(5115.0)
+    assert phases["mark"] == pytest.approx(5028.0)
+
+
+def test_the_longest_pause_survives_a_record_left_open() -> None:
+    text = (
+        "10.000: [Full GC 10.000: [CMS: 100K->90K(200K), 1.0000000 secs] 150K->90K(300K), "
+        "[CMS Perm : 10K->10K(20K)], 1.0010000 secs\n"
+        "11.000: [GC 11.000: [ParNew: 10K->1K(20K), 0.0010000 secs] 95K->86K(300K), "
+        "0.0011000 secs] [Times: user=0.00 sys=0.00, real=0.00 secs]\n"
+    )
+    result = parse(text)
+    assert pauses(result) == [pytest.approx(1001.0), pytest.approx(1.1)]
+    assert [d.line for d in result.diagnostics] == [1]
+
+
+def test_shenandoah_jdk8_backport_with_details() -> None:
+    result = fixture("shenandoah-jdk8-backport-details.log")
+    assert not result.diagnostics, result.diagnostics[:3]
+    found = [(e.attrs["type"], e.duration_ms) for e in result.events if e.kind == "gc_pause"]
+    assert found == [
+        ("init_mark", pytest.approx(1.983)),
+        ("final_mark", pytest.approx(2.472)),
+        ("init_update_refs", pytest.approx(0.015)),
+        ("final_update_refs", pytest.approx(0.291)),
+        ("full", pytest.approx(120.5)),
+        ("init_mark", pytest.approx(43.46)),
+        ("final_mark", pytest.approx(4.73)),
+    ]
+    # 1.983 + 2.472 + 0.015 + 0.291 + 120.5 + 43.46 + 4.73
+    assert fact(result, "gc.pause_total_ms") == "173.451"
+    final = [e for e in result.events if e.attrs.get("type") == "final_mark"][-1]
+    assert final.attrs["heap_after_mb"] == 100.0 and final.attrs["uptime_s"] == 29.197
+    assert fact(result, "gc.collector") == "shenandoah"
+
+
+def test_jdk14_verbose_gc_without_time_stamps() -> None:
+    text = (LEGACY_FIXTURES / "jdk14-verbose-gc-no-timestamps.log").read_text()
+    assert detect_kind(text) == "gc_legacy"
+    result = parse(text)
+    assert not result.diagnostics
+    found = [(e.attrs["type"], e.duration_ms) for e in result.events if e.kind == "gc_pause"]
+    assert found == [
+        ("young", pytest.approx(12.3456)),
+        ("young", pytest.approx(10.0)),
+        ("full", pytest.approx(150.0)),
+        ("young", pytest.approx(5.0)),
+    ]
+    assert result.events[0].attrs["heap_before_mb"] == round(1234 / 1024, 3)
+    assert result.anchored is False
+
+
+def test_an_unknown_indented_line_is_a_numbered_diagnostic() -> None:
+    text = (LEGACY_FIXTURES / "shenandoah-jdk8-backport-details.log").read_text()
+    lines = text.splitlines()
+    lines.insert(20, "    something nobody prints")
+    result = parse("\n".join(lines))
+    assert [d.line for d in result.diagnostics] == [21]
+    assert len(pauses(result)) == 7
+
+
+def test_a_missing_final_newline_is_not_a_cut_off() -> None:
+    text = read(legacy_file("jdk8-cms-printgcid-datestamps-openjdk8u342-gcviewer.txt"))
+    result = parse(text.rstrip("\r\n"))
+    assert not result.diagnostics
+    assert len(pauses(result)) == 10

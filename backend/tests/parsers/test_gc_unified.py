@@ -17,15 +17,29 @@ from tests.parsers.gc_helpers import LEGACY_CORPUS, UNIFIED_CORPUS, fact, pauses
 
 FIXTURES = sorted((FIXTURES_DIR / "gc_unified").glob("*.log"))
 
-# Independent of the parser: a pause is a "GC(n) [y: ]Pause ... N.NNNms" line at the end of
-# a line (the "gc,start" line of the same pause has no duration; the gc,stats summary of
-# Shenandoah has no GC id; safepoint lines are no pause lines).
-PAUSE_LINE = re.compile(r"GC\(\d+\) (?:[yY]: )?Pause [^\n]*? (\d+(?:\.\d+)?)ms\r?$", re.MULTILINE)
+# Independent of the parser: a pause is a "GC(n) [y:|Y:|O: ]Pause ... N.NNNms" line at the end
+# of a line (the "gc,start" line of the same pause has no duration; the gc,stats summary of
+# Shenandoah has no GC id; safepoint lines are no pause lines). A decimal-comma locale writes
+# "N,NNNms".
+PAUSE_LINE = re.compile(
+    r"GC\(\d+\) (?:[yYO]: )?Pause [^\n]*? (\d+(?:[.,]\d+)?)ms\r?$", re.MULTILINE
+)
+# Our captures whose decorations carry no wall clock (uptime, uptimemillis, uptimenanos).
+UPTIME_ONLY = {
+    "parallel-uptime.log",
+    "shenandoah-uptime.log",
+    "serial-gc-minimal.log",
+    "zgc-gc-minimal.log",
+    "g1-decimal-comma-gc-all-uptime.log",
+    "parallel-uptimenanos.log",
+    "g1-uptimemillis-level.log",
+    "zgc-timenanos-uptimenanos-hostname-pid-level.log",
+}
 
 
 def independent_count(text: str) -> tuple[int, float]:
     found = PAUSE_LINE.findall(text)
-    return len(found), sum(float(v) for v in found)
+    return len(found), sum(float(v.replace(",", ".")) for v in found)
 
 
 def parse(text: str, **context: int) -> ParseResult:
@@ -130,7 +144,7 @@ def test_own_fixtures_cover_every_collector_and_decoration() -> None:
     for path in FIXTURES:
         result = parse(read(path))
         collectors[path.name] = fact(result, "gc.collector")
-        uptime_only = path.name.endswith(("-uptime.log", "-minimal.log"))
+        uptime_only = path.name in UPTIME_ONLY
         assert result.anchored is not uptime_only, path.name
     assert set(collectors.values()) == {"g1", "parallel", "serial", "zgc", "shenandoah"}
 
@@ -211,3 +225,148 @@ def test_the_time_the_log_covers_is_a_fact() -> None:
         "[1.000s][info][gc] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 4M->1M(8M) 2.500ms\n"
     )
     assert fact(pause, "gc.log_span_ms") == "2.5"  # one line: the pause's own span
+
+
+# --- dialects: every number below is read off the lines by hand --------------------------
+
+
+def test_decimal_comma_locale_capture() -> None:
+    """LC_ALL=de_DE.UTF-8: "[0,087s]" and "1,634ms" (the first line, "[0.005s]", was written
+    before the JVM took the locale). 12 pauses; the first, GC(0), 2,083 ms ending at 0,083 s."""
+    text = read(unified_file("g1-decimal-comma-gc-all-uptime.log"))
+    assert "ms\n" in text and re.search(r"\[\d+,\d{3}s\]", text)
+    result = parse(text)
+    assert result.status == "parsed", result.diagnostics[:3]
+    durations = pauses(result)
+    assert len(durations) == 12 == independent_count(text)[0]
+    first = next(e for e in result.events if e.kind == "gc_pause")
+    line = next(x for x in text.splitlines() if "GC(0) Pause Young" in x and x.endswith("ms"))
+    stamp, took = re.findall(r"\[(\d+),(\d+)s\]", line)[0], line.rsplit(" ", 1)[1]
+    uptime_s = int(stamp[0]) + int(stamp[1]) / 1000
+    took_ms = float(took[:-2].replace(",", "."))
+    assert first.duration_ms == pytest.approx(took_ms)
+    assert first.attrs["uptime_s"] == pytest.approx(uptime_s - took_ms / 1000)
+
+
+def test_decimal_comma_written_by_hand() -> None:
+    text = (
+        "[177,375s][info][gc] GC(4) Pause Young (Normal) (G1 Evacuation Pause) 24M->11M(256M) "
+        "7,870ms\n"
+        "[180,001s][info][gc] GC(5) Pause Full (System.gc()) 20M->9M(256M) 120,5ms\n"
+    )
+    result = parse(text)
+    assert pauses(result) == [pytest.approx(7.87), pytest.approx(120.5)]
+    assert result.events[0].attrs["uptime_s"] == pytest.approx(177.375 - 0.00787)
+    assert fact(result, "gc.pause_total_ms") == "128.37"
+    assert not result.diagnostics
+
+
+def test_shenandoah_decimal_comma_without_level_or_tags() -> None:
+    """time,uptime only: no level, no tags; "GC STATISTICS:" and its table at exit are known
+    lines, not pauses. 20 pause lines by grep."""
+    text = read(unified_file("shenandoah-decimal-comma-time-uptime.log"))
+    assert "GC STATISTICS:" in text
+    result = parse(text)
+    assert result.status == "parsed", result.diagnostics[:3]
+    count, total = independent_count(text)
+    assert (len(pauses(result)), count) == (20, 20)
+    assert sum(pauses(result)) == pytest.approx(total)
+    assert fact(result, "gc.collector") == "shenandoah"
+    assert result.anchored is True
+
+
+# GC(7) of a JDK 21 generational ZGC major collection, in the published format (the y:/Y:
+# young and O: old prefixes, the generation summaries, the cycle line), written by hand.
+GENERATIONAL_ZGC = """\
+[2.100s][info][gc          ] GC(7) Major Collection (Proactive)
+[2.100s][info][gc,phases   ] GC(7) Y: Young Generation
+[2.101s][info][gc,phases   ] GC(7) Y: Pause Mark Start (Major) 0.020ms
+[2.140s][info][gc,phases   ] GC(7) Y: Concurrent Mark 39.000ms
+[2.141s][info][gc,phases   ] GC(7) Y: Pause Mark End 0.015ms
+[2.150s][info][gc,phases   ] GC(7) Y: Pause Relocate Start 0.011ms
+[2.170s][info][gc,phases   ] GC(7) Y: Young Generation 96M(19%)->40M(8%) 0.070s
+[2.170s][info][gc,phases   ] GC(7) O: Old Generation
+[2.230s][info][gc,phases   ] GC(7) O: Concurrent Mark 59.000ms
+[2.231s][info][gc,phases   ] GC(7) O: Pause Mark End 0.250ms
+[2.232s][info][gc,phases   ] GC(7) O: Concurrent Process Non-Strong 1.000ms
+[2.240s][info][gc,phases   ] GC(7) O: Pause Relocate Start 0.300ms
+[2.260s][info][gc,phases   ] GC(7) O: Old Generation 40M(8%)->36M(7%) 0.090s
+[2.260s][info][gc          ] GC(7) Major Collection (Proactive) 96M(19%)->36M(7%) 0.160s
+[2.300s][info][gc          ] GC(8) Minor Collection (Allocation Rate)
+[2.301s][info][gc,phases   ] GC(8) y: Pause Mark Start 0.030ms
+[2.320s][info][gc,phases   ] GC(8) y: Pause Mark End 0.010ms
+[2.330s][info][gc,phases   ] GC(8) y: Pause Relocate Start 0.012ms
+[2.350s][info][gc          ] GC(8) Minor Collection (Allocation Rate) 60M(12%)->30M(6%) 0.050s
+"""
+
+
+def test_generational_zgc_old_pauses_are_counted() -> None:
+    result = parse(GENERATIONAL_ZGC)
+    assert not result.diagnostics
+    found = [(e.attrs["gc_id"], e.attrs["detail"], e.duration_ms) for e in pauses_events(result)]
+    # 3 young + 2 old pauses of the major GC(7), 3 young of the minor GC(8): 8 pauses,
+    # 0.020+0.015+0.011+0.250+0.300+0.030+0.010+0.012 = 0.648 ms, the longest the old one.
+    assert len(found) == 8
+    assert [d for _, d, _ in found].count("old") == 2
+    assert sum(ms for *_, ms in found) == pytest.approx(0.648)
+    assert fact(result, "gc.pause_max_ms") == "0.3"
+    old = [e for e in pauses_events(result) if e.attrs["detail"] == "old"]
+    assert [e.attrs["type"] for e in old] == ["pause_mark_end", "pause_relocate_start"]
+    phases = {e.attrs["phase"] for e in result.events if e.kind == "gc_concurrent"}
+    assert {"old mark", "young mark", "major collection", "minor collection"} <= phases
+
+
+def pauses_events(result: ParseResult) -> list:  # type: ignore[type-arg]
+    return [e for e in result.events if e.kind == "gc_pause"]
+
+
+@pytest.mark.parametrize(
+    ("name", "count"),
+    [
+        ("parallel-uptimenanos.log", 29),
+        ("serial-timemillis-tags.log", 23),
+        ("g1-uptimemillis-level.log", 12),
+        ("zgc-timenanos-uptimenanos-hostname-pid-level.log", 18),
+    ],
+)
+def test_millis_and_nanos_decorations_without_level_or_tags(name: str, count: int) -> None:
+    text = read(unified_file(name))
+    result = parse(text)
+    assert result.status == "parsed", result.diagnostics[:3]
+    assert len(pauses(result)) == count == independent_count(text)[0]
+    first_line = text.splitlines()[0]
+    uptimes = [e.attrs.get("uptime_s") for e in pauses_events(result)]
+    if name.startswith("serial-timemillis"):
+        # [1795707347903ms]: the epoch in ms, a wall clock, no uptime
+        assert result.anchored is True and uptimes[0] is None
+        assert first_line.startswith("[17")
+    else:
+        assert result.anchored is False
+        assert all(u is not None and 0 < u < 10 for u in uptimes), uptimes[:3]
+
+
+def test_timenanos_is_not_taken_for_the_uptime() -> None:
+    """[446825976492ns][63731949ns]: the first is a monotonic clock, the second the uptime."""
+    line = "[446825976492ns][63731949ns][vm][13608][info] GC(0) Pause Mark Start 0.010ms\n"
+    (event,) = parse(line).events
+    assert event.attrs["uptime_s"] == pytest.approx(0.063731949 - 0.00001)
+
+
+def test_an_unknown_decorated_line_is_a_numbered_diagnostic() -> None:
+    text = (
+        "[1.000s][info][gc] Using G1\n"
+        "[1.100s][info][gc] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 4M->1M(8M) 1.5 ms\n"
+        "[1.200s][info][gc] GC(1) Pause Young (Normal) (G1 Evacuation Pause) 4M->1M(8M) 1.500ms\n"
+        "[1.300s][info][gc] 42 frobnicated\n"
+    )
+    result = parse(text)
+    assert len(pauses(result)) == 1
+    # a pause whose duration the rule cannot read is never silently skipped
+    assert [d.line for d in result.diagnostics] == [2, 4]
+    assert result.status == "partial"
+
+
+def test_a_missing_final_newline_is_not_a_cut_off() -> None:
+    text = read(unified_file("g1-uptimemillis-level.log")).rstrip("\n")
+    result = parse(text)
+    assert not result.diagnostics
