@@ -1,9 +1,26 @@
-"""Bundles: ``.zip``, ``.tar`` and ``.tar.gz`` archives of captures, unpacked safely.
+"""Bundles: ``.zip`` and ``.tar`` archives of captures (the tar plain or compressed:
+``.tar.gz``, ``.tar.bz2``, ``.tar.xz``, ``.tar.zst``) and single compressed files (``.gz``,
+``.bz2``, ``.xz``, ``.zst``, e.g. a rotated ``gc.log.1.gz``), unpacked safely.
 
 :func:`unpack` takes the archive as bytes (its format found from magic bytes, never the name)
-and returns the regular files in it as :class:`BundleMember` objects. Each member's bytes go,
-as they come out of the decompressor, to a ``sink`` (the artifact store: a member is never
-held in memory whole) or, without one, into the member's ``data``. Nothing is trusted:
+and returns the regular files in it as :class:`BundleMember` objects.
+
+A compressed single file is a bundle of one member: its content, named after the file
+without its suffix (``gc.log.1.gz`` -> ``gc.log.1``; a name without the usual suffix is
+kept as it is). So the server keeps the raw bytes as uploaded in the bundle's artifact
+(kind ``bundle``) and records the decompressed content as a member artifact of its own,
+read as the kind asked of the file, if any. Concatenated streams (``cat a.gz b.gz``) are
+read as one. A stream cut short or corrupt keeps what came out before the damage, with a
+diagnostic (``gc.log.1: gzip stream truncated after 1.2 MiB; kept the 1.2 MiB read``).
+
+:func:`open_nested` is how both the server's parse worker and the offline CLI open a file:
+a member that is itself an archive or compressed is opened the same way, one level deeper,
+down to :data:`MAX_BUNDLE_DEPTH` (a ``.tar.gz`` holding ``gc.log.1.gz``, or a ``.zip``
+holding a ``.xz``, takes two levels).
+
+Each member's bytes go, as they come out of the decompressor, to a ``sink`` (the artifact
+store: a member is never held in memory whole) or, without one, into the member's
+``data``. Nothing is trusted:
 
 - Sizes are counted as bytes come out of the decompressor, and reading stops as soon as a
   member passes ``max_member_bytes``, the bundle passes ``max_total_bytes``, or the
@@ -17,7 +34,11 @@ held in memory whole) or, without one, into the member's ``data``. Nothing is tr
   members over a limit. Directories are skipped silently.
 - A truncated or corrupt archive yields the members read before the damage plus a
   diagnostic; a zip whose central directory is gone is read from its local headers.
-- A member that is itself an archive is returned as a member (the ingest layer decides).
+- A member that is itself an archive or compressed is returned as a member (see
+  :func:`open_nested`). A compressed file's limits are a member's, counted on the bytes
+  that really come out of the decompressor against the compressed bytes really used; an
+  xz header may not ask for more than 256 MiB of decoder memory, a zstd frame for a
+  window over 128 MiB.
 
 Host rule (:func:`host_from_path`): the collector writes ``rootline-<host>-<YYYYmmddTHHMMSS>/...``;
 people also sort captures into ``host=<name>/...`` or ``hosts/<name>/...``. The host is the

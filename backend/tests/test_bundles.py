@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import io
+import lzma
 import os
 import struct
 import tarfile
 import zipfile
 import zlib
 
+import zstandard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -356,10 +359,22 @@ def test_unpack_never_raises_on_arbitrary_bytes(data: bytes) -> None:
     assert isinstance(unpack(data), Bundle)
 
 
+_PLAIN_TAR = _tar([("a.txt", SS), ("b.txt", NMON)])
 _SAMPLES = [
     _zip({"a.txt": SS, "b/c.nmon": NMON}),
-    _tar([("a.txt", SS), ("b.txt", NMON)]),
+    _PLAIN_TAR,
     _tar([("a.txt", SS), ("b.txt", NMON)], compress=True),
+    # Compressed single files and compressed tars of each format.
+    *(
+        compress(data)
+        for compress in (
+            gzip.compress,
+            bz2.compress,
+            lzma.compress,
+            zstandard.ZstdCompressor(write_checksum=True).compress,
+        )
+        for data in (NMON * 20, _PLAIN_TAR)
+    ),
 ]
 
 
