@@ -15,6 +15,8 @@ import json
 import lzma
 import os
 import re
+import shutil
+import subprocess
 import tarfile
 import zipfile
 from collections.abc import Callable
@@ -381,3 +383,22 @@ def test_cli_and_server_open_a_nested_bundle_into_the_same_artifacts(
     assert len(containers) == 5  # the tar.gz, gc.log.1.gz, ss-tan.txt.zst, more.zip, .xz
     assert all(a["status"] == "parsed" for a in containers)
     assert {a["host"] for a in served if a["kind"] != "bundle"} == {"web-1"}
+
+
+@pytest.mark.parametrize(
+    ("tool", "fmt"), [("gzip", "gz"), ("bzip2", "bz2"), ("xz", "xz"), ("zstd", "zst")]
+)
+def test_files_written_by_the_compression_commands(tool: str, fmt: str, tmp_path: Path) -> None:
+    """What logrotate and people really run: gzip stores the file's name in its header,
+    xz a CRC-64 check, zstd a content size and checksum."""
+    if shutil.which(tool) is None:
+        pytest.skip(f"{tool} is not installed")
+    log = tmp_path / "gc.log.1"
+    log.write_bytes(GC_LOG)
+    subprocess.run([tool, "-q", str(log)], check=True, timeout=60)
+    path = tmp_path / f"gc.log.1.{fmt}"
+    bundle = unpack(path.read_bytes(), name=path.name)
+    assert (bundle.format, bundle.messages()) == (fmt, [])
+    assert [(m.path, m.data) for m in bundle.members] == [("gc.log.1", GC_LOG)]
+    body = json.loads(_cli("parse", "--json", str(path)).stdout)
+    assert (body["path"], body["kind"]) == (f"{path}!gc.log.1", "gc_unified")
