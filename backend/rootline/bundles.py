@@ -1,9 +1,26 @@
-"""Bundles: ``.zip``, ``.tar`` and ``.tar.gz`` archives of captures, unpacked safely.
+"""Bundles: ``.zip`` and ``.tar`` archives of captures (the tar plain or compressed:
+``.tar.gz``, ``.tar.bz2``, ``.tar.xz``, ``.tar.zst``) and single compressed files (``.gz``,
+``.bz2``, ``.xz``, ``.zst``, e.g. a rotated ``gc.log.1.gz``), unpacked safely.
 
 :func:`unpack` takes the archive as bytes (its format found from magic bytes, never the name)
-and returns the regular files in it as :class:`BundleMember` objects. Each member's bytes go,
-as they come out of the decompressor, to a ``sink`` (the artifact store: a member is never
-held in memory whole) or, without one, into the member's ``data``. Nothing is trusted:
+and returns the regular files in it as :class:`BundleMember` objects.
+
+A compressed single file is a bundle of one member: its content, named after the file
+without its suffix (``gc.log.1.gz`` -> ``gc.log.1``; a name without the usual suffix is
+kept as it is). So the server keeps the raw bytes as uploaded in the bundle's artifact
+(kind ``bundle``) and records the decompressed content as a member artifact of its own,
+read as the kind asked of the file, if any. Concatenated streams (``cat a.gz b.gz``) are
+read as one. A stream cut short or corrupt keeps what came out before the damage, with a
+diagnostic (``gc.log.1: gzip stream truncated after 1.2 MiB; kept the 1.2 MiB read``).
+
+:func:`open_nested` is how both the server's parse worker and the offline CLI open a file:
+a member that is itself an archive or compressed is opened the same way, one level deeper,
+down to :data:`MAX_BUNDLE_DEPTH` (a ``.tar.gz`` holding ``gc.log.1.gz``, or a ``.zip``
+holding a ``.xz``, takes two levels).
+
+Each member's bytes go, as they come out of the decompressor, to a ``sink`` (the artifact
+store: a member is never held in memory whole) or, without one, into the member's
+``data``. Nothing is trusted:
 
 - Sizes are counted as bytes come out of the decompressor, and reading stops as soon as a
   member passes ``max_member_bytes``, the bundle passes ``max_total_bytes``, or the
@@ -17,7 +34,11 @@ held in memory whole) or, without one, into the member's ``data``. Nothing is tr
   members over a limit. Directories are skipped silently.
 - A truncated or corrupt archive yields the members read before the damage plus a
   diagnostic; a zip whose central directory is gone is read from its local headers.
-- A member that is itself an archive is returned as a member (the ingest layer decides).
+- A member that is itself an archive or compressed is returned as a member (see
+  :func:`open_nested`). A compressed file's limits are a member's, counted on the bytes
+  that really come out of the decompressor against the compressed bytes really used; an
+  xz header may not ask for more than 256 MiB of decoder memory, a zstd frame for a
+  window over 128 MiB.
 
 Host rule (:func:`host_from_path`): the collector writes ``rootline-<host>-<YYYYmmddTHHMMSS>/...``;
 people also sort captures into ``host=<name>/...`` or ``hosts/<name>/...``. The host is the
@@ -44,16 +65,40 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import BinaryIO, Protocol
+from typing import IO, BinaryIO, Protocol, cast
+
+import zstandard
 
 from rootline.storage import StoredBlob
 
+# Bundles (and compressed files) inside bundles are opened this deep, no deeper: a tar.gz
+# holding gc.log.1.gz is two.
+MAX_BUNDLE_DEPTH = 2
 # Past this many unpacked bytes, a member (or the bundle) must respect the compression ratio.
 RATIO_FLOOR_BYTES = 1024 * 1024
 _CHUNK = 64 * 1024
 
 _ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
 _GZIP_MAGIC = b"\x1f\x8b"
+# Compressed single files, by magic bytes: gzip (deflate), bzip2 (a block or an empty
+# stream's end follows "BZh1".."BZh9"), xz, zstd.
+COMPRESSED_FORMATS = ("gz", "bz2", "xz", "zst")
+_COMPRESSION_MAGICS = {
+    "gz": re.compile(rb"\x1f\x8b\x08"),
+    "bz2": re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)"),
+    "xz": re.compile(rb"\xfd7zXZ\x00"),
+    "zst": re.compile(rb"\x28\xb5\x2f\xfd"),
+}
+_COMPRESSION_LABELS = {"gz": "gzip", "bz2": "bzip2", "xz": "xz", "zst": "zstd"}
+# The name a decompressed file takes: its upload's name without the usual suffix.
+_COMPRESSION_SUFFIXES = {
+    "gz": (".gz", ".gzip", ".z"),
+    "bz2": (".bz2", ".bz", ".bzip2"),
+    "xz": (".xz",),
+    "zst": (".zst", ".zstd"),
+}
+# An xz header may ask for a dictionary of up to 1.5 GiB; xz -9 needs 64 MiB.
+_XZ_MEMLIMIT = 256 * 1024 * 1024
 _TAR_BLOCK = 512
 _COLLECTOR_FOLDER = re.compile(r"rootline-(?P<host>.+)-\d{8}T\d{6}Z?")
 _LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")  # zip local file header, 30 bytes
@@ -96,6 +141,15 @@ class Bundle:
     refused: list[Refusal] = field(default_factory=list)
     diagnostics: list[str] = field(default_factory=list)
 
+    def messages(self) -> list[str]:
+        """What went wrong unpacking it: its diagnostics, then each refusal."""
+        return self.diagnostics + [f"{r.path}: refused: {r.reason}" for r in self.refused]
+
+    def member_kind(self, requested: str | None) -> str | None:
+        """The kind to read a member as, when ``requested`` was asked of the bundle: a
+        compressed file's content is that kind; an archive's members are each sniffed."""
+        return requested if self.format in COMPRESSED_FORMATS else None
+
 
 @dataclass(frozen=True)
 class _Expected:
@@ -118,17 +172,41 @@ class _MemberRefused(Exception):
     """One member turned out bad at its end (size or CRC): refuse it, go on with the next."""
 
 
+def compression_format(data: bytes) -> str | None:
+    """``"gz"``, ``"bz2"``, ``"xz"`` or ``"zst"`` from the magic bytes, or None."""
+    for fmt, magic in _COMPRESSION_MAGICS.items():
+        if magic.match(data):
+            return fmt
+    return None
+
+
 def bundle_format(data: bytes) -> str | None:
-    """``"zip"``, ``"tar"``, ``"tar.gz"`` from the magic bytes, or None (a gzip of one file is None)."""
+    """What :func:`unpack` opens, from the magic bytes: ``"zip"``, ``"tar"``, a compressed
+    tar (``"tar.gz"``, ``"tar.bz2"``, ``"tar.xz"``, ``"tar.zst"``) or one compressed file
+    (``"gz"``, ``"bz2"``, ``"xz"``, ``"zst"``); None for anything else."""
     if data.startswith(_ZIP_MAGICS):
         return "zip"
-    if data.startswith(_GZIP_MAGIC):
+    compression = compression_format(data)
+    if compression is not None:
+        head = _Decompressing(data, compression, warn=lambda _: None)
+        start = b""
         try:
-            head = zlib.decompressobj(wbits=31).decompress(data[:65536], _TAR_BLOCK)
-        except zlib.error:
-            return None
-        return "tar.gz" if _is_tar_header(head) else None
+            while len(start) < _TAR_BLOCK and (chunk := head.next_chunk()):
+                start += chunk
+        except _StreamDamaged:
+            pass
+        return f"tar.{compression}" if _is_tar_header(start[:_TAR_BLOCK]) else compression
     return "tar" if _is_tar_header(data[:_TAR_BLOCK]) else None
+
+
+def decompressed_name(name: str, fmt: str) -> str:
+    """The name a compressed file's content takes: ``gc.log.1.gz`` -> ``gc.log.1``; a
+    name without the usual suffix stays as it is."""
+    lowered = name.lower()
+    for suffix in _COMPRESSION_SUFFIXES.get(fmt, ()):
+        if lowered.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name
 
 
 def _is_tar_header(block: bytes) -> bool:
@@ -158,18 +236,47 @@ def host_from_path(path: str) -> str | None:
     return None
 
 
-def unpack(data: bytes, limits: BundleLimits = BundleLimits(), sink: Sink | None = None) -> Bundle:
+def open_nested(
+    data: bytes,
+    name: str,
+    depth: int,
+    limits: BundleLimits = BundleLimits(),
+    sink: Sink | None = None,
+) -> Bundle | None:
+    """How a file is opened, the same by the server's parse worker and by the offline CLI:
+    None when it is no archive nor compressed (its bytes are parsed as they are); else the
+    bundle unpacked (see :func:`unpack`), or, when it lies ``depth`` >=
+    :data:`MAX_BUNDLE_DEPTH` bundles deep, the bundle without members and why. Each member
+    is opened the same way in turn, one level deeper."""
+    fmt = bundle_format(data)
+    if fmt is None:
+        return None
+    if depth >= MAX_BUNDLE_DEPTH:
+        return Bundle(
+            fmt, diagnostics=[f"bundle nested deeper than {MAX_BUNDLE_DEPTH} levels: not unpacked"]
+        )
+    return unpack(data, limits, sink, name)
+
+
+def unpack(
+    data: bytes, limits: BundleLimits = BundleLimits(), sink: Sink | None = None, name: str = ""
+) -> Bundle:
     """Every regular file of the archive, within ``limits``, each streamed to ``sink`` (or
-    kept in memory without one); never raises on any input, nor on a refusal of the sink's."""
+    kept in memory without one); never raises on any input, nor on a refusal of the sink's.
+
+    A compressed single file is a bundle of one member, named after ``name`` (the file's
+    own name) without its suffix (see :func:`decompressed_name`)."""
     kind = bundle_format(data)
     if kind is None:
-        return Bundle("none", diagnostics=["not a zip, tar or tar.gz archive"])
+        return Bundle("none", diagnostics=["not a zip, tar or compressed (gz, bz2, xz, zst) file"])
     reader = _Reader(Bundle(kind), limits, len(data), sink)
     try:
         if kind == "zip":
             reader.read_zip(data)
+        elif kind in COMPRESSED_FORMATS:
+            reader.read_single(data, kind, name)
         else:
-            reader.read_tar(data, gzipped=kind == "tar.gz")
+            reader.read_tar(data, compression=kind.partition(".")[2] or None)
     except _Stop as stop:
         reader.bundle.diagnostics.append(str(stop))
     except Exception as exc:  # a damaged archive costs a diagnostic, never the upload
@@ -206,7 +313,7 @@ class _Reader:
         self.total = 0
         self.seen_paths: set[str] = set()
         self.plain_tar: memoryview | None = None
-        self.gunzip: _GunzipReader | None = None
+        self.decompressing: _Decompressing | None = None
 
     # ---- shared rules
 
@@ -248,7 +355,8 @@ class _Reader:
         if total > RATIO_FLOOR_BYTES and total > limits.max_compression_ratio * self.archive_bytes:
             raise _Stop(
                 f"stopped: {total} bytes unpacked from a {self.archive_bytes}-byte archive, "
-                f"over the {limits.max_compression_ratio:g}:1 compression ratio (a zip bomb?)"
+                f"over the {limits.max_compression_ratio:g}:1 compression ratio "
+                "(max_compression_ratio; a decompression bomb?)"
             )
 
     def check_member(self, size: int, compressed: int) -> None:
@@ -262,7 +370,7 @@ class _Reader:
         if size > RATIO_FLOOR_BYTES and size > limits.max_compression_ratio * max(compressed, 1):
             raise _MemberTooBig(
                 f"more than {limits.max_compression_ratio:g} times its compressed size "
-                f"(a zip bomb?): stopped at {size} bytes"
+                f"(max_compression_ratio; a decompression bomb?): stopped at {size} bytes"
             )
         self.check_total(size)
 
@@ -417,21 +525,69 @@ class _Reader:
 
     # ---- tar
 
-    def read_tar(self, data: bytes, gzipped: bool) -> None:
-        gunzip = _GunzipReader(data, self) if gzipped else None
+    def read_single(self, data: bytes, fmt: str, name: str) -> None:
+        """One compressed file: a bundle of one member, kept up to any damage."""
+        # The name is the file's own (no archive path): nothing in it to refuse.
+        path = _clean_path(decompressed_name(name, fmt)) or "decompressed"
+        source = _Decompressing(data, fmt, warn=self.bundle.diagnostics.append)
+        member = _MemberStream(
+            self,
+            iter(source.next_chunk, b""),
+            compressed=lambda: source.compressed,
+            keep_on=(_StreamDamaged,),
+        )
+        try:
+            self.keep(path, member)
+        except _MemberTooBig as exc:
+            self.refuse(path, str(exc))
+            return
+        except _StreamDamaged as exc:
+            self.bundle.diagnostics.append(f"{path}: {exc}: nothing could be read")
+            return
+        if member.error is not None:
+            self.bundle.diagnostics.append(
+                f"{path}: {member.error}; kept the {_size(member.size)} read"
+            )
+
+    def check_stream(self, produced: int) -> None:
+        """The limits on a compressed tar's whole stream (tarfile skips a refused member by
+        reading past it, so they must hold there too)."""
+        limits = self.limits
+        # Tar headers and padding add to the members: allow a little beyond max_total_bytes.
+        if produced > limits.max_total_bytes + 64 * _TAR_BLOCK + limits.max_total_bytes // 100:
+            raise _Stop(
+                f"stopped: the tar stream passed max_total_bytes ({limits.max_total_bytes})"
+            )
+        if produced > RATIO_FLOOR_BYTES and produced > limits.max_compression_ratio * (
+            self.archive_bytes
+        ):
+            raise _Stop(
+                f"stopped: {produced} bytes unpacked from a {self.archive_bytes}-byte archive, "
+                f"over the {limits.max_compression_ratio:g}:1 compression ratio "
+                "(max_compression_ratio; a decompression bomb?)"
+            )
+
+    def read_tar(self, data: bytes, compression: str | None) -> None:
+        stream = (
+            _Decompressing(
+                data, compression, warn=self.bundle.diagnostics.append, on_chunk=self.check_stream
+            )
+            if compression
+            else None
+        )
         # A plain tar's member data is sliced straight from the bytes (a cut member keeps
-        # what is there); a tar.gz's is read from the stream as tarfile decompresses it.
-        self.plain_tar = None if gzipped else memoryview(data)
-        self.gunzip = gunzip
-        if not gzipped and len(data) % _TAR_BLOCK:
+        # what is there); a compressed tar's is read from the stream as tarfile decompresses it.
+        self.plain_tar = None if stream else memoryview(data)
+        self.decompressing = stream
+        if not stream and len(data) % _TAR_BLOCK:
             self.bundle.diagnostics.append(
                 f"tar of {len(data)} bytes is not a whole number of {_TAR_BLOCK}-byte blocks: cut short"
             )
-        with tarfile.open(fileobj=gunzip or io.BytesIO(data), mode="r|") as archive:
+        with tarfile.open(fileobj=stream or io.BytesIO(data), mode="r|") as archive:
             try:
                 for entry in archive:
                     self.read_tar_member(archive, entry)
-                while gunzip and gunzip.read(_CHUNK):
+                while stream and stream.read(_CHUNK):
                     pass  # the padding after the end marker, to check the gzip trailer
             except (tarfile.ReadError, EOFError, zlib.error, OSError) as exc:
                 self.bundle.diagnostics.append(
@@ -482,18 +638,18 @@ class _Reader:
                 )
             return
         stream = archive.extractfile(entry)
-        gunzip = self.gunzip
-        if stream is None or gunzip is None:
+        source = self.decompressing
+        if stream is None or source is None:
             self.refuse(name, "no data")
             return
-        # Its ratio is counted against the compressed bytes the gzip stream used since it began
+        # Its ratio is counted against the compressed bytes the stream used since it began
         # (not its declared size: a tar header declares the unpacked size).
-        started_at = gunzip.compressed
+        started_at = source.compressed
         damage = (tarfile.ReadError, EOFError, zlib.error, OSError)
         member = _MemberStream(
             self,
             iter(lambda: stream.read(_CHUNK), b""),
-            compressed=lambda: gunzip.compressed - started_at,
+            compressed=lambda: source.compressed - started_at,
             keep_on=damage,
         )
         try:
@@ -652,92 +808,278 @@ class _LzmaChunks(_Chunks):
         )
 
 
-class _GunzipReader(io.RawIOBase):
-    """A gzip stream decompressed as tarfile reads it, with the bundle-wide limits counted.
+class _StreamDamaged(OSError):
+    """A compressed stream that is cut short or corrupt (the message says where)."""
 
-    tarfile skips a refused member by reading past it, so the limits must hold here too. The
-    gzip header is parsed here and the deflate data read raw, so a bad CRC in the trailer
-    costs a diagnostic instead of the data before it.
+
+# Errors the decompressors raise on damaged input.
+_DECOMPRESSION_ERRORS: tuple[type[BaseException], ...] = (
+    zlib.error,
+    lzma.LZMAError,
+    zstandard.ZstdError,
+    OSError,
+    EOFError,
+    ValueError,
+)
+_NOT_ZERO = re.compile(rb"[^\0]")
+
+
+class _Decompressing(io.RawIOBase):
+    """The decompressed bytes of a ``.gz``, ``.bz2``, ``.xz`` or ``.zst`` stream, at most
+    64 KiB at a time (:meth:`next_chunk`, or read as a file: tarfile reads a tar.gz so).
+
+    ``compressed`` is the compressed input used so far (ratios are counted against it) and
+    ``produced`` the bytes given out. Concatenated streams (``cat a.gz b.gz``, pbzip2, xz
+    and zstd multi-stream files) are read one after the other; zero padding between or
+    after them is skipped. A stream cut short or corrupt raises :class:`_StreamDamaged`
+    once the bytes before the damage are given out. ``on_chunk`` sees the running
+    ``produced`` after each chunk (the tar reader counts its limits there); ``warn`` takes
+    a damage that costs no data (a bad gzip trailer CRC).
     """
 
-    def __init__(self, data: bytes, reader: _Reader) -> None:
-        self.reader = reader
+    def __init__(
+        self,
+        data: bytes,
+        fmt: str,
+        *,
+        warn: Callable[[str], None],
+        on_chunk: Callable[[int], None] | None = None,
+    ) -> None:
         self.data = data
         self.view = memoryview(data)
+        self.fmt = fmt
+        self.label = _COMPRESSION_LABELS[fmt]
+        self.warn = warn
+        self.on_chunk = on_chunk
         self.produced = 0
-        # Compressed bytes used so far (members' ratios are counted against it).
-        self.compressed = 0
-        self.buffer = b""
-        self.crc = 0
+        self.position = 0  # compressed bytes handed to the decompressor
+        self.crc = 0  # gzip: CRC-32 and size of the current member, for its trailer
         self.member_size = 0
-        self.decompressor = zlib.decompressobj(-15)
-        self.position = self.start_member(0)
+        self.buffer = memoryview(b"")
+        self.ended = False
+        self.zstd: _ZstdInput | None = None
+        self.decompressor: _Decompressor = zlib.decompressobj(-15)
+        # The first stream starts at the first read (a damaged header raises there).
+        self.started = fmt == "zst"
+        if fmt == "zst":
+            self.zstd = _ZstdInput(data)
 
-    def start_member(self, at: int) -> int:
-        """Where the deflate data of the gzip member starting at ``at`` begins."""
-        start = _gzip_header_length(self.data, at)
-        if start is None:
-            raise EOFError("damaged gzip header")
-        self.decompressor = zlib.decompressobj(-15)
-        self.crc = 0
-        self.member_size = 0
-        return start
+    @property
+    def compressed(self) -> int:
+        if self.zstd is not None:
+            return self.zstd.position
+        decompressor = self.decompressor
+        held = len(getattr(decompressor, "unconsumed_tail", b""))
+        if decompressor.eof:
+            held += len(decompressor.unused_data)
+        return self.position - held
+
+    def start_stream(self, at: int) -> None:
+        """A new decompressor for the stream starting at ``at``."""
+        self.position = at
+        if self.fmt == "gz":
+            start = _gzip_header_length(self.data, at)
+            if start is None:
+                raise _StreamDamaged(
+                    f"gzip stream corrupt after {_size(self.produced)}: damaged gzip header "
+                    f"at byte {at}"
+                )
+            self.position = start
+            self.decompressor = zlib.decompressobj(-15)
+            self.crc = 0
+            self.member_size = 0
+        elif self.fmt == "bz2":
+            self.decompressor = bz2.BZ2Decompressor()
+        else:
+            self.decompressor = lzma.LZMADecompressor(lzma.FORMAT_XZ, memlimit=_XZ_MEMLIMIT)
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, target: bytearray | memoryview) -> int:  # type: ignore[override]
-        while not self.buffer:
-            decompressor = self.decompressor
-            if decompressor.eof:
-                end = self.position - len(decompressor.unused_data)
-                trailer = self.data[end : end + 8]
-                expected = (self.crc, self.member_size & 0xFFFFFFFF)
-                if len(trailer) < 8 or struct.unpack("<II", trailer) != expected:
-                    self.reader.bundle.diagnostics.append(
-                        "gzip trailer CRC or size mismatch: data may be corrupt"
-                    )
-                if not self.data[end + 8 :].lstrip(b"\0"):
-                    return 0
-                # Another gzip member follows (cat a.gz b.gz): keep going.
-                self.position = self.start_member(end + 8)
-                continue
-            # Fed 64 KiB at a time: the whole archive at once made zlib copy back the rest
-            # of it (unconsumed_tail) on every call.
-            source: bytes | memoryview = decompressor.unconsumed_tail
-            if not source:
-                source = self.view[self.position : self.position + _CHUNK]
-                self.position += len(source)
-            if not source:
-                raise EOFError("compressed stream ended early")
-            self.buffer = decompressor.decompress(source, _CHUNK)
-            left = len(decompressor.unused_data) if decompressor.eof else 0
-            self.compressed += len(source) - len(decompressor.unconsumed_tail) - left
-            self.crc = zlib.crc32(self.buffer, self.crc)
-            self.member_size += len(self.buffer)
-            self.produced += len(self.buffer)
-            self.check_limits()
+        if not len(self.buffer):
+            self.buffer = memoryview(self.next_chunk())
         size = min(len(target), len(self.buffer))
         target[:size] = self.buffer[:size]
         self.buffer = self.buffer[size:]
         return size
 
-    def check_limits(self) -> None:
-        limits = self.reader.limits
-        archive_bytes = self.reader.archive_bytes
-        # Tar headers and padding add to the members: allow a little beyond max_total_bytes.
-        if self.produced > limits.max_total_bytes + 64 * _TAR_BLOCK + limits.max_total_bytes // 100:
-            raise _Stop(
-                f"stopped: the tar stream passed max_total_bytes ({limits.max_total_bytes})"
+    def next_chunk(self) -> bytes:
+        """The next decompressed bytes (at most 64 KiB), b"" at the end of the last stream."""
+        if self.ended:
+            return b""
+        try:
+            if not self.started:
+                self.started = True
+                self.start_stream(0)
+            chunk = self.zstd_chunk() if self.zstd is not None else self.library_chunk()
+        except _StreamDamaged:
+            self.ended = True
+            raise
+        except _DECOMPRESSION_ERRORS as exc:
+            self.ended = True
+            raise _StreamDamaged(
+                f"{self.label} stream corrupt after {_size(self.produced)} ({exc})"
+            ) from exc
+        if not chunk:
+            self.ended = True
+            return b""
+        self.produced += len(chunk)
+        if self.on_chunk is not None:
+            self.on_chunk(self.produced)
+        return chunk
+
+    def truncated(self) -> _StreamDamaged:
+        return _StreamDamaged(f"{self.label} stream truncated after {_size(self.produced)}")
+
+    def library_chunk(self) -> bytes:
+        while True:
+            decompressor = self.decompressor
+            if decompressor.eof:
+                end = self.position - len(decompressor.unused_data)
+                if self.fmt == "gz":
+                    self.check_gzip_trailer(end)
+                    end += 8
+                following = _NOT_ZERO.search(self.data, end)
+                if following is None:
+                    return b""
+                # Another stream follows (cat a.gz b.gz, pbzip2, xz padding): keep going.
+                self.start_stream(following.start())
+                continue
+            # Fed 64 KiB at a time: the whole input at once made zlib copy back the rest of
+            # it (unconsumed_tail) on every call. bz2 and lzma keep what they did not use
+            # inside and say when they need more.
+            source: bytes | memoryview = getattr(decompressor, "unconsumed_tail", b"")
+            if not source and getattr(decompressor, "needs_input", True):
+                source = self.view[self.position : self.position + _CHUNK]
+                self.position += len(source)
+                if not source:
+                    raise self.truncated()
+            chunk = decompressor.decompress(source, _CHUNK)
+            if self.fmt == "gz":
+                self.crc = zlib.crc32(chunk, self.crc)
+                self.member_size += len(chunk)
+            if chunk:
+                return chunk
+
+    def check_gzip_trailer(self, end: int) -> None:
+        trailer = self.data[end : end + 8]
+        if len(trailer) < 8:
+            raise self.truncated()
+        if struct.unpack("<II", trailer) != (self.crc, self.member_size & 0xFFFFFFFF):
+            self.warn("gzip trailer CRC or size mismatch: data may be corrupt")
+
+    def zstd_chunk(self) -> bytes:
+        zstd = self.zstd
+        assert zstd is not None
+        chunk: bytes = zstd.reader.read(_CHUNK)
+        if chunk:
+            return chunk
+        if zstd.problem is not None:
+            if zstd.problem == "truncated":
+                raise self.truncated()
+            raise _StreamDamaged(
+                f"zstd stream corrupt after {_size(self.produced)}: {zstd.problem}"
             )
-        if (
-            self.produced > RATIO_FLOOR_BYTES
-            and self.produced > limits.max_compression_ratio * archive_bytes
-        ):
-            raise _Stop(
-                f"stopped: {self.produced} bytes unpacked from a {archive_bytes}-byte archive, "
-                f"over the {limits.max_compression_ratio:g}:1 compression ratio (a gzip bomb?)"
-            )
+        return b""
+
+
+class _ZstdInput(io.RawIOBase):
+    """The compressed side of a zstd stream: its whole frames (walked first, as the zstd
+    reader says nothing of a frame cut short), counted as the decompressor reads them."""
+
+    def __init__(self, data: bytes) -> None:
+        end, self.problem = _zstd_frames(data)
+        # A frame cut short is decompressed as far as it goes; garbage after whole frames
+        # is not handed to the decompressor.
+        self.view = memoryview(data)[: len(data) if self.problem == "truncated" else end]
+        self.position = 0
+        self.reader = _ZSTD.stream_reader(
+            cast(IO[bytes], self), read_size=_CHUNK, read_across_frames=True
+        )
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, target: bytearray | memoryview) -> int:  # type: ignore[override]
+        piece = self.view[self.position : self.position + len(target)]
+        target[: len(piece)] = piece
+        self.position += len(piece)
+        return len(piece)
+
+
+_ZSTD = zstandard.ZstdDecompressor(max_window_size=1 << 27)
+_ZSTD_MAGIC = 0xFD2FB528
+_ZSTD_FCS_SIZES = (0, 2, 4, 8)
+_ZSTD_DICT_ID_SIZES = (0, 1, 2, 4)
+
+
+def _zstd_frames(data: bytes) -> tuple[int, str | None]:
+    """Where the whole zstd frames at the start of ``data`` end (RFC 8878: frame headers and
+    block headers are walked, nothing decompressed), and what stopped the walk: None (the
+    end, or zero padding), ``"truncated"`` or a description of the garbage found."""
+    position, size = 0, len(data)
+    while position < size:
+        if _NOT_ZERO.search(data, position) is None:
+            return position, None
+        if size - position < 4:
+            return position, "truncated"
+        (magic,) = struct.unpack_from("<I", data, position)
+        if magic & 0xFFFFFFF0 == 0x184D2A50:  # a skippable frame
+            if size - position < 8:
+                return position, "truncated"
+            (length,) = struct.unpack_from("<I", data, position + 4)
+            end = position + 8 + length
+        elif magic == _ZSTD_MAGIC:
+            end = _zstd_frame_end(data, position)
+            if end is None:
+                return position, f"bad zstd block header in the frame at byte {position}"
+        else:
+            return position, f"unreadable bytes after the last frame, at byte {position}"
+        if end > size:
+            return position, "truncated"
+        position = end
+    return position, None
+
+
+def _zstd_frame_end(data: bytes, start: int) -> int | None:
+    """Where the zstd frame starting at ``start`` ends (past ``len(data)`` if it is cut
+    short), None for a reserved block type."""
+    if len(data) < start + 5:
+        return len(data) + 1
+    descriptor = data[start + 4]
+    single_segment = descriptor >> 5 & 1
+    content_size_flag = descriptor >> 6
+    content_size = _ZSTD_FCS_SIZES[content_size_flag] or single_segment
+    position = (
+        start
+        + 5
+        + (0 if single_segment else 1)  # window descriptor
+        + _ZSTD_DICT_ID_SIZES[descriptor & 3]
+        + content_size
+    )
+    while True:
+        if len(data) < position + 3:
+            return len(data) + 1
+        header = int.from_bytes(data[position : position + 3], "little")
+        kind = header >> 1 & 3
+        if kind == 3:
+            return None
+        position += 3 + (1 if kind == 1 else header >> 3)  # an RLE block holds one byte
+        if header & 1:  # the last block
+            return position + (4 if descriptor & 0x04 else 0)  # content checksum
+        if position > len(data):
+            return position
+
+
+def _size(count: int) -> str:
+    """Bytes in binary units, for messages: ``1.2 MiB``."""
+    value = float(count)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{count} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{count} B"  # pragma: no cover
 
 
 def _gzip_header_length(data: bytes, at: int = 0) -> int | None:

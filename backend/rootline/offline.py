@@ -1,8 +1,10 @@
-"""Reading artifacts from files, folders and bundles without a server (``parse``, ``analyze``)."""
+"""Reading artifacts from files, folders, bundles and compressed files without a server
+(``parse``, ``analyze``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from rootline import bundles
@@ -23,34 +25,42 @@ def expand_paths(paths: Iterable[Path]) -> Iterator[Path]:
 
 
 def parse_path(path: Path, context: ParseContext, kind: str | None) -> list[ParsedArtifact]:
-    """Parse one file; a bundle gives one result per member (``bundle!member``)."""
-    data = path.read_bytes()
-    if kind is None and bundles.bundle_format(data) is not None:
-        bundle = bundles.unpack(data)
-        results: list[ParsedArtifact] = []
-        for member in bundle.members:
-            member_context = ParseContext(
-                timezone=context.timezone,
-                default_time_ms=context.default_time_ms,
-                host=member.host or context.host,
-                jvm_start_ms=context.jvm_start_ms,
-            )
-            result = registry.parse_bytes(member.data, member_context)
-            results.append(
-                ParsedArtifact(f"{path}!{member.path}", member.host or result.host, result)
-            )
-        if bundle.refused or bundle.diagnostics or not bundle.members:
-            report = ParseResult(kind="bundle")
-            for message in bundle.diagnostics:
-                report.diagnose(0, message)
-            for refusal in bundle.refused:
-                report.diagnose(0, f"{refusal.path}: refused: {refusal.reason}")
-            if not bundle.members:
-                report.diagnose(0, "bundle holds no readable member")
-            results.insert(0, ParsedArtifact(str(path), None, report))
-        return results
-    result = registry.parse_bytes(data, context, kind=kind)
-    return [ParsedArtifact(str(path), context.host or result.host, result)]
+    """Parse one file; an archive or a compressed file gives one result per member
+    (``bundle!member``, nested ones ``bundle!member!inner``), opened exactly as the
+    server's parse worker opens them (``bundles.open_nested``)."""
+    return _parse_data(path.read_bytes(), str(path), path.name, context, kind, depth=0)
+
+
+def _parse_data(
+    data: bytes, shown: str, name: str, context: ParseContext, kind: str | None, depth: int
+) -> list[ParsedArtifact]:
+    bundle = bundles.open_nested(data, name, depth)
+    if bundle is None:
+        result = registry.parse_bytes(data, context, kind=kind)
+        return [ParsedArtifact(shown, context.host or result.host, result)]
+    results: list[ParsedArtifact] = []
+    for member in bundle.members:
+        # As the worker records a member: the host given for the bundle, else the one its
+        # path in the bundle names.
+        member_context = replace(context, host=context.host or member.host)
+        results += _parse_data(
+            member.data,
+            f"{shown}!{member.path}",
+            member.path,
+            member_context,
+            bundle.member_kind(kind),
+            depth + 1,
+        )
+    # A bundle is listed only when it has something to say (a clean one is its members).
+    messages = bundle.messages()
+    if messages or not bundle.members:
+        report = ParseResult(kind="bundle")
+        for message in messages:
+            report.diagnose(0, message)
+        if not bundle.members:
+            report.diagnose(0, "bundle holds no readable member")
+        results.insert(0, ParsedArtifact(shown, context.host, report))
+    return results
 
 
 def analyze(

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import io
+import lzma
 import os
 import struct
 import tarfile
 import zipfile
 import zlib
 
+import zstandard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -70,10 +73,12 @@ def test_formats_are_found_from_magic_bytes_only() -> None:
     assert bundle_format(_zip({"a.txt": SS})) == "zip"
     assert bundle_format(_tar([("a.txt", SS)])) == "tar"
     assert bundle_format(_tar([("a.txt", SS)], compress=True)) == "tar.gz"
-    assert bundle_format(gzip.compress(NMON)) is None  # a gzip of one file is no bundle
+    assert bundle_format(gzip.compress(NMON)) == "gz"  # a gzip of one file: a bundle of one
     assert bundle_format(NMON) is None
     assert bundle_format(b"") is None
-    assert unpack(NMON) == Bundle("none", diagnostics=["not a zip, tar or tar.gz archive"])
+    assert unpack(NMON) == Bundle(
+        "none", diagnostics=["not a zip, tar or compressed (gz, bz2, xz, zst) file"]
+    )
 
 
 def test_collector_layout_gives_the_host() -> None:
@@ -221,7 +226,10 @@ def test_zip_bomb_declaring_small_sizes_is_caught_by_counting_real_bytes() -> No
     bundle = unpack(data)
     assert _paths(bundle) == ["ok.txt"]
     reason = _refusals(bundle)["liar.bin"]
-    assert reason.startswith("more than 200 times its compressed size (a zip bomb?): stopped at ")
+    assert reason.startswith(
+        "more than 200 times its compressed size (max_compression_ratio; a decompression bomb?): "
+        "stopped at "
+    )
     stopped_at = int(reason.rsplit(" ", 2)[-2])
     assert stopped_at < 200 * info.compress_size + 64 * 1024  # stopped early, not after 30 MB
 
@@ -351,10 +359,22 @@ def test_unpack_never_raises_on_arbitrary_bytes(data: bytes) -> None:
     assert isinstance(unpack(data), Bundle)
 
 
+_PLAIN_TAR = _tar([("a.txt", SS), ("b.txt", NMON)])
 _SAMPLES = [
     _zip({"a.txt": SS, "b/c.nmon": NMON}),
-    _tar([("a.txt", SS), ("b.txt", NMON)]),
+    _PLAIN_TAR,
     _tar([("a.txt", SS), ("b.txt", NMON)], compress=True),
+    # Compressed single files and compressed tars of each format.
+    *(
+        compress(data)
+        for compress in (
+            gzip.compress,
+            bz2.compress,
+            lzma.compress,
+            zstandard.ZstdCompressor(write_checksum=True).compress,
+        )
+        for data in (NMON * 20, _PLAIN_TAR)
+    ),
 ]
 
 

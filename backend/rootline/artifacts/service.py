@@ -23,9 +23,8 @@ from rootline.parsers import registry
 from rootline.storage import ArtifactStore, StoredBlob
 from rootline.timeutil import now_ms
 
+# Archives and compressed files (a bundle of one member) alike: see ``bundles``.
 BUNDLE_KIND = "bundle"
-# Bundles inside bundles are unpacked this deep, no deeper.
-MAX_BUNDLE_DEPTH = 2
 
 
 @dataclass(frozen=True, slots=True)

@@ -195,6 +195,7 @@ class _Job:
     artifact_id: uuid.UUID
     incident_id: uuid.UUID
     sha256: str
+    filename: str
     context: ParseContext
     requested_kind: str | None
     depth: int
@@ -231,7 +232,15 @@ def _job(session: Session, claim: Claim) -> _Job | None:
     except (ValueError, KeyError, OSError):  # a zone gone from tzdata: read times as UTC
         log.warning("artifact %s: unknown zone, times read as UTC", artifact.id)
         context = ParseContext.for_zone(None, **options)
-    return _Job(artifact.id, incident.id, artifact.sha256, context, artifact.requested_kind, depth)
+    return _Job(
+        artifact.id,
+        incident.id,
+        artifact.sha256,
+        artifact.filename,
+        context,
+        artifact.requested_kind,
+        depth,
+    )
 
 
 def _parse(data: bytes, job: _Job) -> ParseResult:
@@ -256,21 +265,17 @@ def _read_and_parse(store: ArtifactStore, job: _Job, claim: ClaimHook) -> ParseR
     except FileNotFoundError:
         # Gone from the store (deleted by hand, a wrong bucket): retrying cannot help.
         return job.failure(f"the raw bytes ({job.sha256}) are missing from the store")
-    if bundles.bundle_format(data) is None:
-        return _parse(data, job)
-    if job.depth >= service.MAX_BUNDLE_DEPTH:
-        return _failure(
-            service.BUNDLE_KIND,
-            f"bundle nested deeper than {service.MAX_BUNDLE_DEPTH} levels: not unpacked",
-        )
     limits = bundles.BundleLimits()
 
     def to_store(member: BinaryIO) -> StoredBlob:
         return store.put_file(member, limits.max_member_bytes, claim)
 
-    # Members stream into the store as they are unpacked (never whole in memory), before
-    # the transaction that records them.
-    bundle = bundles.unpack(data, limits, sink=to_store)
+    # An archive's or a compressed file's members stream into the store as they are
+    # unpacked (never whole in memory), before the transaction that records them; each is
+    # then an artifact of its own, opened the same way one level deeper.
+    bundle = bundles.open_nested(data, job.filename, job.depth, limits, sink=to_store)
+    if bundle is None:
+        return _parse(data, job)
     return _Unpacked(bundle, [m.blob for m in bundle.members if m.blob is not None])
 
 
@@ -434,10 +439,8 @@ def _store_bundle(session: Session, artifact: Artifact, unpacked: _Unpacked) -> 
     # A bundle's own result holds no data, only what went wrong unpacking it (summed up past
     # MAX_DIAGNOSTICS, as an archive may refuse any number of links).
     summary = ParseResult(kind=service.BUNDLE_KIND)
-    for message in bundle.diagnostics:
+    for message in bundle.messages():
         summary.diagnose(0, message)
-    for refusal in bundle.refused:
-        summary.diagnose(0, f"{refusal.path}: refused: {refusal.reason}")
     incident = session.get(Incident, artifact.incident_id)
     assert incident is not None  # locked by _own
     for member, blob in zip(bundle.members, unpacked.blobs, strict=True):
@@ -447,6 +450,7 @@ def _store_bundle(session: Session, artifact: Artifact, unpacked: _Unpacked) -> 
             timezone=artifact.timezone,
             clock_offset_s=artifact.clock_offset_s,
             jvm_start_ms=artifact.jvm_start_ms,
+            kind=bundle.member_kind(artifact.requested_kind),
         )
         service.record(session, incident=incident, blob=blob, options=options, parent=artifact)
     service.release_claims(session, blobs=unpacked.blobs)

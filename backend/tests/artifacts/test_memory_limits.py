@@ -3,12 +3,14 @@
 A tar.gz of a few MiB holding members of zeros: the old unpacker held every member in
 memory (and joined its chunks again), and measured a tar.gz member's ratio against its own
 declared size, so nothing stopped it short of the whole-bundle limits. A capture that is
-one enormous line: ``line.split()`` made one string per word. Both are run on a real server
-while its peak resident memory (VmHWM) is watched.
+one enormous line: ``line.split()`` made one string per word. A compressed single file (gz,
+zst) of zeros behind some noise. All are run on a real server while its peak resident
+memory (VmHWM) is watched.
 """
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 import tarfile
@@ -16,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import zstandard
 
 from tests.conftest import FIXTURES_DIR, LiveServer, add_token, add_user, run_server
 
@@ -115,3 +118,32 @@ def test_a_capture_of_one_enormous_line_is_parsed_around_it_in_bounded_memory(
     (long_line,) = [d for d in artifact["diagnostics"] if "line limit" in d["message"]]  # type: ignore[attr-defined]
     assert long_line["line"] == 2
     assert artifact["series_count"] and artifact["series_count"] > 0  # the rest still parsed
+
+
+def compressed_bomb(fmt: str) -> bytes:
+    """1 MiB of noise, then 1 GiB of zeros in streams of 16 MiB (``cat``-ed gzip members,
+    zstd frames): the noise lifts the ratio allowance to some 240 MiB, read (and streamed to
+    the store) before the member is refused."""
+    compress = gzip.compress if fmt == "gz" else zstandard.ZstdCompressor().compress
+    zeros = compress(bytes(16 * MiB))
+    return compress(os.urandom(MiB)) + zeros * 64
+
+
+@pytest.mark.parametrize("fmt", ["gz", "zst"])
+def test_a_compressed_file_bomb_is_refused_naming_the_limit_in_bounded_memory(
+    roomy: LiveServer, fmt: str
+) -> None:
+    bomb = compressed_bomb(fmt)
+    assert len(bomb) < 4 * MiB
+    before = roomy.peak_rss_bytes()
+    (compressed,) = upload(roomy, bomb, f"gc.log.1.{fmt}")
+    grown = roomy.peak_rss_bytes() - before
+    print(f"{fmt} bomb: peak RSS grew by {grown / MiB:.0f} MiB")
+    assert grown < RSS_GROWTH_LIMIT, f"peak RSS grew by {grown / MiB:.0f} MiB"
+    assert (compressed["kind"], compressed["status"]) == ("bundle", "failed")
+    (message,) = [d["message"] for d in compressed["diagnostics"]]  # type: ignore[attr-defined]
+    assert message.startswith("gc.log.1: refused: more than 200 times its compressed size")
+    assert "max_compression_ratio" in message
+    stopped_at = int(message.rsplit("stopped at ", 1)[1].split()[0])
+    # 200 times the ~1.2 MiB of compressed input really used: counted on real bytes.
+    assert 150 * MiB < stopped_at < 400 * MiB

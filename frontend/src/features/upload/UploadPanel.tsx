@@ -39,8 +39,10 @@ export function UploadPanel({ apiBase, timezone }: { apiBase: string; timezone: 
         data-testid="dropzone"
       >
         <p>
-          Drop files or collector bundles (<span className="mono">.tar.gz</span>,{" "}
-          <span className="mono">.zip</span>) here, or
+          Drop files, collector bundles (<span className="mono">.tar.gz</span>,{" "}
+          <span className="mono">.zip</span>) or compressed logs (<span className="mono">.gz</span>,{" "}
+          <span className="mono">.bz2</span>, <span className="mono">.xz</span>,{" "}
+          <span className="mono">.zst</span>) here, or
         </p>
         <button type="button" onClick={() => input.current?.click()}>
           Choose files…
