@@ -72,8 +72,9 @@ import zstandard
 from rootline.storage import StoredBlob
 
 # Bundles (and compressed files) inside bundles are opened this deep, no deeper: a tar.gz
-# holding gc.log.1.gz is two.
-MAX_BUNDLE_DEPTH = 2
+# holding gc.log.1.gz is two, the same tar.gz zipped again for e-mail three. Every level
+# keeps its own ratio and size limits, counted on the bytes that come out of it.
+MAX_BUNDLE_DEPTH = 3
 # Past this many unpacked bytes, a member (or the bundle) must respect the compression ratio.
 RATIO_FLOOR_BYTES = 1024 * 1024
 _CHUNK = 64 * 1024

@@ -203,6 +203,17 @@ def test_compressed_members_of_a_tar_gz_and_a_zip_are_opened_one_level_deeper() 
     assert inner is not None and [(m.path, m.data) for m in inner.members] == [("gc.log", GC_LOG)]
 
 
+def test_a_zipped_collector_bundle_of_rotated_logs_opens_to_the_log() -> None:
+    """zip > tar.gz > gc.log.1.gz: three levels, the depth a mailed collector bundle has."""
+    data, name = _zip({"bundle.tar.gz": _tar_gz({"gc.log.1.gz": gzip.compress(GC_LOG)})}), "x.zip"
+    for depth in range(3):
+        opened = open_nested(data, name, depth=depth)
+        assert opened is not None and not opened.diagnostics, (depth, opened)
+        data, name = opened.members[0].data, opened.members[0].path
+    assert (name, data) == ("gc.log.1", GC_LOG)
+    assert open_nested(data, name, depth=3) is None  # plain text: parsed as it is
+
+
 def test_nesting_stops_at_max_bundle_depth() -> None:
     too_deep = open_nested(gzip.compress(GC_LOG), "gc.log.gz", depth=bundles.MAX_BUNDLE_DEPTH)
     assert too_deep is not None and too_deep.members == []
