@@ -115,7 +115,7 @@ def _connection(
 ) -> Measurement:
     ratio = float(params["recv_full_ratio"])
     min_busy = float(params["min_busy_ms"])
-    pile: tuple[int, float, float, float | None, ConnectionKey, Anchor] | None = None
+    pile: tuple[int | None, float | None, float, float | None, ConnectionKey, Anchor] | None = None
     window: tuple[float, float, ConnectionKey, Anchor] | None = None
     sendq: tuple[float, ConnectionKey, Anchor] | None = None
     # (receiver end first, more intervals first) -> the reading progress while it was held
@@ -136,7 +136,7 @@ def _connection(
         if "recvq.bytes" in row:
             run, fill_peak, recvq_peak, rb, span = _pile(row, times, ratio)
             where = Anchor("tcp.conn.recvq.bytes", labels, span[0], span[1], host, anchor.artifact)
-            if pile is None or (run, fill_peak) > (pile[0], pile[1]):
+            if pile is None or (run or 0, fill_peak or 0.0) > (pile[0] or 0, pile[1] or 0.0):
                 pile = (run, fill_peak, recvq_peak, rb, key, where)
         if "busy_ms" in row:
             pct, busy = chrono_share_pct(row, times, "rwnd_limited", min_busy)
@@ -156,7 +156,7 @@ def _connection(
     counted = [zero[h] for h in sorted(hosts, key=lambda h: h or "") if h in zero]
     adv = sum(c[0] for c in counted) if counted else None
     probes = sum(c[1] for c in counted) if counted else None
-    shown = pile[4] if pile is not None and pile[0] > 0 else window[2] if window else ends[0][0]
+    shown = pile[4] if pile is not None and (pile[0] or 0) > 0 else window[2] if window else ends[0][0]
     values: dict[str, float | int | str | bool | None] = {
         "recv_full_run": pile[0] if pile else None,
         "recv_fill_peak": pile[1] if pile else None,
@@ -241,12 +241,14 @@ def _fill(
 
 def _pile(
     row: dict[str, SeriesView], times: npt.NDArray[np.int64], ratio: float
-) -> tuple[int, float, float, float | None, tuple[int, int]]:
-    """(longest run of full snapshots, peak fill, peak Recv-Q, rb, span of the run)."""
+) -> tuple[int | None, float | None, float, float | None, tuple[int, int]]:
+    """(longest run of full snapshots, peak fill, peak Recv-Q, rb, span of the run); run and
+    fill are unknown (None) without the buffer's size: a Recv-Q alone (ss -tan, /proc/net/tcp)
+    cannot say how full the buffer is, so it rules nothing out."""
     span = (int(times[0]), int(times[-1]))
     if "skmem_rb" not in row:
         recvq = values_at(row["recvq.bytes"], times, mode="exact", default=0.0)
-        return 0, 0.0, float(np.max(recvq, initial=0.0)), None, span
+        return None, None, float(np.max(recvq, initial=0.0)), None, span
     recvq, fill, rb = _fill(row, times)
     full = (recvq > 0) & (fill >= ratio)
     best = longest_true_run(times, full)

@@ -190,6 +190,15 @@ def test_insufficient_data_without_ss_or_counters() -> None:
     assert any("nstat" in m.command for m in finding.missing)
 
 
+def test_a_recv_q_without_the_buffer_size_rules_nothing_out() -> None:
+    """ss -tan or /proc/net/tcp give Recv-Q alone: how full the buffer is stays unknown, so
+    the finding says insufficient data, never "ruled out" with "0 % of its n/a buffer"."""
+    capture = Capture(kind="ss", host="receiver")
+    connection(capture, SERVER, CLIENT, recvq__bytes=[0.0, 4e6, 4e6, 4e6, 4e6])
+    finding = check(incident(capture))
+    assert finding.verdict == "insufficient_data", finding.summary
+
+
 def test_lab_stalled_reader_confirmed_healthy_and_single_connection_ruled_out() -> None:
     finding = check(lab_incident("receiver_not_reading/base"))
     assert finding.verdict == "confirmed", finding.summary
