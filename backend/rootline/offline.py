@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -34,6 +35,7 @@ def parse_path(path: Path, context: ParseContext, kind: str | None) -> list[Pars
                 default_time_ms=context.default_time_ms,
                 host=member.host or context.host,
                 jvm_start_ms=context.jvm_start_ms,
+                filename=member.path.rsplit("/", 1)[-1] or None,
             )
             result = registry.parse_bytes(member.data, member_context)
             results.append(
@@ -49,7 +51,7 @@ def parse_path(path: Path, context: ParseContext, kind: str | None) -> list[Pars
                 report.diagnose(0, "bundle holds no readable member")
             results.insert(0, ParsedArtifact(str(path), None, report))
         return results
-    result = registry.parse_bytes(data, context, kind=kind)
+    result = registry.parse_bytes(data, dataclasses.replace(context, filename=path.name), kind=kind)
     return [ParsedArtifact(str(path), context.host or result.host, result)]
 
 
