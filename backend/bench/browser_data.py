@@ -3,7 +3,7 @@
 Written straight through the series service into a migrated SQLite file (parsing 5 million
 values is not what the browser benchmark measures; `make bench` measures ingest separately).
 The names are the parsers' own, so every series falls into one of the timeline's lanes:
-TCP states, queues, per-connection cwnd/RTT/delivery rate, listen queues and overflows,
+the application's latency, errors and throughput, TCP states, queues, per-connection cwnd/RTT/delivery rate, listen queues and overflows,
 retransmissions, CPU, run queue, network, memory, thread pools, rejections, GC, JVM threads.
 The shapes are plausible (diurnal load, noise, a saturation episode around 14:00), not random
 walks, so the downsampled lines look like an incident.
@@ -27,7 +27,7 @@ import numpy as np
 
 SECONDS = 24 * 3600
 T0_MS = 1_763_683_200_000  # 2025-11-21T00:00:00Z
-VERSION = 1
+VERSION = 2
 
 Shape = Callable[[np.ndarray, np.random.Generator], np.ndarray]
 
@@ -82,6 +82,10 @@ def plan() -> list[tuple[str, dict[str, str], str, Shape]]:
         ("10.0.0.5:20880", "10.0.1.24:60218"),
     ]
     series: list[tuple[str, dict[str, str], str, Shape]] = []
+    # The application's own numbers (app_metrics, app_log): its three lanes.
+    series.append(("app.checkout.p99_ms", {}, "ms", _level(8, 6, 1, 450)))
+    series.append(("app.checkout.rps", {}, "per_s", _level(50, 900, 20, -300)))
+    series.append(("app.log.errors", {"kind": "socket_timeout"}, "per_s", _counter_rate(0.01, 12)))
     for state, base, swing, spike in [
         ("established", 300, 900, 400),
         ("time_wait", 200, 2000, 6000),
@@ -89,7 +93,6 @@ def plan() -> list[tuple[str, dict[str, str], str, Shape]]:
         ("syn_recv", 0, 2, 40),
         ("fin_wait1", 0, 3, 10),
         ("fin_wait2", 1, 6, 20),
-        ("last_ack", 0, 2, 8),
         ("listen", 12, 0, 0),
     ]:
         series.append(
@@ -136,7 +139,6 @@ def plan() -> list[tuple[str, dict[str, str], str, Shape]]:
     series.append(("cpu.user_pct", {}, "%", _level(8, 40, 3, 30)))
     series.append(("cpu.sys_pct", {}, "%", _level(2, 10, 1, 12)))
     series.append(("cpu.wait_pct", {}, "%", _level(0.5, 2, 0.4, 1)))
-    series.append(("cpu.steal_pct", {}, "%", _level(0.1, 0.5, 0.1, 0)))
     series.append(("proc.runqueue", {}, "", _level(1, 6, 1, 20)))
     series.append(("proc.blocked", {}, "", _level(0, 1, 0.3, 2)))
     for interface in ("eth0", "eth1"):
@@ -148,7 +150,6 @@ def plan() -> list[tuple[str, dict[str, str], str, Shape]]:
     series.append(("netstat.TcpOutSegs", {}, "per_s", _level(900, 32000, 500, 10000)))
     series.append(("mem.free_mb", {}, "MB", _level(6000, -3000, 50, -1500)))
     series.append(("mem.cached_mb", {}, "MB", _level(4000, 1500, 30, 0)))
-    series.append(("mem.buffers_mb", {}, "MB", _level(300, 50, 5, 0)))
     series.append(("mem.swap_free_mb", {}, "MB", _constant(2048)))
     pool = {"pool": "order-service"}
     series.append(("threadpool.active", pool, "threads", _level(2, 40, 2, 200)))

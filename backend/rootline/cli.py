@@ -517,9 +517,21 @@ _VERDICT_LABELS = {
 
 
 def _print_checklist(findings: list[Finding], parsed: list[ParsedArtifact]) -> None:
+    from rootline.detectors import symptom
+    from rootline.detectors.data import MemoryIncidentData
+
     readable = sum(1 for p in parsed if p.result.status != "failed")
     version = findings[0].rules_version if findings else ""
     typer.echo(f"Read {readable} of {len(parsed)} artifacts; rules version {version}.\n")
+    found = symptom.find_symptom(MemoryIncidentData(p for p in parsed if p.result.status != "failed"))
+    if found is not None:
+        overlapping = [
+            f"{f.id} ({f.verdict})"
+            for f in findings
+            if symptom.overlap(found, f.verdict, f.to_dict()["evidence"]).overlaps
+        ]
+        typer.echo(f"Symptom: {found.summary}")
+        typer.echo(f"  overlaps: {', '.join(overlapping) or 'no confirmed or likely cause'}\n")
     for finding in findings:
         typer.echo(f"[{_VERDICT_LABELS[finding.verdict]:>9}] {finding.title} ({finding.id})")
         typer.echo(f"            {finding.summary}")

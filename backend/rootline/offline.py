@@ -36,7 +36,8 @@ def _parse_data(
 ) -> list[ParsedArtifact]:
     bundle = bundles.open_nested(data, name, depth)
     if bundle is None:
-        result = registry.parse_bytes(data, context, kind=kind)
+        named = replace(context, filename=name.replace("\\", "/").rsplit("/", 1)[-1] or None)
+        result = registry.parse_bytes(data, named, kind=kind)
         return [ParsedArtifact(shown, context.host or result.host, result)]
     results: list[ParsedArtifact] = []
     for member in bundle.members:

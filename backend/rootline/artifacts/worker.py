@@ -226,6 +226,8 @@ def _job(session: Session, claim: Claim) -> _Job | None:
         "default_time_ms": artifact.uploaded_at_ms,
         "host": artifact.host,
         "jvm_start_ms": artifact.jvm_start_ms,
+        # A bundle member's filename is its path inside the bundle: the last segment names it.
+        "filename": artifact.filename.rsplit("/", 1)[-1] or None,
     }
     try:
         context = ParseContext.for_zone(artifact.timezone or incident.timezone, **options)

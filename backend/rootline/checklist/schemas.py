@@ -81,6 +81,34 @@ class FindingRead(BaseModel):
     rules_version: str = Field(default="", description="The rules version that computed it.")
     review: ReviewRead | None
     computed_at_ms: int
+    overlaps_symptom: bool | None = Field(
+        default=None,
+        description="Whether its evidence falls in the application's symptom window (null: no"
+        " symptom found, the item is not a confirmed or likely cause, or its evidence has no time).",
+    )
+    symptom_overlap: str | None = Field(
+        default=None, description="One sentence on how its evidence lies against the symptom window."
+    )
+
+
+class SymptomRead(BaseModel):
+    """When the application's latency (or errors) rose: rootline.detectors.symptom's method."""
+
+    series: str = Field(description="The application series that shows it (`app.*`), with `labels`.")
+    labels: dict[str, str]
+    host: str | None
+    unit: str
+    kind: Literal["latency", "errors"]
+    start_ms: int = Field(description="First point of the sustained rise, UTC epoch ms.")
+    end_ms: int = Field(description="Last point above the threshold before it settled, UTC epoch ms.")
+    baseline: float = Field(description="Median of the series' first quarter, in `unit`.")
+    threshold: float = Field(description="Baseline + 5 MAD (at least +50 % and one step), in `unit`.")
+    peak: float = Field(description="Highest value in the window, in `unit`.")
+    summary: str
+    overlapping: list[str] = Field(
+        description="Ids of the confirmed and likely findings whose evidence overlaps the window,"
+        " in checklist order."
+    )
 
 
 class Checklist(BaseModel):
@@ -90,6 +118,10 @@ class Checklist(BaseModel):
     )
     findings: list[FindingRead] = Field(
         description="Confirmed, likely, insufficient data, ruled out (by effective verdict), checklist order within."
+    )
+    symptom: SymptomRead | None = Field(
+        default=None,
+        description="The application's symptom window from its own series (`app.*`), if they show one.",
     )
 
 

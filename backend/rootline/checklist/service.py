@@ -7,8 +7,14 @@ from sqlalchemy.orm import Session
 from rootline.checklist import repository
 from rootline.checklist.data import DatabaseIncidentData
 from rootline.checklist.models import FindingReview
-from rootline.checklist.schemas import Checklist, FindingRead, ReviewRead, ReviewUpdate
-from rootline.detectors import engine, registry
+from rootline.checklist.schemas import (
+    Checklist,
+    FindingRead,
+    ReviewRead,
+    ReviewUpdate,
+    SymptomRead,
+)
+from rootline.detectors import engine, registry, symptom
 from rootline.detectors.base import VERDICT_ORDER
 from rootline.errors import NotFound
 from rootline.incidents import repository as incidents_repository
@@ -80,30 +86,47 @@ def get(session: Session, *, incident: Incident) -> Checklist:
     current = engine.rules_version()
     rows = repository.findings(session, incident.id)
     stored = [(row.payload, row.computed_at_ms) for row in rows]
+    data = DatabaseIncidentData(session, incident.id)
     if not stored or any(row.rules_version != current for row in rows):
         # Findings are stored from the incident's creation on and recomputed by the workers
         # when the rules change; until then (or should a row set be missing) answer with a
         # fresh computation rather than turn this read into a write.
         computed_at = now_ms()
-        fresh = registry.run_all(DatabaseIncidentData(session, incident.id))
+        fresh = registry.run_all(data)
         stored = [(finding.to_dict(), computed_at) for finding in fresh]
+    # Read from the application's own series at each read: it needs no stored state, and a
+    # new upload shows at once.
+    found = symptom.find_symptom(data)
     reviews = repository.reviews(session, incident.id)
     items = []
     for payload, computed_at_ms in stored:
         review = reviews.get(payload["id"])
         override = review.verdict_override if review else None
+        effective = override or payload["verdict"]
+        overlap = symptom.overlap(found, effective, payload.get("evidence", []))
         items.append(
             FindingRead(
                 **{key: payload[key] for key in _FINDING_FIELDS if key in payload},
-                effective_verdict=override or payload["verdict"],
+                effective_verdict=effective,
                 review=ReviewRead.model_validate(review, from_attributes=True) if review else None,
                 computed_at_ms=computed_at_ms,
+                overlaps_symptom=overlap.overlaps,
+                symptom_overlap=overlap.sentence,
             )
         )
     items.sort(
         key=lambda f: (VERDICT_ORDER[f.effective_verdict], registry.CHECKLIST_ORDER.get(f.id, 99))
     )
-    return Checklist(incident_id=str(incident.id), rules_version=current, findings=items)
+    symptom_read = (
+        SymptomRead(
+            **found.to_dict(), overlapping=[f.id for f in items if f.overlaps_symptom is True]
+        )
+        if found
+        else None
+    )
+    return Checklist(
+        incident_id=str(incident.id), rules_version=current, findings=items, symptom=symptom_read
+    )
 
 
 def review(session: Session, *, incident: Incident, finding_id: str, data: ReviewUpdate) -> None:

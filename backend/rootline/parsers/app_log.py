@@ -1,4 +1,4 @@
-"""Application logs, read only for the lines that say a thread pool or a connection gave out.
+"""Application logs, read for the records that say a thread pool, a connection or a call gave out.
 
 Input: the service's own log (logback / log4j / Tomcat juli layouts), e.g. ``logs/app.log``
 or ``catalina.out``. Sample lines:
@@ -27,15 +27,32 @@ tomcat_all_threads_busy    threadpool_rejected  pool (logging thread), active, m
 tomcat_max_threads         threadpool_rejected  pool (``connector:<port>``), max
 rpc_timeout                rpc_timeout          exception, elapsed_ms (the last "elapsed",
                                                 Dubbo's server side), timeout_ms
+socket_timeout             socket_timeout       exception (``java.net.SocketTimeoutException``
+                                                when named), timeout (``read`` / ``connect``
+                                                / ``other``): "Read timed out", "connect
+                                                timed out", any SocketTimeoutException
 address_not_available      connect_failed       exception, errno (``EADDRNOTAVAIL``: "Cannot
                                                 assign requested address", no free local port)
 connection_reset           connection_reset     exception
+exception                  exception            exception: the first qualified class name
+                                                ending in ``Exception`` / ``Error`` in the
+                                                record (``java.lang.IllegalStateException``),
+                                                any other exception or error
 =========================  ===================  =============================================
 
 Every event also carries ``signature`` (the rule), ``level``, ``thread``, ``logger``,
 ``message`` (the record's first line, 500 characters at most) and ``line`` (1-based).
-Series: ``threadpool.rejected_events{pool}``, unit ``per_min``: threadpool_rejected events per
-minute, one point per minute that had any (stamped at the minute's start).
+
+Series:
+
+- ``threadpool.rejected_events{pool}``, unit ``per_min``: threadpool_rejected events per
+  minute, one point per minute that had any (stamped at the minute's start).
+- ``app.log.errors{kind}``, unit ``per_s``: every event above counted per second by its event
+  kind (``kind`` = ``exception``, ``socket_timeout``, ``threadpool_rejected`` ...), stamped at
+  the second's start. A point for every second that had any, and a 0 the second before and
+  the second after each run of such seconds, so a line drawn through the points falls to 0
+  between bursts instead of bridging them (seconds far from any error hold no point: read a
+  missing second as 0).
 
 Timestamps: ``2019-01-01 12:00:00,123``, ISO 8601, ``[2019-01-01 12:00:00.123]``, Tomcat's
 ``21-Nov-2026 07:00:00.123``, zone-less ones in ``context.timezone``. A bare clock
@@ -66,7 +83,17 @@ FAILURE_RE = re.compile(
     r"|io\.netty\.\S*(?:ReadTimeout|WriteTimeout|ConnectTimeout)Exception|Connection reset"
     r"|Cannot assign requested address)"
 )
-SIGNATURE_RE = re.compile(f"{SATURATION_RE.pattern}|{FAILURE_RE.pattern}")
+# Timeouts of a socket read or connect: Java's SocketTimeoutException and its messages.
+SOCKET_TIMEOUT_RE = re.compile(
+    r"(?P<exception>[\w.$]*SocketTimeoutException)|(?P<read>Read timed out)"
+    r"|(?P<connect>[Cc]onnect timed out)"
+)
+# Any other exception or error, by its qualified class name (``java.lang.IllegalStateException``):
+# a package, then a class ending in Exception / Error, and not a frame's ``Class.method(``.
+EXCEPTION_RE = re.compile(r"(?P<exception>(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error))(?![\w$.(])")
+# Where a record worth reading may be: plain words, so the scan over a big log stays fast
+# (the rules below decide; a hit that none of them matches is ordinary noise).
+SIGNATURE_RE = re.compile(f"{SATURATION_RE.pattern}|{FAILURE_RE.pattern}|timed out|Exception|Error")
 
 # A record header: a timestamp at the start of the line, optionally in brackets.
 HEADER_RE = re.compile(
@@ -155,6 +182,19 @@ def _eaddrnotavail(match: re.Match[str], header: _Header) -> dict[str, Any]:
     return {"errno": "EADDRNOTAVAIL"}
 
 
+_TIMEOUT_MESSAGE_RE = re.compile(r"(?P<read>Read timed out)|(?P<connect>[Cc]onnect timed out)")
+
+
+def _socket_timeout(match: re.Match[str], header: _Header) -> dict[str, Any]:
+    # "java.net.SocketTimeoutException: Read timed out": the message after the name says which.
+    message = match if match["exception"] is None else _TIMEOUT_MESSAGE_RE.search(match.string, match.end())
+    if message is not None and message["read"]:
+        return {"timeout": "read"}
+    if message is not None and message["connect"]:
+        return {"timeout": "connect"}
+    return {"timeout": "other"}
+
+
 class _Header:
     __slots__ = ("level", "logger", "message", "thread", "time_ms")
 
@@ -178,9 +218,11 @@ RULES: tuple[
     ("executor_rejected", "threadpool_rejected", EXECUTOR_REJECTED_RE, _executor),
     ("tomcat_all_threads_busy", "threadpool_rejected", TOMCAT_BUSY_RE, _tomcat_busy),
     ("tomcat_max_threads", "threadpool_rejected", TOMCAT_MAX_RE, _tomcat_max),
+    ("socket_timeout", "socket_timeout", SOCKET_TIMEOUT_RE, _socket_timeout),
     ("rpc_timeout", "rpc_timeout", RPC_TIMEOUT_RE, _no_pool),
     ("address_not_available", "connect_failed", ADDRESS_NOT_AVAILABLE_RE, _eaddrnotavail),
     ("connection_reset", "connection_reset", CONNECTION_RESET_RE, _no_pool),
+    ("exception", "exception", EXCEPTION_RE, _no_pool),
 )
 
 
@@ -196,7 +238,9 @@ def sniff(head: str) -> float:
     )
     if SATURATION_RE.search(head):
         return 0.75 if layout_lines else 0.6
-    if FAILURE_RE.search(head) and layout_lines:
+    if layout_lines and (
+        FAILURE_RE.search(head) or SOCKET_TIMEOUT_RE.search(head) or EXCEPTION_RE.search(head)
+    ):
         return 0.55
     return 0.0
 
@@ -250,6 +294,7 @@ def parse(text: str, context: ParseContext) -> ParseResult:
     record_end = -1
     line_no, counted_to = 1, 0
     rejected_per_minute: Counter[tuple[str, int]] = Counter()
+    errors_per_second: Counter[tuple[str, int]] = Counter()
     for signature in SIGNATURE_RE.finditer(text):
         if signature.start() < record_end:
             continue  # this record already gave its event
@@ -262,10 +307,12 @@ def parse(text: str, context: ParseContext) -> ParseResult:
         if event is None:
             continue
         result.events.append(event)
+        errors_per_second[(event.kind, event.time_ms - event.time_ms % 1000)] += 1
         if event.kind == "threadpool_rejected":
             minute_ms = event.time_ms - event.time_ms % 60_000
             rejected_per_minute[(str(event.attrs.get("pool", "unknown")), minute_ms)] += 1
     _emit_rejection_rate(rejected_per_minute, result)
+    _emit_error_rate(errors_per_second, result)
     if clock.date_assumed:
         result.facts.append(
             Fact(
@@ -349,3 +396,24 @@ def _emit_rejection_rate(per_minute: Counter[tuple[str, int]], result: ParseResu
         result.series.append(
             SeriesData("threadpool.rejected_events", {"pool": pool}, "per_min", times, values)
         )
+
+
+def _emit_error_rate(per_second: Counter[tuple[str, int]], result: ParseResult) -> None:
+    """``app.log.errors{kind}`` per second, with a 0 on each side of every run of seconds."""
+    seconds_by_kind: dict[str, dict[int, int]] = {}
+    for (kind, second_ms), count in per_second.items():
+        seconds_by_kind.setdefault(kind, {})[second_ms] = count
+    for kind in sorted(seconds_by_kind):
+        counts = seconds_by_kind[kind]
+        times: array[int] = array("q")
+        values: array[float] = array("d")
+        for second_ms in sorted(counts):
+            if second_ms - 1000 not in counts and (not times or times[-1] < second_ms - 1000):
+                times.append(second_ms - 1000)
+                values.append(0.0)
+            times.append(second_ms)
+            values.append(float(counts[second_ms]))
+            if second_ms + 1000 not in counts:
+                times.append(second_ms + 1000)
+                values.append(0.0)
+        result.series.append(SeriesData("app.log.errors", {"kind": kind}, "per_s", times, values))

@@ -47,6 +47,9 @@ class ParseContext:
     default_time_ms: int = 0
     host: str | None = None
     jvm_start_ms: int | None = None
+    # The artifact's file name as uploaded (``latency.csv``), for parsers that name series
+    # after their file (``app_metrics``); None when the text came without one.
+    filename: str | None = None
 
     @classmethod
     def for_zone(cls, zone: str | None, **kwargs: Any) -> ParseContext:

@@ -15,6 +15,7 @@ from typing import Protocol, cast
 
 from rootline.parsers import (
     app_log,
+    app_metrics,
     gc_hpux,
     gc_ibm_text,
     gc_ibm_xml,
@@ -85,6 +86,8 @@ _MODULES: tuple[ModuleType, ...] = (
     threadpool_metrics,
     prometheus,
     thread_dump,
+    # Generic tables of timed numbers: after every specific format (it sniffs at 0.6 at most).
+    app_metrics,
     # Last: application logs are the loosest match and must not shadow a specific format.
     app_log,
 )

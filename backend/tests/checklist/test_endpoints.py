@@ -7,6 +7,7 @@ from fastapi.testclient import TestClient
 from rootline.detectors.base import VERDICT_ORDER
 from rootline.detectors.registry import IDS
 from tests.conftest import FIXTURES_DIR
+from tests.detectors.conn_incident import LAB_FIXTURES
 
 
 def test_every_checklist_id_once_in_verdict_order(client: TestClient, incident_id: str) -> None:
@@ -128,3 +129,29 @@ def test_a_threshold_edit_changes_a_stored_incidents_verdict_without_reupload(
     with app.state.sessionmaker() as session:
         versions = set(session.scalars(select(ComputedFinding.rules_version)))
     assert versions == {after["rules_version"]}
+
+
+def test_symptom_window_from_the_app_series_and_the_causes_that_overlap_it(
+    client: TestClient, incident_id: str
+) -> None:
+    url = f"/api/incidents/{incident_id}/checklist"
+    assert client.get(url).json()["symptom"] is None  # no app series yet
+    gc_storm = LAB_FIXTURES / "gc_pauses" / "base" / "rootline-app-20261121T075211.tar.gz"
+    for path in (FIXTURES_DIR / "app_metrics" / "checkout-latency.csv", gc_storm):
+        upload = client.post(
+            f"/api/incidents/{incident_id}/artifacts",
+            content=path.read_bytes(),
+            params={"wait": 60, "filename": path.name},
+            headers={"Content-Type": "application/octet-stream"},
+        )
+        assert upload.status_code == 201, upload.text
+    body = client.get(url).json()
+    symptom = body["symptom"]
+    assert symptom["series"] == "app.checkout_latency.p99_ms"
+    assert (symptom["start_ms"], symptom["end_ms"]) == (1_795_247_532_000, 1_795_247_554_000)
+    assert (symptom["baseline"], symptom["threshold"], symptom["peak"]) == (12.0, 18.0, 490.0)
+    assert symptom["overlapping"] == ["gc_pauses"]
+    by_id = {f["id"]: f for f in body["findings"]}
+    assert by_id["gc_pauses"]["overlaps_symptom"] is True
+    assert "overlaps the symptom window" in by_id["gc_pauses"]["symptom_overlap"]
+    assert by_id["tcp_retransmissions"]["overlaps_symptom"] is None

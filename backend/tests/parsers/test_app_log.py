@@ -20,7 +20,8 @@ DUBBO_LOG = (
     CORPUS_DIR / "threads" / "dubbo-2.6.5-threadpool-exhausted-warn-with-stacktrace-xinsblog.log"
 )
 REJECTIONS_LOG = FIXTURES_DIR / "app_log" / "pool-saturation-jdk17-rejections.log"
-OWN_FILES = [DUBBO_LOG, REJECTIONS_LOG]
+ERRORS_LOG = FIXTURES_DIR / "app_log" / "checkout-errors-handwritten.log"
+OWN_FILES = [DUBBO_LOG, REJECTIONS_LOG, ERRORS_LOG]
 UPLOAD_DAY_MS = int(dt.datetime(2026, 11, 21, tzinfo=dt.UTC).timestamp() * 1000)
 
 
@@ -47,12 +48,21 @@ def test_dubbo_exhausted_with_stack_trace_is_one_event(corpus_dir: Path) -> None
     # A bare clock: placed on the upload day, and a fact says so.
     assert event.time_ms == UPLOAD_DAY_MS + ((17 * 60 + 54) * 60 + 34) * 1000 + 26
     assert result.facts[0].key == "app_log.date_assumed"
-    [rate] = result.series
+    rate, errors = result.series
     assert (rate.name, rate.unit, list(rate.values)) == (
         "threadpool.rejected_events",
         "per_min",
         [1.0],
     )
+    # The same event counted per second, with a 0 on each side.
+    assert (errors.name, errors.labels, errors.unit) == (
+        "app.log.errors",
+        {"kind": "threadpool_rejected"},
+        "per_s",
+    )
+    assert list(errors.values) == [0.0, 1.0, 0.0]
+    second = event.time_ms - event.time_ms % 1000
+    assert list(errors.times_ms) == [second - 1000, second, second + 1000]
 
 
 def test_java_rejections_fixture_golden() -> None:
@@ -71,7 +81,9 @@ def test_java_rejections_fixture_golden() -> None:
     queued = [int(q) for q in re.findall(r"queued tasks = (\d+)", text)]
     assert [e.attrs["queue"] for e in result.events] == queued
     assert {e.attrs["pool_size"] for e in result.events} == {8}
-    assert sum(sum(s.values) for s in result.series) == 123
+    by_name = {s.name: s for s in result.series}
+    assert sum(by_name["threadpool.rejected_events"].values) == 123
+    assert sum(by_name["app.log.errors"].values) == 123
 
 
 def test_tomcat_timeouts_and_resets_and_noise() -> None:
@@ -152,3 +164,50 @@ def test_cannot_assign_requested_address_is_a_connect_failure() -> None:
     (event,) = result.events
     assert event.kind == "connect_failed" and event.attrs["errno"] == "EADDRNOTAVAIL"
     assert event.attrs["exception"] == "java.net.NoRouteToHostException"
+
+
+def test_timeouts_exceptions_and_failures_become_events_and_counts_per_second() -> None:
+    # Hand-written: one record of each kind between INFO noise (see the fixtures README).
+    result = app_log.parse(text_of(ERRORS_LOG), ParseContext.for_zone("UTC"))
+    assert result.status == "parsed" and not result.diagnostics
+    at_07_52 = int(dt.datetime(2026, 11, 21, 7, 52, tzinfo=dt.UTC).timestamp() * 1000)
+    events = [
+        (e.time_ms - at_07_52, e.kind, e.attrs.get("exception"), e.attrs["line"])
+        for e in result.events
+    ]
+    assert events == [
+        (12_004, "socket_timeout", "java.net.SocketTimeoutException", 3),
+        (12_530, "socket_timeout", "java.net.SocketTimeoutException", 8),
+        (13_101, "socket_timeout", None, 12),
+        # The record's own exception, not the cause below it.
+        (14_250, "exception", "java.lang.IllegalStateException", 13),
+        (14_900, "threadpool_rejected", None, 20),
+        (16_002, "connection_reset", "java.net.SocketException", 23),
+        (16_480, "connect_failed", "java.net.BindException", 26),
+        # An exception named inside the message line counts too.
+        (21_777, "exception", "java.lang.OutOfMemoryError", 30),
+    ]
+    assert [e.attrs["timeout"] for e in result.events[:3]] == ["read", "read", "connect"]
+    rates = {
+        s.labels["kind"]: [((t - at_07_52) // 1000, v) for t, v in zip(s.times_ms, s.values, strict=True)]
+        for s in result.series
+        if s.name == "app.log.errors"
+    }
+    assert {s.unit for s in result.series if s.name == "app.log.errors"} == {"per_s"}
+    assert rates == {
+        # Two read timeouts in second 12, the connect timeout in 13; a 0 on each side.
+        "socket_timeout": [(11, 0.0), (12, 2.0), (13, 1.0), (14, 0.0)],
+        "exception": [(13, 0.0), (14, 1.0), (15, 0.0), (20, 0.0), (21, 1.0), (22, 0.0)],
+        "threadpool_rejected": [(13, 0.0), (14, 1.0), (15, 0.0)],
+        "connection_reset": [(15, 0.0), (16, 1.0), (17, 0.0)],
+        "connect_failed": [(15, 0.0), (16, 1.0), (17, 0.0)],
+    }
+
+
+def test_a_frame_of_an_exception_class_is_not_an_exception() -> None:
+    text = (
+        "2026-11-21 07:00:00,000 INFO [main] com.example.App - retry policy set\n"
+        "\tat com.example.RetryException.<init>(RetryException.java:10)\n"
+        "2026-11-21 07:00:01,000 INFO [main] com.example.App - handler com.example.ErrorHandler(3)\n"
+    )
+    assert app_log.parse(text, ParseContext()).events == []

@@ -901,6 +901,8 @@ export interface components {
              * @description The rules version in force (hash of the rule files and quantities code).
              */
             rules_version: string;
+            /** @description The application's symptom window from its own series (`app.*`), if they show one. */
+            symptom?: components["schemas"]["SymptomRead"] | null;
         };
         /** DiagnosticRead */
         DiagnosticRead: {
@@ -1080,6 +1082,11 @@ export interface components {
             /** Missing */
             missing: components["schemas"]["MissingRead"][];
             /**
+             * Overlaps Symptom
+             * @description Whether its evidence falls in the application's symptom window (null: no symptom found, the item is not a confirmed or likely cause, or its evidence has no time).
+             */
+            overlaps_symptom?: boolean | null;
+            /**
              * Parameters
              * @description The named thresholds the detector used.
              */
@@ -1102,6 +1109,11 @@ export interface components {
             rules_version: string;
             /** Summary */
             summary: string;
+            /**
+             * Symptom Overlap
+             * @description One sentence on how its evidence lies against the symptom window.
+             */
+            symptom_overlap?: string | null;
             /** Title */
             title: string;
             /**
@@ -1399,6 +1411,62 @@ export interface components {
             /** Allow Raw */
             allow_raw: boolean;
             incident: components["schemas"]["IncidentRead"];
+        };
+        /**
+         * SymptomRead
+         * @description When the application's latency (or errors) rose: rootline.detectors.symptom's method.
+         */
+        SymptomRead: {
+            /**
+             * Baseline
+             * @description Median of the series' first quarter, in `unit`.
+             */
+            baseline: number;
+            /**
+             * End Ms
+             * @description Last point above the threshold before it settled, UTC epoch ms.
+             */
+            end_ms: number;
+            /** Host */
+            host: string | null;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "latency" | "errors";
+            /** Labels */
+            labels: {
+                [key: string]: string;
+            };
+            /**
+             * Overlapping
+             * @description Ids of the confirmed and likely findings whose evidence overlaps the window, in checklist order.
+             */
+            overlapping: string[];
+            /**
+             * Peak
+             * @description Highest value in the window, in `unit`.
+             */
+            peak: number;
+            /**
+             * Series
+             * @description The application series that shows it (`app.*`), with `labels`.
+             */
+            series: string;
+            /**
+             * Start Ms
+             * @description First point of the sustained rise, UTC epoch ms.
+             */
+            start_ms: number;
+            /** Summary */
+            summary: string;
+            /**
+             * Threshold
+             * @description Baseline + 5 MAD (at least +50 % and one step), in `unit`.
+             */
+            threshold: number;
+            /** Unit */
+            unit: string;
         };
         /** Timeline */
         Timeline: {

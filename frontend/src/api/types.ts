@@ -11,6 +11,7 @@ export type UploadResult = Schemas["UploadResult"];
 export type Checklist = Schemas["Checklist"];
 export type Finding = Schemas["FindingRead"];
 export type Evidence = Schemas["EvidenceRead"];
+export type Symptom = Schemas["SymptomRead"];
 export type Verdict = Finding["verdict"];
 export type Annotation = Schemas["AnnotationRead"];
 export type AnnotationCreate = Schemas["AnnotationCreate"];

@@ -45,7 +45,7 @@ function extentOf(series: readonly SeriesMeta[] | undefined): TimeRange | null {
 
 function markerKind(eventKind: string): MarkerKind {
   if (eventKind === "threadpool_rejected") return "rejection";
-  if (eventKind === "connection_reset" || eventKind === "rpc_timeout") return "reset";
+  if (eventKind === "connection_reset" || eventKind === "rpc_timeout" || eventKind === "socket_timeout") return "reset";
   if (eventKind.startsWith("thread_")) return "dump";
   if (eventKind.startsWith("gc_")) return "gc";
   return "other";

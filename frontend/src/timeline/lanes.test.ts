@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cursorTimes, gapThreshold, largestPoints, linePath, mergeLinePoints, nearestIndex, valueAt, yScale } from "./data";
-import { batchIds, hostsOf, LANES, planLanes, searchNames, seriesNames, topConnections } from "./lanes";
+import { batchIds, hostsOf, isAppErrorSeries, LANES, planLanes, searchNames, seriesNames, topConnections } from "./lanes";
 import type { SeriesMeta } from "./types";
 
 let nextId = 1;
@@ -30,6 +30,11 @@ function conn(host: string, local: string, peer: string, acked: number, first = 
 }
 
 const base = { host: null, range: null, added: [], highlight: null };
+
+/** The TCP states lane of a plan (the application lanes come before it). */
+function tcpStates(plan: ReturnType<typeof planLanes>) {
+  return plan.lanes.find((l) => l.key === "tcp_states")!;
+}
 
 describe("lane assignment", () => {
   it("puts every known series in its lane, with short labels", () => {
@@ -63,30 +68,84 @@ describe("lane assignment", () => {
   it("draws one line for the same series stored by several artifacts", () => {
     const a = s("tcp.state.estab", { host: "a" }, { first_ms: 0, last_ms: 10 });
     const b = s("tcp.state.estab", { host: "a" }, { first_ms: 20, last_ms: 30 });
-    const lane = planLanes([a, b], base).lanes[0]!;
+    const lane = tcpStates(planLanes([a, b], base));
     expect(lane.lines).toHaveLength(1);
     expect(lane.lines[0]!.ids).toEqual([a.id, b.id]);
   });
 
   it("names the host when lines come from several", () => {
     const plan = planLanes([s("tcp.state.estab", { host: "client" }), s("tcp.state.estab", { host: "server" })], base);
-    expect(plan.lanes[0]!.lines.map((l) => l.label)).toEqual(["@client", "@server"]);
+    expect(tcpStates(plan).lines.map((l) => l.label)).toEqual(["@client", "@server"]);
   });
 
   it("filters by host", () => {
     const list = [s("tcp.state.estab", { host: "client" }), s("tcp.state.estab", { host: "server" })];
     const plan = planLanes(list, { ...base, host: "server" });
-    expect(plan.lanes[0]!.lines).toHaveLength(1);
-    expect(plan.lanes[0]!.lines[0]!.labels.host).toBe("server");
+    expect(tcpStates(plan).lines).toHaveLength(1);
+    expect(tcpStates(plan).lines[0]!.labels.host).toBe("server");
     expect(hostsOf(list)).toEqual(["client", "server"]);
   });
 
   it("caps lines per lane at the highest peaks and says how many were dropped", () => {
     const list = Array.from({ length: 15 }, (_, i) => s("tcp.state.estab", { host: `h${i}` }, { max: i }));
-    const lane = planLanes(list, base).lanes[0]!;
+    const lane = tcpStates(planLanes(list, base));
     expect(lane.lines).toHaveLength(12);
     expect(lane.dropped).toBe(3);
     expect(lane.lines.some((l) => l.labels.host === "h0")).toBe(false);
+  });
+});
+
+describe("application lanes", () => {
+  const app = [
+    s("app.checkout_latency.p99_ms", { host: "web-1" }, { unit: "ms", max: 490 }),
+    s("app.checkout_latency.rps", { host: "web-1" }, { unit: "per_s", max: 480 }),
+    s("app.checkout_latency.errors", { host: "web-1" }, { unit: "count", max: 3 }),
+    s("app.log.errors", { host: "web-1", kind: "socket_timeout" }, { unit: "per_s", max: 2 }),
+    s("app.log.errors", { host: "web-1", kind: "exception" }, { unit: "per_s", max: 1 }),
+    s("app.gateway.latency_p99", { host: "web-1" }, { unit: "ms", max: 310 }),
+    s("app.gateway.requests_per_sec", { host: "web-1" }, { unit: "per_s", max: 480 }),
+    s("app.jobs.duration_s", { host: "web-1" }, { unit: "s", max: 9 }),
+    s("gc.pause_ms", { host: "web-1" }, { unit: "ms" }),
+  ];
+
+  it("come first, in the table and on the page", () => {
+    expect(LANES.slice(0, 3).map((d) => d.key)).toEqual(["app_latency", "app_errors", "app_other"]);
+  });
+
+  it("split the app series by unit and name so each lane has one scale", () => {
+    const plan = planLanes(app, base);
+    const lane = (key: string) => plan.lanes.find((l) => l.key === key)!;
+    // Latency in milliseconds only: a p99 of 490 ms does not share an axis with 480 requests/s.
+    expect(lane("app_latency").lines.map((l) => l.label)).toEqual(["checkout_latency.p99_ms", "gateway.latency_p99"]);
+    expect(lane("app_latency").unit).toBe("ms");
+    // Errors: the log's per-second counts first (named by their kind), then error columns.
+    expect(lane("app_errors").lines.map((l) => l.label)).toEqual([
+      "log.errors exception",
+      "log.errors socket_timeout",
+      "checkout_latency.errors",
+    ]);
+    // The rest: throughput, and a latency written in seconds (it would squash a ms axis).
+    expect(lane("app_other").lines.map((l) => l.name)).toEqual([
+      "app.checkout_latency.rps",
+      "app.gateway.requests_per_sec",
+      "app.jobs.duration_s",
+    ]);
+    expect(lane("gc_pauses").lines.map((l) => l.name)).toEqual(["gc.pause_ms"]);
+  });
+
+  it("leave the app lanes empty, with what to collect, when there is no app series", () => {
+    const plan = planLanes([s("gc.pause_ms", {}, { unit: "ms" })], base);
+    const latency = plan.lanes.find((l) => l.key === "app_latency")!;
+    expect(latency.lines).toEqual([]);
+    expect(latency.hint).toMatch(/latency export/);
+  });
+
+  it("recognise error series by name words, not by unit alone", () => {
+    expect(isAppErrorSeries("app.log.errors", "per_s")).toBe(true);
+    expect(isAppErrorSeries("app.api.http_5xx", "count")).toBe(true);
+    expect(isAppErrorSeries("app.api.rps", "per_s")).toBe(false);
+    expect(isAppErrorSeries("app.api.terrors", "count")).toBe(false);
+    expect(isAppErrorSeries("threadpool.rejected_per_s", "per_s")).toBe(false);
   });
 });
 

@@ -20,6 +20,8 @@ export interface LaneDef {
   names?: Record<string, string>;
   /** What to collect when the lane is empty. */
   hint: string;
+  /** Narrows `match` by the series' name and unit (several lanes share the `app.*` names). */
+  accept?: (name: string, unit: string) => boolean;
 }
 
 /** How many connections the per-connection lanes show. */
@@ -40,7 +42,40 @@ function netstat(counters: string[]): Pick<LaneDef, "match" | "names"> {
   return named(Object.fromEntries(counters.map((c) => [`netstat.${c}`, short(c)])));
 }
 
+/** An application series that counts failures (rootline/detectors/symptom.py reads the same words). */
+const APP_ERROR_WORD = /(^|[._])(errors?|errs?|failures?|failed|fails?|timeouts?|exceptions?|5xx|rejected|rejections)($|[._])/;
+/** Units the application latency lane draws (one y axis: milliseconds only). */
+const LATENCY_UNITS = new Set(["ms"]);
+
+export function isAppErrorSeries(name: string, unit: string): boolean {
+  return name.startsWith("app.") && (unit === "count" || unit === "per_s") && APP_ERROR_WORD.test(name);
+}
+
 export const LANES: LaneDef[] = [
+  // The application's own symptom first: what the users saw, then the causes below it.
+  {
+    key: "app_latency",
+    title: "Application latency",
+    unit: "ms",
+    match: ["app.*"],
+    accept: (_name, unit) => LATENCY_UNITS.has(unit),
+    hint: "an application latency export (CSV / TSV / JSON lines with a time column, e.g. p99_ms)",
+  },
+  {
+    key: "app_errors",
+    title: "Application errors",
+    unit: "per_s",
+    match: ["app.log.errors", "app.*"],
+    accept: isAppErrorSeries,
+    hint: "the application's log (exceptions, timeouts) or an errors column in its metrics",
+  },
+  {
+    key: "app_other",
+    title: "Application throughput and other numbers",
+    unit: "per_s",
+    match: ["app.*"],
+    hint: "application metrics (rps, qps ...) as CSV / TSV / JSON lines",
+  },
   {
     key: "tcp_states",
     title: "TCP states",
@@ -224,6 +259,11 @@ function matchIndex(def: LaneDef, name: string): number {
   return def.match.findIndex((p) => matches(p, name));
 }
 
+/** Whether the lane takes the series: a pattern matches and its `accept` (if any) agrees. */
+function laneTakes(def: LaneDef, name: string, unit: string): boolean {
+  return matchIndex(def, name) >= 0 && (!def.accept || def.accept(name, unit));
+}
+
 // ---- connections ----
 
 function isConnectionSeries(s: Pick<SeriesMeta, "name">): boolean {
@@ -347,7 +387,7 @@ function labelLines(def: LaneDef | null, lines: LinePlan[]): void {
       if (k === "host") parts.push(`@${v}`);
       else if (k === "local" || k === "peer") parts.push(v);
       else if (k === "port") parts.push(`:${v}`);
-      else if (k === "pool" || k === "if" || k === "state" || k === "disk") parts.push(v);
+      else if (k === "pool" || k === "if" || k === "state" || k === "disk" || k === "kind") parts.push(v);
       else parts.push(`${k}=${v}`);
     }
     line.label = parts.join(" ");
@@ -415,10 +455,11 @@ export function planLanes(all: readonly SeriesMeta[], options: PlanOptions): Pla
   const laneByName = new Map<string, string | null>();
   for (const s of series) {
     if (isConnectionSeries(s) && !top.keys.has(connectionKey(s.labels))) continue;
-    let lane = laneByName.get(s.name);
+    const nameAndUnit = `${s.name}\u0000${s.unit}`;
+    let lane = laneByName.get(nameAndUnit);
     if (lane === undefined) {
-      lane = LANES.find((def) => matchIndex(def, s.name) >= 0)?.key ?? null;
-      laneByName.set(s.name, lane);
+      lane = LANES.find((def) => laneTakes(def, s.name, s.unit))?.key ?? null;
+      laneByName.set(nameAndUnit, lane);
     }
     if (lane) buckets.get(lane)!.push(s);
   }

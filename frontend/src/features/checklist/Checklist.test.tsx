@@ -1,7 +1,7 @@
 import { cleanup, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { ArtifactStatus } from "../../api/types";
+import type { ArtifactStatus, Symptom } from "../../api/types";
 import { artifact, finding, HOSTILE, renderWithData } from "../../test/fixtures";
 import { Checklist, ParseProgress } from "./Checklist";
 
@@ -9,7 +9,11 @@ afterEach(cleanup);
 
 const base = "/api/incidents/i1";
 
-function renderChecklist(findings: ReturnType<typeof finding>[], props: Partial<Parameters<typeof Checklist>[0]> = {}) {
+function renderChecklist(
+  findings: ReturnType<typeof finding>[],
+  props: Partial<Parameters<typeof Checklist>[0]> = {},
+  symptom: Symptom | null = null,
+) {
   const onSelectEvidence = vi.fn();
   const utils = renderWithData(
     <Checklist
@@ -21,10 +25,66 @@ function renderChecklist(findings: ReturnType<typeof finding>[], props: Partial<
       onSelectEvidence={onSelectEvidence}
       {...props}
     />,
-    [[[base, "checklist"], { incident_id: "i1", rules_version: "abc123def456", findings }]],
+    [[[base, "checklist"], { incident_id: "i1", rules_version: "abc123def456", findings, symptom }]],
   );
   return { onSelectEvidence, ...utils };
 }
+
+const SYMPTOM: Symptom = {
+  series: "app.checkout_latency.p99_ms",
+  labels: {},
+  host: null,
+  unit: "ms",
+  kind: "latency",
+  start_ms: 1_795_247_532_000, // 2026-11-21 07:52:12 UTC
+  end_ms: 1_795_247_554_000,
+  baseline: 12,
+  threshold: 18,
+  peak: 490,
+  summary: "app.checkout_latency.p99_ms rose from 12 ms to 490 ms",
+  overlapping: ["gc_pauses"],
+};
+
+describe("Checklist symptom line", () => {
+  const gc = finding({
+    id: "gc_pauses",
+    title: "Long GC pauses",
+    overlaps_symptom: true,
+    symptom_overlap: "Its evidence (2026-11-21T07:52:11Z to 2026-11-21T07:52:34Z) overlaps the symptom window.",
+  });
+  const early = finding({
+    id: "time_wait_storm",
+    verdict: "likely",
+    effective_verdict: "likely",
+    overlaps_symptom: false,
+    symptom_overlap: "Its evidence (…) ends 9.0 min before the symptom starts.",
+  });
+
+  it("names the window and the overlapping cause, and moves the timeline there", async () => {
+    const onShowRange = vi.fn();
+    renderChecklist([gc, early], { onShowRange }, SYMPTOM);
+    const line = await screen.findByTestId("symptom");
+    expect(line.textContent).toBe(
+      "Symptom: app latency checkout_latency.p99_ms rose from 12 ms to 490 ms at 2026-11-21 07:52:12 UTC for 22 s" +
+        " Show on the timeline; overlaps: Long GC pauses (confirmed)",
+    );
+    await userEvent.click(within(line).getByRole("button", { name: "Show on the timeline" }));
+    // The window with a fifth of it (at least 5 s) on each side.
+    expect(onShowRange).toHaveBeenCalledWith({ from: 1_795_247_527_000, to: 1_795_247_559_000 });
+    const cards = screen.getAllByTestId("finding");
+    expect(within(cards[0]!).getByTestId("symptom-overlap").textContent).toMatch(/^Overlaps the application's symptom\./);
+    expect(within(cards[1]!).getByTestId("symptom-overlap").textContent).toMatch(/^Not during the application's symptom\./);
+  });
+
+  it("says when no confirmed or likely cause overlaps, and is absent without a symptom", async () => {
+    renderChecklist([early], {}, { ...SYMPTOM, overlapping: [] });
+    expect((await screen.findByTestId("symptom")).textContent).toMatch(/overlaps: no confirmed or likely cause$/);
+    cleanup();
+    renderChecklist([early]);
+    await screen.findAllByTestId("finding");
+    expect(screen.queryByTestId("symptom")).toBeNull();
+  });
+});
 
 describe("Checklist", () => {
   it("renders hostile text from users and files as text, never as HTML", () => {

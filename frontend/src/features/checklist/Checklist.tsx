@@ -1,10 +1,12 @@
 import { useEffect, useId, useRef, useState } from "react";
 import { useArtifacts, useChecklist, useReviewFinding } from "../../api/queries";
-import { VERDICTS, VERDICT_LABELS, isQueued, type Evidence, type Finding, type Verdict } from "../../api/types";
+import { VERDICTS, VERDICT_LABELS, isQueued, type Evidence, type Finding, type Symptom, type Verdict } from "../../api/types";
 import { CopyButton } from "../../components/CopyButton";
 import { Empty, ErrorMessage, Loading } from "../../components/States";
 import { VerdictBadge } from "../../components/VerdictBadge";
-import { formatInstant, formatNumber, formatRange } from "../../lib/time";
+import { formatDuration, formatInstant, formatNumber, formatRange } from "../../lib/time";
+import { paddedRange, type TimeRange } from "../../lib/urlState";
+import { formatValue } from "../../timeline/format";
 
 export interface ChecklistProps {
   apiBase: string;
@@ -15,6 +17,8 @@ export interface ChecklistProps {
   onSelectEvidence: (finding: Finding, index: number, evidence: Evidence) => void;
   /** Name recorded with a review (the server uses the signed-in user's once auth is on). */
   author?: string;
+  /** Move the timeline to a range (the symptom window). */
+  onShowRange?: (range: TimeRange) => void;
 }
 
 /** The root-cause checklist: verdicts, evidence that drives the timeline, reviews. */
@@ -24,7 +28,12 @@ export function Checklist(props: ChecklistProps) {
   if (checklist.isError)
     return <ErrorMessage error={checklist.error} title="Checklist" onRetry={() => void checklist.refetch()} />;
   return (
-    <ChecklistView findings={checklist.data.findings} rulesVersion={checklist.data.rules_version} {...props} />
+    <ChecklistView
+      findings={checklist.data.findings}
+      rulesVersion={checklist.data.rules_version}
+      symptom={checklist.data.symptom ?? null}
+      {...props}
+    />
   );
 }
 
@@ -47,8 +56,9 @@ export function ParseProgress({ apiBase }: { apiBase: string }) {
 export function ChecklistView({
   findings,
   rulesVersion,
+  symptom = null,
   ...props
-}: ChecklistProps & { findings: Finding[]; rulesVersion?: string }) {
+}: ChecklistProps & { findings: Finding[]; rulesVersion?: string; symptom?: Symptom | null }) {
   if (findings.length === 0)
     return <Empty>No findings yet: upload artifacts and the checklist is computed from them.</Empty>;
   const counts = VERDICTS.map((verdict) => [
@@ -58,6 +68,9 @@ export function ChecklistView({
   const titles = new Map(findings.map((finding) => [finding.id, finding.title]));
   return (
     <div className="checklist">
+      {symptom && (
+        <SymptomLine symptom={symptom} titles={titles} findings={findings} timezone={props.timezone} onShowRange={props.onShowRange} />
+      )}
       <p className="checklist-counts">
         {counts.map(([verdict, count]) => (
           <span key={verdict} className={`count verdict-text-${verdict}`}>
@@ -77,6 +90,66 @@ export function ChecklistView({
         </p>
       )}
     </div>
+  );
+}
+
+/** The series' name as a person reads it: without `app.`, with the labels that tell it apart. */
+export function symptomSeriesName(symptom: Symptom): string {
+  const labels = Object.entries(symptom.labels)
+    .filter(([key]) => key !== "host")
+    .map(([, value]) => value);
+  return [symptom.series.replace(/^app\./, ""), ...labels].join(" ") + (symptom.host ? ` on ${symptom.host}` : "");
+}
+
+/**
+ * The application's symptom above the checklist: when its latency (or errors) rose, which
+ * confirmed or likely causes overlap that window, and a link that moves the timeline there.
+ */
+export function SymptomLine({
+  symptom,
+  findings,
+  titles,
+  timezone,
+  onShowRange,
+}: {
+  symptom: Symptom;
+  findings: Finding[];
+  titles: Map<string, string>;
+  timezone: string;
+  onShowRange?: (range: TimeRange) => void;
+}) {
+  const verdicts = new Map(findings.map((finding) => [finding.id, finding.effective_verdict]));
+  const what = symptom.kind === "latency" ? "latency" : "errors";
+  const range = paddedRange(symptom.start_ms, symptom.end_ms);
+  return (
+    <p className="symptom-line" data-testid="symptom" data-series={symptom.series} title={symptom.summary}>
+      <strong>Symptom:</strong> app {what} <span className="mono">{symptomSeriesName(symptom)}</span> rose from{" "}
+      {formatValue(symptom.baseline, symptom.unit)} to {formatValue(symptom.peak, symptom.unit)} at{" "}
+      <span data-testid="symptom-start">{formatInstant(symptom.start_ms, timezone)}</span> for{" "}
+      {formatDuration(symptom.end_ms - symptom.start_ms)}
+      {onShowRange && range && (
+        <>
+          {" "}
+          <button type="button" className="link-button" onClick={() => onShowRange(range)}>
+            Show on the timeline
+          </button>
+        </>
+      )}
+      ; overlaps:{" "}
+      {symptom.overlapping.length === 0 ? (
+        <span className="muted">no confirmed or likely cause</span>
+      ) : (
+        symptom.overlapping.map((id, index) => (
+          <span key={id} data-testid="symptom-cause" data-finding={id}>
+            {index > 0 && ", "}
+            <button type="button" className="link-button" onClick={() => showFinding(id)}>
+              {titles.get(id) ?? id}
+            </button>{" "}
+            ({VERDICT_LABELS[verdicts.get(id) ?? "likely"].toLowerCase()})
+          </span>
+        ))
+      )}
+    </p>
   );
 }
 
@@ -144,6 +217,16 @@ function FindingCard({
             </span>
           ))}
           : its symptom is that cause's, not a second cause.
+        </p>
+      )}
+      {finding.overlaps_symptom === true && (
+        <p className="symptom-overlap" data-testid="symptom-overlap">
+          Overlaps the application's symptom. {finding.symptom_overlap}
+        </p>
+      )}
+      {finding.overlaps_symptom === false && finding.symptom_overlap && (
+        <p className="muted small" data-testid="symptom-overlap">
+          Not during the application's symptom. {finding.symptom_overlap}
         </p>
       )}
       {overridden && (

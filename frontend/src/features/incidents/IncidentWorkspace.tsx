@@ -146,6 +146,7 @@ export function IncidentWorkspace({
               selectedEvidence={view.evidence}
               onSelectEvidence={onSelectEvidence}
               author={author}
+              onShowRange={onRangeChange}
             />
           </ErrorBoundary>
         </aside>
