@@ -166,6 +166,34 @@ function LaneImpl(props: LaneProps) {
           {layout.log && <span className="tl-lane__unit"> · log</span>}
         </h3>
         {note && <span className="tl-lane__note">{note}</span>}
+        {onLayout && hasChart && (
+          <span className="tl-lane__tools" role="group" aria-label={`${title} controls`}>
+            <button type="button" className={`tl-btn tl-btn--small${layout.log ? " tl-btn--on" : ""}`} aria-pressed={!!layout.log} onClick={() => patch({ log: !layout.log })} title="Logarithmic y axis">
+              log
+            </button>
+            <button type="button" className={`tl-btn tl-btn--small${layout.min != null || layout.max != null ? " tl-btn--on" : ""}`} aria-expanded={editingY} onClick={() => setEditingY((e) => !e)} title="Set the y range of this lane">
+              y range
+            </button>
+            <button type="button" className={`tl-btn tl-btn--small${inspecting ? " tl-btn--on" : ""}`} aria-expanded={inspecting} onClick={() => setInspecting((v) => !v)}>
+              Inspect data
+            </button>
+            {onMove && (
+              <>
+                <button type="button" className="tl-btn tl-btn--small" disabled={!props.canMoveUp} onClick={() => onMove(plan.key, -1)} aria-label={`Move ${title} up`} title="Move up">
+                  ↑
+                </button>
+                <button type="button" className="tl-btn tl-btn--small" disabled={!props.canMoveDown} onClick={() => onMove(plan.key, 1)} aria-label={`Move ${title} down`} title="Move down">
+                  ↓
+                </button>
+              </>
+            )}
+          </span>
+        )}
+        {props.onRemove && (
+          <button type="button" className="tl-btn tl-btn--small" onClick={props.onRemove} aria-label={`Remove ${title}`}>
+            ×
+          </button>
+        )}
         <ul className="tl-legend" aria-label={`${title} series`}>
           {plan.lines.map((line, i) => {
             const off = hidden.has(line.key);
@@ -200,34 +228,6 @@ function LaneImpl(props: LaneProps) {
             </li>
           )}
         </ul>
-        {onLayout && hasChart && (
-          <span className="tl-lane__tools" role="group" aria-label={`${title} controls`}>
-            <button type="button" className={`tl-btn tl-btn--small${layout.log ? " tl-btn--on" : ""}`} aria-pressed={!!layout.log} onClick={() => patch({ log: !layout.log })} title="Logarithmic y axis">
-              log
-            </button>
-            <button type="button" className={`tl-btn tl-btn--small${layout.min != null || layout.max != null ? " tl-btn--on" : ""}`} aria-expanded={editingY} onClick={() => setEditingY((e) => !e)} title="Set the y range of this lane">
-              y range
-            </button>
-            <button type="button" className={`tl-btn tl-btn--small${inspecting ? " tl-btn--on" : ""}`} aria-expanded={inspecting} onClick={() => setInspecting((v) => !v)}>
-              Inspect data
-            </button>
-            {onMove && (
-              <>
-                <button type="button" className="tl-btn tl-btn--small" disabled={!props.canMoveUp} onClick={() => onMove(plan.key, -1)} aria-label={`Move ${title} up`} title="Move up">
-                  ↑
-                </button>
-                <button type="button" className="tl-btn tl-btn--small" disabled={!props.canMoveDown} onClick={() => onMove(plan.key, 1)} aria-label={`Move ${title} down`} title="Move down">
-                  ↓
-                </button>
-              </>
-            )}
-          </span>
-        )}
-        {props.onRemove && (
-          <button type="button" className="tl-btn tl-btn--small" onClick={props.onRemove} aria-label={`Remove ${title}`}>
-            ×
-          </button>
-        )}
       </header>
       {editingY && onLayout && !layout.collapsed && <YRangeForm layout={layout} unit={plan.unit} onChange={patch} onClose={() => setEditingY(false)} title={title} />}
       {!layout.collapsed && <LaneBody {...props} shown={shown} scatter={!!gcPoints} layout={layout} totalPoints={totalPoints} />}
