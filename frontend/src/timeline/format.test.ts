@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import {
   displayUnit,
   formatAxisValue,
-  formatRatio,
   formatFull,
   formatTick,
   formatValue,
@@ -93,13 +92,6 @@ describe("values", () => {
     expect(formatValue(0, "bytes")).toBe("0 B");
     expect(formatAxisValue(1024 * 300, "MB")).toBe("300 GiB");
   });
-
-  it("shows no ratio of a zero whole", () => {
-    expect(formatRatio(3, 12)).toBe("25 %");
-    expect(formatRatio(0, 0)).toBeNull();
-    expect(formatRatio(5, 0)).toBeNull();
-  });
-
   it("keeps axis ticks short", () => {
     expect(formatAxisValue(65_536, "bytes")).toBe("64 KiB");
     expect(formatAxisValue(512, "bytes")).toBe("512 B");

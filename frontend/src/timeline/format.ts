@@ -234,12 +234,6 @@ export function formatSeconds(s: number): string {
   return `${sign}${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ""}`;
 }
 
-/** "3 of 12 (25 %)"; the share only when the whole is not zero (never "NaN %" or "∞ %"). */
-export function formatRatio(part: number, whole: number): string | null {
-  if (!(whole > 0) || !Number.isFinite(part)) return null;
-  return `${trim((100 * part) / whole)} %`;
-}
-
 /** A value with its unit, readable: "21.2 KiB", "1.05 Mbit/s", "224 ms", "7 ms", "12.5 %", "3.1k/s". */
 export function formatValue(v: number | null | undefined, unit: string): string {
   if (v === null || v === undefined || Number.isNaN(v)) return "–";
