@@ -98,8 +98,8 @@ def plan() -> list[tuple[str, dict[str, str], str, Shape]]:
         series.append(
             (f"tcp.state.{state}", {}, "sockets", _level(base, swing, max(swing / 40, 0.3), spike))
         )
-    series.append(("tcp.sendq.bytes", {}, "bytes", _level(2e3, 4e4, 2e3, 9e5)))
-    series.append(("tcp.recvq.bytes", {}, "bytes", _level(5e2, 8e3, 5e2, 6e4)))
+    series.append(("tcp.connections.sendq.bytes", {}, "bytes", _level(2e3, 4e4, 2e3, 9e5)))
+    series.append(("tcp.connections.recvq.bytes", {}, "bytes", _level(5e2, 8e3, 5e2, 6e4)))
     series.append(
         (
             "tcp.conn.sendq.bytes",

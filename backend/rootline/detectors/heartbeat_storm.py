@@ -7,7 +7,8 @@ per signal family a series to look for a period in:
 - ``packets``: ``net.packets_in`` / ``net.packets_out`` summed over interfaces (nmon), or the
   kernel's ``IpInReceives`` / ``TcpInSegs`` / ``TcpOutSegs`` per second (one source per host:
   :func:`host_series` keeps the richest of ``nstat`` and ``netstat -s``, never their sum);
-- ``queue``: ``tcp.recvq.bytes`` / ``tcp.sendq.bytes`` summed over sockets (``ss``).
+- ``queue``: ``tcp.connections.recvq.bytes`` / ``tcp.connections.sendq.bytes``: the queues
+  summed over connections (``ss``, ``netstat -nat``; listening sockets are not in them).
 
 The period comes from the autocorrelation of the evenly resampled, detrended series
 (:func:`~rootline.detectors.quantities.dominant_period`): the first clear autocorrelation
@@ -120,9 +121,12 @@ def _candidates(data: IncidentData) -> dict[str | None, list[tuple[str, str, str
         for host, s in host_series(data, f"netstat.{counter}").items():
             if s.unit == "per_s":
                 add(host, "packets", s.name, f"{counter} per second", s)
-    for metric, label in (("tcp.recvq.bytes", "Recv-Q bytes"), ("tcp.sendq.bytes", "Send-Q bytes")):
+    for metric, label in (
+        ("tcp.connections.recvq.bytes", "Recv-Q bytes"),
+        ("tcp.connections.sendq.bytes", "Send-Q bytes"),
+    ):
         for host, s in host_series(data, metric).items():
-            add(host, "queue", metric, f"{label} (all sockets)", s)
+            add(host, "queue", metric, f"{label} (sum over connections)", s)
     return out
 
 

@@ -23,7 +23,7 @@ Series per snapshot of a socket listing (``tcp`` and ``tcp6`` rows):
   ``time-wait`` ...). Every state the listing covers gets a point, 0 included: all states
   for "servers and established", all but ``listen`` for "w/o servers" (plain ``netstat``),
   only ``listen`` for "only servers" (``-l``).
-- ``tcp.recvq.bytes`` / ``tcp.sendq.bytes`` (``bytes``): Recv-Q / Send-Q summed over the
+- ``tcp.connections.recvq.bytes`` / ``tcp.connections.sendq.bytes`` (``bytes``): Recv-Q / Send-Q summed over the
   non-LISTEN sockets (on a LISTEN socket Recv-Q counts connections, not bytes).
 - ``tcp.listen.recvq`` (``connections``), labels ``local`` (address) and ``port``: the
   accept queue of each LISTEN socket.
@@ -285,8 +285,8 @@ def _emit_socket_counts(sockets: _SocketCounts, time_ms: int, series: SeriesSet)
     for state in (*sockets.covered, *(s for s in states if s not in sockets.covered)):
         series.add(f"tcp.state.{state}", {}, "sockets", time_ms, states.get(state, 0))
     if sockets.covered != ("listen",):
-        series.add("tcp.recvq.bytes", {}, "bytes", time_ms, sockets.recvq_bytes)
-        series.add("tcp.sendq.bytes", {}, "bytes", time_ms, sockets.sendq_bytes)
+        series.add("tcp.connections.recvq.bytes", {}, "bytes", time_ms, sockets.recvq_bytes)
+        series.add("tcp.connections.sendq.bytes", {}, "bytes", time_ms, sockets.sendq_bytes)
     for address, port, queue in sockets.listen_queues:
         series.add(
             "tcp.listen.recvq", {"local": address, "port": port}, "connections", time_ms, queue

@@ -39,8 +39,11 @@ Series (labels: none unless said; the ingest layer adds ``host``):
   sockets). A listening-only listing (``ss -lnt``, ``ss -tulpn``) says nothing of the other
   states. Rows without a State column (``ss ... state
   established``) are not counted.
-- ``tcp.sendq.bytes`` / ``tcp.recvq.bytes`` (bytes): Send-Q / Recv-Q summed over non-listening
-  TCP sockets per snapshot.
+- ``tcp.connections.sendq.bytes`` / ``tcp.connections.recvq.bytes`` (bytes): Send-Q / Recv-Q
+  summed over the non-listening TCP sockets (the connections) per snapshot; only from a
+  listing that shows connections at least once: a listening-only capture (``ss -lnt``) lists
+  no connection, so it says nothing of their queues (a LISTEN row's Recv-Q is its accept
+  queue, in connections: ``tcp.listen.recvq`` below).
 - ``sockets.<netid>`` (sockets): rows of other socket kinds (``udp``, ``u_str``, ``nl`` ...) per
   snapshot, only when the output has a Netid column. They are counted, nothing else.
 - ``tcp.listen.recvq`` / ``tcp.listen.backlog`` (connections; labels ``local``, ``port``): a
@@ -84,8 +87,7 @@ Without a Netid column rows are taken as TCP (``ss -uan`` alone would be read as
 >>> r = parse("State Recv-Q Send-Q Local Address:Port Peer Address:Port\\n"
 ...           "LISTEN 5 4 127.0.0.1:5004 0.0.0.0:*\\n", ParseContext())
 >>> sorted((s.name, s.values[0]) for s in r.series)
-[('tcp.listen.backlog', 4.0), ('tcp.listen.recvq', 5.0), ('tcp.recvq.bytes', 0.0), \
-('tcp.sendq.bytes', 0.0), ('tcp.state.listen', 1.0)]
+[('tcp.listen.backlog', 4.0), ('tcp.listen.recvq', 5.0), ('tcp.state.listen', 1.0)]
 """
 
 from __future__ import annotations
@@ -481,18 +483,21 @@ class _Reader:
                 counts[SS_STATES[word]] += count
             counted.append((snap, counts))
         states = sorted({s for _, counts in counted for s in counts})
-        if any(_lists_all_states(snap) for snap in self.done):
+        all_states = any(_lists_all_states(snap) for snap in self.done)
+        if all_states:
             states = sorted(set(states) | set(TCP_STATES))
         netids = sorted({n for snap in self.done for n in snap.netids})
+        # Connections' queue totals only from a capture that lists connections (not ss -lnt).
+        lists_connections = all_states or any(snap.recvq for snap in self.done)
         add = self.series.add
         for snap, counts in counted:
             t = snap.time_ms
             if snap.states or not snap.rows:  # an empty snapshot: zero of every state
                 for state in states:
                     add(f"tcp.state.{state}", {}, "sockets", t, counts.get(state, 0))
-            if snap.rows > len(snap.netids):
-                add("tcp.sendq.bytes", {}, "bytes", t, sum(map(int, snap.sendq)))
-                add("tcp.recvq.bytes", {}, "bytes", t, sum(map(int, snap.recvq)))
+            if lists_connections and snap.rows > len(snap.netids):
+                add("tcp.connections.sendq.bytes", {}, "bytes", t, sum(map(int, snap.sendq)))
+                add("tcp.connections.recvq.bytes", {}, "bytes", t, sum(map(int, snap.recvq)))
             if snap.netids:
                 netid_counts = Counter(snap.netids)
                 for netid in netids:

@@ -115,7 +115,7 @@ NET_SERIES = (
     ("cpu.user_pct", "%"),
     ("cpu.sys_pct", "%"),
     ("net.packets_in", "/s"),
-    ("tcp.recvq.bytes", "bytes"),
+    ("tcp.connections.recvq.bytes", "bytes"),
     ("tcp.conn.cwnd", "segments"),
     ("tcp.conn.retrans", "segments"),
     ("tcp.conn.segs_out", "segments"),

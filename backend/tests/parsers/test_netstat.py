@@ -56,8 +56,8 @@ def test_state_counts_and_queues_match_a_recount(name: str) -> None:
     assert states["time-wait"] > 100  # captured under load
     for state in TCP_STATES:
         assert series[f"tcp.state.{state}"] == [float(states[state])], state
-    assert series["tcp.recvq.bytes"] == [float(recvq)]
-    assert series["tcp.sendq.bytes"] == [float(sendq)]
+    assert series["tcp.connections.recvq.bytes"] == [float(recvq)]
+    assert series["tcp.connections.sendq.bytes"] == [float(sendq)]
     assert all(
         s.times_ms[0] == 42 and s.unit in ("sockets", "bytes", "connections") for s in result.series
     )
@@ -77,7 +77,7 @@ def test_listen_queues_are_labelled_by_address_and_port() -> None:
     assert {s.name for s in result.series if s.name.startswith("tcp.state.")} == {
         "tcp.state.listen"
     }
-    assert "tcp.sendq.bytes" not in _by_name(result)
+    assert "tcp.connections.sendq.bytes" not in _by_name(result)
 
 
 def test_series_capture_has_one_point_per_snapshot() -> None:

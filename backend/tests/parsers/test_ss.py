@@ -121,8 +121,8 @@ def test_tan_counts_states_queues_and_listeners() -> None:
     sendq = sum(int(r[2]) for r in rows if r[0] != "LISTEN")
     recvq = sum(int(r[1]) for r in rows if r[0] != "LISTEN")
     assert (sendq, recvq) == (4_039_030, 226_250)
-    assert only_value(result, "tcp.sendq.bytes") == sendq
-    assert only_value(result, "tcp.recvq.bytes") == recvq
+    assert only_value(result, "tcp.connections.sendq.bytes") == sendq
+    assert only_value(result, "tcp.connections.recvq.bytes") == recvq
     # per-connection queues only for connections with a non-zero queue
     busy = {(r[3], r[4]) for r in rows if r[0] != "LISTEN" and (r[1] != "0" or r[2] != "0")}
     kept = {
@@ -548,6 +548,31 @@ def test_a_listening_only_listing_says_nothing_of_other_states() -> None:
         CONTEXT,
     )
     assert _state_names(connected) == {"estab"}
+
+
+def test_a_listening_only_capture_gives_no_connection_queue_totals() -> None:
+    """ss -lnt lists no connection: its snapshots say nothing of the connections' queues (it
+    once wrote 0 under the name ss -tinm fills, and the timeline drew the two interleaved as a
+    sawtooth). The listener's own Recv-Q is its accept queue, tcp.listen.recvq."""
+    text = "".join(
+        f"=== 2026-11-21T07:50:{10 + i}Z ===\n"
+        "State  Recv-Q Send-Q Local Address:Port Peer Address:Port\n"
+        f"LISTEN {i}      4096   0.0.0.0:5004       0.0.0.0:*\n"
+        for i in range(3)
+    )
+    result = ss.parse(text, CONTEXT)
+    names = {s.name for s in result.series}
+    assert not {n for n in names if "sendq.bytes" in n or "recvq.bytes" in n}
+    assert list(series(result, "tcp.listen.recvq").values) == [0.0, 1.0, 2.0]
+    # A capture listing connections at some time counts its connection-less snapshots as 0.
+    mixed = ss.parse(
+        text + "=== 2026-11-21T07:50:13Z ===\n"
+        "State Recv-Q Send-Q Local Address:Port Peer Address:Port\n"
+        "ESTAB 29     7      10.0.0.1:5004      10.0.0.2:42252\n",
+        CONTEXT,
+    )
+    assert list(series(mixed, "tcp.connections.recvq.bytes").values) == [0.0, 0.0, 0.0, 29.0]
+    assert list(series(mixed, "tcp.connections.sendq.bytes").values) == [0.0, 0.0, 0.0, 7.0]
 
 
 def test_ss_a_with_only_listening_tcp_sockets_still_lists_all_states() -> None:

@@ -1,15 +1,24 @@
-/** One lane: header (title, units, legend, state) and its chart (plain SVG) on the shared axis. */
-import { memo, useId, useMemo, useRef, useSyncExternalStore } from "react";
+/**
+ * One lane: header (title, units, legend, lane controls, state) and its chart (plain SVG) on the
+ * shared axis; "Inspect data" shows its numbers as a table. What it draws is decided by pure
+ * modules: lanes.ts (lines), legend.ts (hidden lines), data.ts (scales, paths), tooltip.ts.
+ */
+import { memo, useId, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import type { MouseEvent as ReactMouseEvent, ReactNode } from "react";
-import { formatDuration } from "../lib/time";
-import { cursorTimes, largestPoints, linePath, nearestIndex, valueAt, yScale } from "./data";
-import type { CursorStore, LinePoints } from "./data";
-import { displayUnit, formatAxisValue, formatFull, formatValue } from "./format";
-import type { LanePlan } from "./lanes";
+import { bytesPerUnit, displayUnit, formatAxisValue, formatFull, formatValue, isWholeUnit } from "./format";
+import { cursorTimes, largestPoints, linePath, nearestIndex, yFraction, yScale } from "./data";
+import type { CursorStore, LinePoints, YScale } from "./data";
+import { inspectTable, tableToTsv } from "./inspect";
+import type { LanePlan, LinePlan } from "./lanes";
+import type { LaneLayout } from "./layout";
+import { legendClick, liveHidden } from "./legend";
 import { selectionToRange, timeToX } from "./range";
+import type { LaneState } from "./status";
+import type { CursorAt } from "./tooltip";
+import { valueNear } from "./tooltip";
 import type { TimeRange } from "./types";
 
-export type LaneState = "loading" | "drawn" | "empty" | "error";
+export type { LaneState } from "./status";
 
 /** Pixels left of the plot (y axis) and right of it: every lane and the overlays share them. */
 export const PLOT_LEFT = 64;
@@ -38,8 +47,6 @@ export function plotWidthOf(width: number): number {
   return Math.max(1, width - PLOT_LEFT - PLOT_RIGHT);
 }
 
-type YScale = ReturnType<typeof yScale>;
-
 /** A tick of the shared time axis, labelled once for every lane. */
 export interface TimeTick {
   t: number;
@@ -48,8 +55,17 @@ export interface TimeTick {
 
 /** Pixel row of value `v` on the y axis `y`. */
 function yToPx(y: YScale, v: number): number {
-  return PLOT_TOP + PLOT_HEIGHT * (1 - (v - y.lo) / (y.hi - y.lo || 1));
+  return PLOT_TOP + PLOT_HEIGHT * (1 - yFraction(y, v));
 }
+
+/** A line as drawn: its plan, its points, its colour (kept when other lines are hidden). */
+interface Drawn {
+  line: LinePlan;
+  points: LinePoints;
+  color: string;
+}
+
+const NO_LAYOUT: LaneLayout = {};
 
 interface LaneProps {
   plan: LanePlan;
@@ -71,68 +87,253 @@ interface LaneProps {
   onSelect: (range: TimeRange) => void;
   onRemove?: () => void;
   sectionRef?: (el: HTMLElement | null) => void;
-  /** The shared cursor's time (set by the timeline's one mousemove handler). */
-  cursor?: CursorStore;
+  /** The shared cursor (set by the timeline's one mousemove handler): a line in every lane, the tooltip in the hovered one. */
+  cursor?: CursorStore<CursorAt>;
+  /** The user's layout of this lane (from the URL) and how to change it. */
+  layout?: LaneLayout;
+  onLayout?: (key: string, patch: Partial<LaneLayout>) => void;
+  /** Move the lane up (-1) or down (+1); absent at the top / bottom. */
+  onMove?: (key: string, delta: number) => void;
+  canMoveUp?: boolean;
+  canMoveDown?: boolean;
 }
 
 function LaneImpl(props: LaneProps) {
   const { plan, points, state, drawn, domain, emphasis } = props;
+  const layout = props.layout ?? NO_LAYOUT;
+  const [inspecting, setInspecting] = useState(false);
+  const [editingY, setEditingY] = useState(false);
   const totalPoints = points.reduce((n, p) => n + p.t.length, 0);
   const units = [...new Set(plan.lines.map((l) => displayUnit(l.unit)).filter(Boolean))];
   const unitText = units.length ? units.join(", ") : displayUnit(plan.unit);
+  const keys = useMemo(() => plan.lines.map((l) => l.key), [plan.lines]);
+  const hidden = useMemo(() => liveHidden(layout.hidden, keys), [layout.hidden, keys]);
   const gcPoints = useMemo(
     () => (plan.kind === "scatter" ? points.map((p) => largestPoints(p, domain, MAX_GC_POINTS)) : null),
     [plan.kind, points, domain],
   );
+  const shown = useMemo<Drawn[]>(() => {
+    const source = gcPoints ?? points;
+    const out: Drawn[] = [];
+    plan.lines.forEach((line, i) => {
+      if (!hidden.has(line.key) && source[i]) out.push({ line, points: source[i], color: colorOf(i) });
+    });
+    return out;
+  }, [plan.lines, points, gcPoints, hidden]);
+  const { onLayout, onMove } = props;
+  const patch = (p: Partial<LaneLayout>) => onLayout?.(plan.key, p);
 
   let note = plan.note;
   if (plan.dropped > 0) note = [note, `${plan.dropped} more lines not drawn`].filter(Boolean).join("; ");
+  const shadowed = plan.lines.reduce((n, l) => n + l.shadowed, 0);
+  if (shadowed > 0) note = [note, `one file per host and time span (${shadowed} overlapping series from other files not drawn)`].filter(Boolean).join("; ");
   if (gcPoints) {
-    const shown = gcPoints.reduce((n, p) => n + p.t.length, 0);
+    const drawnGc = gcPoints.reduce((n, p) => n + p.t.length, 0);
     const total = props.gcPausesInView;
-    if (total !== null && total > shown) note = `longest ${shown} of ${total.toLocaleString("en-US")} pauses in view`;
+    if (total !== null && total > drawnGc) note = `longest ${drawnGc} of ${total.toLocaleString("en-US")} pauses in view`;
   }
+  const title = plan.title;
+  const hasChart = plan.lines.length > 0;
 
   return (
     <section
       ref={props.sectionRef}
-      className={`tl-lane tl-lane--${state}${emphasis ? " tl-lane--highlight" : ""}`}
+      className={`tl-lane tl-lane--${state}${emphasis ? " tl-lane--highlight" : ""}${layout.collapsed ? " tl-lane--collapsed" : ""}`}
       data-testid="lane"
       data-lane={plan.key}
       data-state={state}
       data-from={drawn ? String(drawn.from) : undefined}
       data-to={drawn ? String(drawn.to) : undefined}
-      aria-label={plan.title}
+      aria-label={title}
       aria-busy={state === "loading"}
     >
       <header className="tl-lane__head">
+        {onLayout && (
+          <button
+            type="button"
+            className="tl-lane__fold"
+            aria-expanded={!layout.collapsed}
+            aria-label={`${layout.collapsed ? "Expand" : "Collapse"} ${title}`}
+            title={layout.collapsed ? "Expand this lane" : "Collapse this lane"}
+            onClick={() => patch({ collapsed: !layout.collapsed })}
+          >
+            {layout.collapsed ? "▸" : "▾"}
+          </button>
+        )}
         <h3 className="tl-lane__title">
-          {plan.title}
+          {title}
           {unitText && <span className="tl-lane__unit"> ({unitText})</span>}
+          {layout.log && <span className="tl-lane__unit"> · log</span>}
         </h3>
         {note && <span className="tl-lane__note">{note}</span>}
-        <ul className="tl-legend" aria-label={`${plan.title} series`}>
-          {plan.lines.map((line, i) => (
-            <li key={line.key} className={emphasis && !emphasis.has(line.key) ? "tl-legend__dim" : undefined} title={line.key}>
-              <span className="tl-swatch" style={{ background: colorOf(i) }} aria-hidden="true" />
-              {line.label}
-            </li>
-          ))}
-        </ul>
+        {onLayout && hasChart && (
+          <span className="tl-lane__tools" role="group" aria-label={`${title} controls`}>
+            <button type="button" className={`tl-btn tl-btn--small${layout.log ? " tl-btn--on" : ""}`} aria-pressed={!!layout.log} onClick={() => patch({ log: !layout.log })} title="Logarithmic y axis">
+              log
+            </button>
+            <button type="button" className={`tl-btn tl-btn--small${layout.min != null || layout.max != null ? " tl-btn--on" : ""}`} aria-expanded={editingY} onClick={() => setEditingY((e) => !e)} title="Set the y range of this lane">
+              y range
+            </button>
+            <button type="button" className={`tl-btn tl-btn--small${inspecting ? " tl-btn--on" : ""}`} aria-expanded={inspecting} onClick={() => setInspecting((v) => !v)}>
+              Inspect data
+            </button>
+            {onMove && (
+              <>
+                <button type="button" className="tl-btn tl-btn--small" disabled={!props.canMoveUp} onClick={() => onMove(plan.key, -1)} aria-label={`Move ${title} up`} title="Move up">
+                  ↑
+                </button>
+                <button type="button" className="tl-btn tl-btn--small" disabled={!props.canMoveDown} onClick={() => onMove(plan.key, 1)} aria-label={`Move ${title} down`} title="Move down">
+                  ↓
+                </button>
+              </>
+            )}
+          </span>
+        )}
         {props.onRemove && (
-          <button type="button" className="tl-btn tl-btn--small" onClick={props.onRemove} aria-label={`Remove ${plan.title}`}>
+          <button type="button" className="tl-btn tl-btn--small" onClick={props.onRemove} aria-label={`Remove ${title}`}>
             ×
           </button>
         )}
+        <ul className="tl-legend" aria-label={`${title} series`}>
+          {plan.lines.map((line, i) => {
+            const off = hidden.has(line.key);
+            const dim = emphasis && !emphasis.has(line.key);
+            return (
+              <li key={line.key} className={dim ? "tl-legend__dim" : undefined}>
+                <button
+                  type="button"
+                  className={`tl-legend__item${off ? " tl-legend__item--off" : ""}`}
+                  aria-pressed={!off}
+                  title={`${line.key}${line.shadowed ? ` · ${line.shadowed} overlapping series from other files not drawn` : ""}\nClick: hide or show · Shift-click: show only this one`}
+                  onClick={(e) => patch({ hidden: legendClick([...hidden], line.key, keys, e.shiftKey) })}
+                >
+                  <span className="tl-swatch" style={{ background: off ? "transparent" : colorOf(i), borderColor: colorOf(i) }} aria-hidden="true" />
+                  {line.label}
+                </button>
+              </li>
+            );
+          })}
+          {plan.zeros > 0 && (
+            <li>
+              <button type="button" className="tl-legend__more" onClick={() => patch({ zeros: true })} title="Lines whose every value is 0: show them">
+                + {plan.zeros} at zero
+              </button>
+            </li>
+          )}
+          {layout.zeros && plan.zeros === 0 && (
+            <li>
+              <button type="button" className="tl-legend__more" onClick={() => patch({ zeros: false })}>
+                fold zero lines
+              </button>
+            </li>
+          )}
+        </ul>
       </header>
-      <LaneBody {...props} gcPoints={gcPoints} totalPoints={totalPoints} />
+      {editingY && onLayout && !layout.collapsed && <YRangeForm layout={layout} unit={plan.unit} onChange={patch} onClose={() => setEditingY(false)} title={title} />}
+      {!layout.collapsed && <LaneBody {...props} shown={shown} scatter={!!gcPoints} layout={layout} totalPoints={totalPoints} />}
+      {inspecting && !layout.collapsed && hasChart && (
+        <InspectPanel title={title} shown={shown} domain={domain} timezone={props.timezone} onClose={() => setInspecting(false)} />
+      )}
       {state === "loading" && totalPoints > 0 && <span className="tl-lane__badge">updating…</span>}
     </section>
   );
 }
 
-/** GC pauses: only the longest in view (null in line lanes). */
-type ChartProps = LaneProps & { gcPoints: LinePoints[] | null };
+/** The lane's y bounds, typed by the user (empty: from the data). */
+function YRangeForm(props: { layout: LaneLayout; unit: string; title: string; onChange: (p: Partial<LaneLayout>) => void; onClose: () => void }) {
+  const { layout, onChange } = props;
+  const read = (text: string): number | null => (text.trim() === "" || !Number.isFinite(Number(text)) ? null : Number(text));
+  const unit = displayUnit(props.unit);
+  return (
+    <form
+      className="tl-yrange"
+      aria-label={`${props.title} y range`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        const data = new FormData(e.currentTarget);
+        const field = (name: string) => { const v = data.get(name); return typeof v === "string" ? v : ""; };
+        onChange({ min: read(field("min")), max: read(field("max")) });
+      }}
+    >
+      <label>
+        y min{unit && ` (${unit === "B" ? "bytes" : unit})`} <input name="min" type="number" step="any" defaultValue={layout.min ?? ""} placeholder="auto" />
+      </label>
+      <label>
+        y max <input name="max" type="number" step="any" defaultValue={layout.max ?? ""} placeholder="auto" />
+      </label>
+      <button type="submit" className="tl-btn tl-btn--small">Apply</button>
+      <button type="button" className="tl-btn tl-btn--small" onClick={() => { onChange({ min: null, max: null }); props.onClose(); }}>
+        Auto
+      </button>
+    </form>
+  );
+}
+
+const INSPECT_ROWS = 1000;
+
+/** The numbers behind the lane (visible lines, visible range) as a table, and as text to copy. */
+function InspectPanel(props: { title: string; shown: Drawn[]; domain: TimeRange; timezone: string; onClose: () => void }) {
+  const { shown, domain, timezone } = props;
+  const table = useMemo(() => inspectTable(shown.map((d) => d.points), domain, INSPECT_ROWS), [shown, domain]);
+  const [copied, setCopied] = useState<string | null>(null);
+  const columns = shown.map((d) => `${d.line.label || d.line.name}${displayUnit(d.line.unit) ? ` (${displayUnit(d.line.unit)})` : ""}`);
+  const copy = () => {
+    const text = tableToTsv(table, columns);
+    const done = () => setCopied(`Copied ${table.times.length.toLocaleString("en-US")} rows`);
+    if (navigator.clipboard?.writeText) navigator.clipboard.writeText(text).then(done, () => setCopied("Copy failed: select the table instead"));
+    else setCopied("No clipboard here: select the table instead");
+  };
+  return (
+    <div className="tl-inspect" role="region" aria-label={`${props.title} data`}>
+      <div className="tl-inspect__bar">
+        <span>
+          {table.total > table.times.length
+            ? `First ${table.times.length.toLocaleString("en-US")} of ${table.total.toLocaleString("en-US")} rows in view (zoom in for the rest)`
+            : `${table.total.toLocaleString("en-US")} rows in view`}
+          {" · times in "}
+          {timezone}
+        </span>
+        <button type="button" className="tl-btn tl-btn--small" onClick={copy}>
+          Copy as TSV
+        </button>
+        <button type="button" className="tl-btn tl-btn--small" onClick={props.onClose}>
+          Close
+        </button>
+        {copied && <span role="status">{copied}</span>}
+      </div>
+      <div className="tl-inspect__scroll" tabIndex={0}>
+        <table className="tl-inspect__table">
+          <caption className="tl-sr-only">{props.title}: values per sample time</caption>
+          <thead>
+            <tr>
+              <th scope="col">time</th>
+              {columns.map((c, i) => (
+                <th key={shown[i]!.line.key} scope="col" title={shown[i]!.line.key}>
+                  {c}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {table.times.map((t, r) => (
+              <tr key={t}>
+                <th scope="row">{formatFull(t, timezone)}</th>
+                {table.values[r]!.map((v, c) => (
+                  <td key={c} title={v === null ? undefined : String(v)}>
+                    {v === null ? "" : formatValue(v, shown[c]!.line.unit)}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
+
+/** `shown`: the lines drawn (hidden ones left out; GC pauses: only the longest in view). */
+type ChartProps = LaneProps & { shown: Drawn[]; scatter: boolean; layout: LaneLayout };
 
 function LaneBody(props: ChartProps & { totalPoints: number }) {
   const { plan, state, totalPoints } = props;
@@ -152,6 +353,9 @@ function LaneBody(props: ChartProps & { totalPoints: number }) {
   if (state === "empty") {
     return <div className="tl-lane__msg">No points in this range for {plan.lines.length} series.</div>;
   }
+  if (props.shown.length === 0) {
+    return <div className="tl-lane__msg">Every line of this lane is hidden: click one in the legend to show it.</div>;
+  }
   if (state === "loading" && totalPoints === 0) {
     return <div className="tl-lane__msg tl-lane__msg--loading" style={{ height: CHART_HEIGHT }}>Loading…</div>;
   }
@@ -159,12 +363,22 @@ function LaneBody(props: ChartProps & { totalPoints: number }) {
 }
 
 function Chart(props: ChartProps) {
-  const { plan, points, domain, width, timezone, ticks, emphasis, gcPoints, onSelect, cursor } = props;
+  const { plan, shown, domain, width, timezone, ticks, emphasis, scatter, onSelect, cursor, layout } = props;
   const wrapRef = useRef<HTMLDivElement>(null);
   const selRef = useRef<HTMLDivElement>(null);
   const plotWidth = plotWidthOf(width);
-  const drawn = gcPoints ?? points;
-  const y = useMemo(() => yScale(drawn, domain), [drawn, domain]);
+  const drawn = useMemo(() => shown.map((d) => d.points), [shown]);
+  const y = useMemo(
+    () =>
+      yScale(drawn, domain, 3, {
+        log: layout.log,
+        min: layout.min,
+        max: layout.max,
+        whole: isWholeUnit(plan.unit),
+        bytesFactor: bytesPerUnit(plan.unit)?.factor ?? null,
+      }),
+    [drawn, domain, layout.log, layout.min, layout.max, plan.unit],
+  );
   // The cursor's stops: one per pixel column at most.
   const stops = useMemo(() => cursorTimes(drawn, domain, Math.round(plotWidth)), [drawn, domain, plotWidth]);
 
@@ -197,20 +411,11 @@ function Chart(props: ChartProps) {
   return (
     <div className="tl-chart" ref={wrapRef} onMouseDown={onMouseDown}>
       <Axes unit={plan.unit} y={y} domain={domain} width={width} ticks={ticks}>
-        <Paths plan={plan} points={drawn} y={y} domain={domain} plotWidth={plotWidth} emphasis={emphasis} scatter={!!gcPoints} />
+        <Paths shown={shown} y={y} domain={domain} plotWidth={plotWidth} emphasis={emphasis} scatter={scatter} />
       </Axes>
       <div ref={selRef} className="tl-selection" style={{ display: "none", top: PLOT_TOP, height: PLOT_HEIGHT }} />
       {cursor && (
-        <LaneCursor
-          cursor={cursor}
-          stops={stops}
-          plan={plan}
-          points={points}
-          domain={domain}
-          plotWidth={plotWidth}
-          timezone={timezone}
-          scatter={!!gcPoints}
-        />
+        <LaneCursor cursor={cursor} laneKey={plan.key} stops={stops} shown={shown} domain={domain} plotWidth={plotWidth} timezone={timezone} scatter={scatter} />
       )}
     </div>
   );
@@ -272,23 +477,22 @@ function Axes(props: {
 
 /** The lines (or GC points) of a lane as plain SVG paths in the plot area. */
 function Paths(props: {
-  plan: LanePlan;
-  points: LinePoints[];
+  shown: Drawn[];
   y: YScale;
   domain: TimeRange;
   plotWidth: number;
   emphasis: ReadonlySet<string> | null;
   scatter: boolean;
 }) {
-  const { plan, points, y, domain, plotWidth, emphasis, scatter } = props;
+  const { shown, y, domain, plotWidth, emphasis, scatter } = props;
   const clipId = useId();
   const { sx, sy, paths, maxV } = useMemo(() => {
     const sx = (t: number) => PLOT_LEFT + timeToX(t, plotWidth, domain);
     const sy = (v: number) => yToPx(y, v);
     let maxV = 1;
-    if (scatter) for (const p of points) for (const v of p.v) if (v > maxV) maxV = v;
-    return { sx, sy, paths: scatter ? [] : points.map((p) => linePath(p, sx, sy)), maxV };
-  }, [plotWidth, points, domain, y, scatter]);
+    if (scatter) for (const d of shown) for (const v of d.points.v) if (v > maxV) maxV = v;
+    return { sx, sy, paths: scatter ? [] : shown.map((d) => linePath(d.points, sx, sy)), maxV };
+  }, [plotWidth, shown, domain, y, scatter]);
   return (
     <g className="tl-paths">
       <defs>
@@ -297,23 +501,20 @@ function Paths(props: {
         </clipPath>
       </defs>
       <g clipPath={`url(#${clipId})`}>
-        {plan.lines.map((line, i) => {
-          const p = points[i];
-          if (!p) return null;
-          const color = colorOf(i);
+        {shown.map(({ line, points: p, color }, i) => {
           const dim = emphasis !== null && !emphasis.has(line.key);
           const strong = emphasis !== null && emphasis.has(line.key);
           if (scatter) {
             return (
               <g key={line.key} fill={color} fillOpacity={dim ? 0.15 : 0.55} stroke={color} strokeOpacity={dim ? 0.2 : 0.9}>
                 {p.t.map((t, j) => (
-                  <circle key={j} cx={sx(t)} cy={sy(p.v[j]!)} r={2 + 8 * Math.sqrt(p.v[j]! / maxV)} />
+                  <circle key={j} cx={sx(t)} cy={sy(p.v[j]!)} r={2 + 8 * Math.sqrt(Math.max(0, p.v[j]!) / maxV)} />
                 ))}
               </g>
             );
           }
           return (
-            <g key={line.key} opacity={dim ? 0.2 : 1}>
+            <g key={line.key} opacity={dim ? 0.2 : 1} data-line={line.key}>
               <path d={paths[i]} fill="none" stroke={color} strokeWidth={strong ? 2.5 : 1.25} strokeLinejoin="round" />
               {p.t.length < DOT_BELOW &&
                 p.t.map((t, j) => <circle key={j} cx={sx(t)} cy={sy(p.v[j]!)} r={2.5} fill={color} />)}
@@ -327,57 +528,61 @@ function Paths(props: {
 
 /**
  * The shared cursor in one lane: a vertical line at this lane's point nearest to the pointer's
- * time, and the tooltip with every line's value there. Only this small part re-renders on hover.
+ * time; in the lane the pointer is in, also the one tooltip, with each line's value there (a
+ * line with no data at that time is left out: tooltip.ts). Only this small part re-renders on hover.
  */
 function LaneCursor(props: {
-  cursor: CursorStore;
+  cursor: CursorStore<CursorAt>;
+  laneKey: string;
   stops: number[];
-  plan: LanePlan;
-  points: LinePoints[];
+  shown: Drawn[];
   domain: TimeRange;
   plotWidth: number;
   timezone: string;
   /** GC pauses: a value only at a pause, none carried over from an earlier one. */
   scatter: boolean;
 }) {
-  const { cursor, stops, plan, points, domain, plotWidth, timezone, scatter } = props;
+  const { cursor, laneKey, stops, shown, domain, plotWidth, timezone, scatter } = props;
   const at = useSyncExternalStore(cursor.subscribe, cursor.get);
   if (at === null || !stops.length) return null;
-  const t = stops[nearestIndex(stops, at)]!;
+  const t = stops[nearestIndex(stops, at.t)]!;
   const x = timeToX(t, plotWidth, domain);
   if (x < 0 || x > plotWidth) return null;
+  const line = <div className="tl-cursor" style={{ left: PLOT_LEFT + x, top: PLOT_TOP, height: PLOT_HEIGHT }} aria-hidden="true" />;
+  if (at.lane !== laneKey) return line;
   const flip = x > plotWidth / 2;
   // Within a couple of pixels a point is "at" the cursor.
   const tolerance = (2 * (domain.to - domain.from)) / plotWidth;
+  const rows = shown
+    .map((d) => ({ d, near: valueNear(d.points, t, tolerance, scatter ? 0 : undefined) }))
+    .filter((r) => r.near !== null);
   return (
     <>
-      <div className="tl-cursor" style={{ left: PLOT_LEFT + x, top: PLOT_TOP, height: PLOT_HEIGHT }} aria-hidden="true" />
+      {line}
       <div
         className="tl-tooltip-wrap"
+        data-testid="tooltip"
         style={{ left: PLOT_LEFT + x + (flip ? -10 : 10), top: PLOT_TOP + 4, transform: flip ? "translateX(-100%)" : undefined }}
       >
         <div className="tl-tooltip">
           <div className="tl-tooltip__time">{formatFull(t, timezone)}</div>
-          <table>
-            <tbody>
-              {plan.lines.map((line, i) => {
-                const near = points[i] ? valueAt(points[i], t) : null;
-                const off = near && Math.abs(near.t - t) > tolerance ? near.t - t : 0;
-                return (
-                  <tr key={line.key} className={off !== 0 ? "tl-tooltip__stale" : undefined}>
+          {rows.length === 0 ? (
+            <div className="tl-tooltip__none">no sample at this time</div>
+          ) : (
+            <table>
+              <tbody>
+                {rows.map(({ d, near }) => (
+                  <tr key={d.line.key}>
                     <td>
-                      <span className="tl-swatch" style={{ background: colorOf(i) }} />
-                      {line.label}
+                      <span className="tl-swatch" style={{ background: d.color }} />
+                      {d.line.label}
                     </td>
-                    <td className="tl-tooltip__value">
-                      {near && (!scatter || off === 0) ? formatValue(near.v, line.unit) : "–"}
-                      {near && off !== 0 && !scatter ? ` (${formatDuration(Math.abs(off))} ${off < 0 ? "before" : "after"})` : ""}
-                    </td>
+                    <td className="tl-tooltip__value">{formatValue(near!.v, d.line.unit)}</td>
                   </tr>
-                );
-              })}
-            </tbody>
-          </table>
+                ))}
+              </tbody>
+            </table>
+          )}
         </div>
       </div>
     </>

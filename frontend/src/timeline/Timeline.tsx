@@ -1,26 +1,37 @@
 /**
- * The incident timeline: lanes stacked on one shared time axis with a synchronised cursor and
- * tooltip, event markers across all lanes, drag-to-zoom (or drag-to-annotate), zoom/pan/reset
- * buttons, a host filter and a picker for any stored series. Points come downsampled from the
- * API for the visible range, about one per pixel, and are re-read when the range changes while
- * the previous ones stay on screen.
+ * The incident timeline: lanes stacked on one shared time axis with a synchronised cursor (one
+ * tooltip, in the hovered lane), event markers across all lanes, drag-to-zoom (or
+ * drag-to-annotate), zoom/pan/reset buttons, a host filter and a picker for any stored series.
+ * Points come downsampled from the API for the visible range, about one per pixel, and are
+ * re-read when the range changes while the previous ones stay on screen. The user's lane layout
+ * (added series, order, collapsed, log scale, y range, hidden lines) lives in the URL.
+ *
+ * This file composes; the decisions live in pure, tested modules: lanes.ts (what each lane
+ * draws), status.ts (lane state), events.ts (strip markers and counts), layout.ts (the URL's
+ * layout), legend.ts, tooltip.ts, inspect.ts, format.ts (units).
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { MouseEvent as ReactMouseEvent } from "react";
+import { useSearchParams } from "react-router";
 import { useAnnotations } from "../api/queries";
 import { formatDuration } from "../lib/time";
 import { Lane, PLOT_HEIGHT, PLOT_LEFT, PLOT_RIGHT, PLOT_TOP, plotWidthOf } from "./Lane";
-import type { LaneState, TimeTick } from "./Lane";
-import { MARKER_COLORS, MARKER_NAMES, MarkerOverlay, MarkerStrip } from "./Markers";
-import type { Marker, MarkerKind } from "./Markers";
+import type { TimeTick } from "./Lane";
+import { MARKER_COLORS, MarkerOverlay, MarkerStrip } from "./Markers";
 import { SeriesPicker } from "./SeriesPicker";
-import { createCursorStore, largestPoints, linePoints, timelineQuery, useEvents, useSeriesList, useTimelineBatches } from "./data";
+import { createCursorStore, linePoints, timelineQuery, useEvents, useSeriesList, useTimelineBatches } from "./data";
 import type { Batch, LinePoints } from "./data";
-import { formatFull, formatTick, formatValue, tickStep, timeTicks, zoneLabel } from "./format";
+import { stripMarkers } from "./events";
+import { formatFull, formatTick, tickStep, timeTicks, zoneLabel } from "./format";
 import { batchIds, highlightMatches, hostsOf, planLanes, seriesNames } from "./lanes";
 import type { LanePlan, Plan } from "./lanes";
+import { formatLayout, LAYOUT_PARAM, moveLane, orderLanes, parseLayout, patchLane } from "./layout";
+import type { LaneLayout, Layout } from "./layout";
 import { clampRange, maxPointsFor, panRange, sameRange, xToTime, zoomRange } from "./range";
-import type { EventRead, SeriesMeta, TimeRange, TimelineProps, TimelineSeries } from "./types";
+import { laneStatus } from "./status";
+import type { LaneStatus } from "./status";
+import type { CursorAt } from "./tooltip";
+import type { SeriesMeta, TimeRange, TimelineProps, TimelineSeries } from "./types";
 import { useWidth } from "./useWidth";
 import { useQueryClient } from "@tanstack/react-query";
 import "./timeline.css";
@@ -43,22 +54,32 @@ function extentOf(series: readonly SeriesMeta[] | undefined): TimeRange | null {
   return { from, to: Math.max(to, from + 1000) };
 }
 
-function markerKind(eventKind: string): MarkerKind {
-  if (eventKind === "threadpool_rejected") return "rejection";
-  if (eventKind === "connection_reset" || eventKind === "rpc_timeout" || eventKind === "socket_timeout") return "reset";
-  if (eventKind.startsWith("thread_")) return "dump";
-  if (eventKind.startsWith("gc_")) return "gc";
-  return "other";
+/** The lane layout in the URL (`layout`), and how to change it (the rest of the URL is kept). */
+function useLayout(): [Layout, (change: (layout: Layout) => Layout) => void] {
+  const [params, setParams] = useSearchParams();
+  const text = params.get(LAYOUT_PARAM);
+  const layout = useMemo(() => parseLayout(text), [text]);
+  const setLayout = useCallback(
+    (change: (layout: Layout) => Layout) => {
+      setParams(
+        (current) => {
+          const next = new URLSearchParams(current);
+          const value = formatLayout(change(parseLayout(current.get(LAYOUT_PARAM))));
+          if (value === null) next.delete(LAYOUT_PARAM);
+          else next.set(LAYOUT_PARAM, value);
+          return next;
+        },
+        { replace: true },
+      );
+    },
+    [setParams],
+  );
+  return [layout, setLayout];
 }
 
-function eventText(e: EventRead): string {
-  const a = e.attrs as Record<string, unknown>;
-  const bits = [e.kind.replace(/_/g, " ")];
-  if (e.host) bits.push(`host ${e.host}`);
-  if (typeof a.pool === "string") bits.push(`pool ${a.pool}`);
-  if (typeof a.message === "string") bits.push(a.message.slice(0, 160));
-  return bits.join(" · ");
-}
+const NO_LANE_LAYOUT: LaneLayout = {};
+
+const sameCursor = (a: CursorAt, b: CursorAt) => a.t === b.t && a.lane === b.lane;
 
 /** The fixed lanes' series in one request, each added lane apart (adding one refetches nothing else). */
 function batchesFor(plan: Plan, range: TimeRange | null, maxPoints: number): Batch[] {
@@ -72,7 +93,12 @@ export default function Timeline(props: TimelineProps) {
   const { apiBase, timezone, window: incidentWindow, range, onRangeChange, host, onHostChange, highlight, readOnly, onAnnotate } = props;
   const [lanesRef, width] = useWidth<HTMLDivElement>();
   const plotWidth = plotWidthOf(width);
-  const [added, setAdded] = useState<string[]>([]);
+  const [layout, setLayout] = useLayout();
+  const added = layout.added;
+  const allZeros = useMemo(
+    () => new Set(Object.entries(layout.lanes).filter(([, l]) => l.zeros).map(([k]) => k)),
+    [layout.lanes],
+  );
   const [annotating, setAnnotating] = useState(false);
   const canAnnotate = !readOnly && !!onAnnotate;
 
@@ -89,8 +115,8 @@ export default function Timeline(props: TimelineProps) {
   );
 
   const plan = useMemo(
-    () => planLanes(list.data ?? [], { host, range: visible, added, highlight: hl }),
-    [list.data, host, visible, added, hl],
+    () => planLanes(list.data ?? [], { host, range: visible, added, highlight: hl, allZeros }),
+    [list.data, host, visible, added, hl, allZeros],
   );
   const hosts = useMemo(() => hostsOf(list.data ?? []), [list.data]);
   const names = useMemo(() => seriesNames(list.data ?? []), [list.data]);
@@ -127,86 +153,39 @@ export default function Timeline(props: TimelineProps) {
     return map;
   }, [plan, byId]);
 
-  const laneStatus = (lane: LanePlan): { state: LaneState; drawn: TimeRange | null; error: string | null } => {
-    if (list.isError) return { state: "error", drawn: null, error: list.error.message };
-    if (!list.data || !width) return { state: "loading", drawn: null, error: null };
-    if (!lane.lines.length) return { state: "empty", drawn: visible, error: null };
-    const rs = (laneBatches.get(lane.key) ?? []).map((i) => results[i]);
-    const failed = rs.find((r) => r?.isError);
-    if (failed) return { state: "error", drawn: null, error: failed.error?.message ?? "error" };
-    const drawn = rs[0]?.data?.range ?? null;
-    const fresh = rs.every((r) => r && r.data && !r.isPlaceholderData && sameRange(r.data.range, visible));
-    if (!fresh) return { state: "loading", drawn, error: null };
-    const any = (points.get(lane.key) ?? []).some((p) => p.t.length > 0);
-    return { state: any ? "drawn" : "empty", drawn, error: null };
-  };
+  const statusOf = (lane: LanePlan): LaneStatus =>
+    laneStatus({
+      listError: list.isError ? list.error.message : null,
+      listReady: !!list.data,
+      width,
+      lines: lane.lines.length,
+      requests: (laneBatches.get(lane.key) ?? []).map((i) => results[i]),
+      visible,
+      hasPoints: (points.get(lane.key) ?? []).some((p) => p.t.length > 0),
+    });
 
   // ---- markers ----
   const events = useEvents(apiBase, visible, host);
   const annotations = useAnnotations(apiBase);
   const gcInView = events.data?.kinds.find((k) => k.kind === "gc_pause")?.count ?? null;
   const markerInfo = useMemo(() => {
-    const out: Marker[] = [];
-    const counts: Partial<Record<MarkerKind, { shown: number; total: number }>> = {};
-    const push = (kind: MarkerKind, list: Marker[], total: number) => {
-      const shown = list.slice(0, MAX_MARKERS);
-      out.push(...shown);
-      counts[kind] = { shown: shown.length, total: Math.max(total, shown.length) };
+    if (!visible) return { markers: [], entries: [] };
+    const linesOf = (key: string) => {
+      const lane = plan.lanes.find((l) => l.key === key);
+      const pts = points.get(key) ?? [];
+      return (lane?.lines ?? []).map((line, i) => ({ points: pts[i] ?? { t: [], v: [] }, name: line.name, label: line.label }));
     };
-    if (visible) {
-      const gcLane = plan.lanes.find((l) => l.key === "gc_pauses");
-      const gc: Marker[] = [];
-      (points.get("gc_pauses") ?? []).forEach((p, i) => {
-        const top = largestPoints(p, visible, MAX_MARKERS);
-        const label = gcLane?.lines[i]?.label ?? "";
-        top.t.forEach((t, j) => {
-          const v = top.v[j]!;
-          gc.push({ kind: "gc", t, duration: v, text: `pause ${formatValue(v, "ms")} ${label}`.trim() });
-        });
-      });
-      gc.sort((a, b) => b.duration! - a.duration!);
-      push("gc", gc, gcInView ?? gc.length);
-      const ovLane = plan.lanes.find((l) => l.key === "listen_overflows");
-      const ov: Marker[] = [];
-      (points.get("listen_overflows") ?? []).forEach((p, i) => {
-        const line = ovLane?.lines[i];
-        if (!line || !/ListenOverflows$/.test(line.name)) return;
-        for (let j = 0; j < p.t.length; j++) {
-          const t = p.t[j]!;
-          if (p.v[j]! > 0 && t >= visible.from && t <= visible.to) {
-            ov.push({ kind: "overflow", t, duration: null, text: `${+p.v[j]!.toPrecision(3)}/s ${line.label}`.trim() });
-          }
-        }
-      });
-      push("overflow", ov, ov.length);
-      const byKind = new Map<MarkerKind, Marker[]>();
-      for (const e of events.data?.items ?? []) {
-        const kind = markerKind(e.kind);
-        if (!byKind.has(kind)) byKind.set(kind, []);
-        byKind.get(kind)!.push({ kind, t: e.time_ms, duration: e.duration_ms, text: eventText(e) });
-      }
-      for (const [kind, list] of byKind) {
-        const total = (events.data?.kinds ?? [])
-          .filter((k) => markerKind(k.kind) === kind && k.kind !== "gc_pause" && k.kind !== "gc_concurrent")
-          .reduce((n, k) => n + k.count, 0);
-        push(kind, list, total);
-      }
-      const notes = (annotations.data ?? []).filter(
-        (a) => (!host || !a.host || a.host === host) && a.from_ms <= visible.to && (a.to_ms ?? a.from_ms) >= visible.from,
-      );
-      push(
-        "annotation",
-        notes.map((a) => ({
-          kind: "annotation",
-          t: a.from_ms,
-          duration: a.to_ms ? a.to_ms - a.from_ms : null,
-          text: `${a.text}${a.author ? ` (${a.author})` : ""}`,
-        })),
-        notes.length,
-      );
-    }
-    return { markers: out, counts };
-  }, [visible, plan, points, events.data, annotations.data, gcInView, host]);
+    return stripMarkers({
+      visible,
+      gc: linesOf("gc_pauses"),
+      overflows: linesOf("listen_overflows"),
+      events: events.data?.items ?? [],
+      kinds: events.data?.kinds ?? [],
+      annotations: annotations.data ?? [],
+      host,
+      maxMarkers: MAX_MARKERS,
+    });
+  }, [visible, plan, points, events.data, annotations.data, host]);
 
   // ---- highlight ----
   const emphasis = useMemo(() => {
@@ -246,10 +225,10 @@ export default function Timeline(props: TimelineProps) {
   const prefetch = useCallback(
     (next: TimeRange | null) => {
       if (!width || !list.data || !next) return;
-      const nextPlan = planLanes(list.data, { host, range: next, added, highlight: hl });
+      const nextPlan = planLanes(list.data, { host, range: next, added, highlight: hl, allZeros });
       for (const b of batchesFor(nextPlan, next, maxPoints)) void queryClient.prefetchQuery(timelineQuery(apiBase, b));
     },
-    [width, list.data, host, added, hl, maxPoints, queryClient, apiBase],
+    [width, list.data, host, added, hl, allZeros, maxPoints, queryClient, apiBase],
   );
   const setRange = useCallback(
     (next: TimeRange | null) => {
@@ -296,9 +275,15 @@ export default function Timeline(props: TimelineProps) {
   }, [plan, laneBatches, list.isError, dataKey]);
   const removeFns = useMemo(() => {
     const fns = new Map<string, () => void>();
-    for (const p of added) fns.set(`added:${p}`, () => setAdded((a) => a.filter((x) => x !== p)));
+    for (const p of added) {
+      fns.set(`added:${p}`, () => setLayout((l) => ({ ...l, added: l.added.filter((x) => x !== p) })));
+    }
     return fns;
-  }, [added]);
+  }, [added, setLayout]);
+  const onLaneLayout = useCallback(
+    (key: string, change: Partial<LaneLayout>) => setLayout((l) => patchLane(l, key, change)),
+    [setLayout],
+  );
 
   // The shared time axis: about one tick per 90 px.
   const ticks = useMemo<TimeTick[]>(() => {
@@ -308,27 +293,36 @@ export default function Timeline(props: TimelineProps) {
     return timeTicks(visible.from, visible.to, timezone, maxTicks).map((t) => ({ t, label: formatTick(t, timezone, step) }));
   }, [visible, timezone, plotWidth]);
 
-  // Lanes with series first (in definition order), the empty ones (what to collect) after.
+  // Lanes with series first (in definition order), the empty ones (what to collect) after;
+  // then in the order the user gave them.
   const orderedLanes = useMemo(
-    () => [...plan.lanes.filter((l) => l.lines.length), ...plan.lanes.filter((l) => !l.lines.length)],
-    [plan],
+    () => orderLanes([...plan.lanes.filter((l) => l.lines.length), ...plan.lanes.filter((l) => !l.lines.length)], layout.order),
+    [plan, layout.order],
+  );
+  const orderKeys = useMemo(() => orderedLanes.map((l) => l.key), [orderedLanes]);
+  const orderRef = useRef(orderKeys);
+  orderRef.current = orderKeys;
+  const onMove = useCallback(
+    (key: string, delta: number) => setLayout((l) => ({ ...l, order: moveLane(orderRef.current, key, delta) })),
+    [setLayout],
   );
   const zoomed = !!range && !!bounds && !sameRange(range, bounds);
 
   // The shared cursor: one mousemove handler for every lane; each lane's cursor subscribes to it.
-  const [cursor] = useState(createCursorStore);
+  const [cursor] = useState(() => createCursorStore<CursorAt>(sameCursor));
   const visibleRef = useRef(visible);
   visibleRef.current = visible;
   const onLanesMove = useCallback(
     (e: ReactMouseEvent<HTMLDivElement>) => {
       const chart = (e.target as Element).closest?.(".tl-chart");
       const shown = visibleRef.current;
-      if (!chart || !shown) return cursor.set(null);
+      const lane = chart?.closest("[data-lane]")?.getAttribute("data-lane");
+      if (!chart || !shown || !lane) return cursor.set(null);
       const rect = chart.getBoundingClientRect();
       const x = e.clientX - rect.left - PLOT_LEFT;
       const y = e.clientY - rect.top;
       if (x < 0 || x > plotWidth || y < PLOT_TOP || y > PLOT_TOP + PLOT_HEIGHT) return cursor.set(null);
-      cursor.set(xToTime(x, plotWidth, shown));
+      cursor.set({ t: xToTime(x, plotWidth, shown), lane });
     },
     [cursor, plotWidth],
   );
@@ -379,7 +373,7 @@ export default function Timeline(props: TimelineProps) {
               {host && !hosts.includes(host) && <option value={host}>{host}</option>}
             </select>
           </label>
-          <SeriesPicker names={names} onAdd={(p) => setAdded((a) => (a.includes(p) ? a : [...a, p]))} />
+          <SeriesPicker names={names} onAdd={(p) => setLayout((l) => (l.added.includes(p) ? l : { ...l, added: [...l.added, p] }))} />
         </div>
       </div>
       <div className="tl-status" aria-live="polite">
@@ -403,19 +397,12 @@ export default function Timeline(props: TimelineProps) {
         <div className="tl-strip" style={{ paddingLeft: PLOT_LEFT, paddingRight: PLOT_RIGHT }}>
           <MarkerStrip markers={markerInfo.markers} range={visible} width={plotWidth} timezone={timezone} />
           <ul className="tl-strip__legend" aria-label="Event markers">
-            {(Object.keys(markerInfo.counts) as MarkerKind[])
-              .filter((k) => (markerInfo.counts[k]?.total ?? 0) > 0)
-              .map((k) => {
-                const c = markerInfo.counts[k]!;
-                return (
-                  <li key={k}>
-                    <span className="tl-swatch" style={{ background: MARKER_COLORS[k] }} aria-hidden="true" />
-                    {c.shown < c.total
-                      ? `${MARKER_NAMES[k]}: ${k === "gc" ? "longest" : "first"} ${c.shown} of ${c.total.toLocaleString("en-US")} shown`
-                      : `${MARKER_NAMES[k]}: ${c.total.toLocaleString("en-US")}`}
-                  </li>
-                );
-              })}
+            {markerInfo.entries.map((e) => (
+              <li key={e.key} data-event={e.key}>
+                <span className="tl-swatch" style={{ background: MARKER_COLORS[e.kind] }} aria-hidden="true" />
+                {e.label}
+              </li>
+            ))}
           </ul>
         </div>
       )}
@@ -425,8 +412,8 @@ export default function Timeline(props: TimelineProps) {
             <MarkerOverlay markers={markerInfo.markers} range={visible} width={plotWidth} shade={shade} />
           </div>
         )}
-        {orderedLanes.map((lane) => {
-          const status = laneStatus(lane);
+        {orderedLanes.map((lane, index) => {
+          const status = statusOf(lane);
           return (
             <Lane
               key={lane.key}
@@ -446,6 +433,11 @@ export default function Timeline(props: TimelineProps) {
               onRemove={removeFns.get(lane.key)}
               sectionRef={sectionRefs.get(lane.key)}
               cursor={cursor}
+              layout={layout.lanes[lane.key] ?? NO_LANE_LAYOUT}
+              onLayout={onLaneLayout}
+              onMove={onMove}
+              canMoveUp={index > 0}
+              canMoveDown={index < orderedLanes.length - 1}
             />
           );
         })}

@@ -179,11 +179,36 @@ function niceStep(raw: number): number {
   return 10 * pow;
 }
 
-/**
- * The y axis of a lane: from 0 (or the lowest value when negative) to a round value above the
- * highest point in `range`, with about `count` round ticks.
- */
-export function yScale(points: readonly LinePoints[], range: TimeRange | null, count = 3): { lo: number; hi: number; ticks: number[] } {
+/** A round step of bytes: 1, 2, 5 ... within the IEC power in use (16 KiB, not 16 384 as 16.4k). */
+function byteStep(raw: number, factor: number): number {
+  const bytes = raw * factor;
+  if (bytes <= 1) return Math.max(1, Math.ceil(1 / factor) || 1);
+  const power = 1024 ** Math.max(0, Math.floor(Math.log(bytes) / Math.log(1024)));
+  let step = niceStep(bytes / power) * power;
+  if (step / power < 1) step = power;
+  return Math.max(1, Math.round(step)) / factor;
+}
+
+export interface YScale {
+  lo: number;
+  hi: number;
+  ticks: number[];
+  log: boolean;
+}
+
+export interface YOptions {
+  /** Ticks at powers of ten; values at or below zero sit on the floor. */
+  log?: boolean;
+  /** Fixed bounds (either may be left to the data). */
+  min?: number | null;
+  max?: number | null;
+  /** Whole units (bytes, sockets ...): integer ticks only. */
+  whole?: boolean;
+  /** Bytes per value of a byte unit: ticks round in IEC units. */
+  bytesFactor?: number | null;
+}
+
+function extent(points: readonly LinePoints[], range: TimeRange | null, positiveOnly: boolean): { min: number; max: number } {
   let min = Infinity;
   let max = -Infinity;
   for (const p of points) {
@@ -191,20 +216,61 @@ export function yScale(points: readonly LinePoints[], range: TimeRange | null, c
       const t = p.t[i]!;
       if (range && (t < range.from || t > range.to)) continue;
       const v = p.v[i]!;
+      if (!Number.isFinite(v) || (positiveOnly && v <= 0)) continue;
       if (v < min) min = v;
       if (v > max) max = v;
     }
   }
-  if (min === Infinity) return { lo: 0, hi: 1, ticks: [0, 1] };
-  let lo = min >= 0 ? 0 : min;
-  let hi = max;
+  return { min, max };
+}
+
+/**
+ * The y axis of a lane: from 0 (or the lowest value when negative) to a round value above the
+ * highest point in `range`, with about `count` round ticks; or logarithmic (powers of ten
+ * around the positive values); or the bounds the user set.
+ */
+export function yScale(points: readonly LinePoints[], range: TimeRange | null, count = 3, options: YOptions = {}): YScale {
+  const fixedMin = options.min ?? null;
+  const fixedMax = options.max ?? null;
+  if (options.log) {
+    const { min, max } = extent(points, range, true);
+    const lo0 = fixedMin !== null && fixedMin > 0 ? fixedMin : min === Infinity ? 1 : 10 ** Math.floor(Math.log10(min));
+    let hi0 = fixedMax !== null && fixedMax > lo0 ? fixedMax : max === -Infinity ? lo0 * 10 : 10 ** Math.ceil(Math.log10(max));
+    if (hi0 <= lo0) hi0 = lo0 * 10;
+    const ticks: number[] = [];
+    const first = Math.ceil(Math.log10(lo0) - 1e-9);
+    const last = Math.floor(Math.log10(hi0) + 1e-9);
+    const every = Math.max(1, Math.ceil((last - first + 1) / 5));
+    for (let e = first; e <= last; e += every) ticks.push(+(10 ** e).toPrecision(12));
+    return { lo: lo0, hi: hi0, ticks, log: true };
+  }
+  const { min, max } = extent(points, range, false);
+  if (min === Infinity && fixedMin === null && fixedMax === null) return { lo: 0, hi: 1, ticks: [0, 1], log: false };
+  const dataMin = min === Infinity ? 0 : min;
+  const dataMax = max === -Infinity ? 1 : max;
+  let lo = fixedMin ?? (dataMin >= 0 ? 0 : dataMin);
+  let hi = fixedMax ?? dataMax;
   if (hi <= lo) hi = lo + (Math.abs(lo) || 1);
-  const step = niceStep((hi - lo) / count);
-  lo = min >= 0 ? 0 : Math.floor(lo / step) * step;
-  hi = Math.ceil(hi / step) * step;
+  const raw = (hi - lo) / count;
+  let step = options.bytesFactor ? byteStep(raw, options.bytesFactor) : niceStep(raw);
+  if (options.whole) step = Math.max(1, Math.ceil(step));
+  if (fixedMin === null) lo = dataMin >= 0 ? 0 : Math.floor(lo / step) * step;
+  if (fixedMax === null) hi = Math.ceil(hi / step) * step;
+  if (hi <= lo) hi = lo + step;
   const ticks: number[] = [];
-  for (let v = lo; v <= hi + step / 1e6; v += step) ticks.push(+v.toPrecision(12));
-  return { lo, hi, ticks };
+  const start = Math.ceil(lo / step - 1e-9) * step;
+  for (let v = start; v <= hi + step / 1e6; v += step) ticks.push(+v.toPrecision(12));
+  return { lo, hi, ticks, log: false };
+}
+
+/** Where `v` sits on the axis: 0 at the bottom, 1 at the top (log: values <= lo on the floor). */
+export function yFraction(y: YScale, v: number): number {
+  if (y.log) {
+    const lv = Math.log10(Math.max(v, y.lo));
+    const llo = Math.log10(y.lo);
+    return (lv - llo) / (Math.log10(y.hi) - llo || 1);
+  }
+  return (v - y.lo) / (y.hi - y.lo || 1);
 }
 
 /** Distinct times of all lines snapped to `buckets` columns over `range`: the cursor's stops. */
@@ -251,21 +317,21 @@ export function gapThreshold(t: readonly number[]): number {
   return Math.max(median * 8, 1);
 }
 
-/** The shared cursor: the time under the pointer (null when it is off the plots). */
-export interface CursorStore {
-  get: () => number | null;
-  set: (t: number | null) => void;
+/** The shared cursor: what is under the pointer (null when it is off the plots). */
+export interface CursorStore<T = number> {
+  get: () => T | null;
+  set: (value: T | null) => void;
   subscribe: (listener: () => void) => () => void;
 }
 
-export function createCursorStore(): CursorStore {
-  let value: number | null = null;
+export function createCursorStore<T = number>(same: (a: T, b: T) => boolean = Object.is): CursorStore<T> {
+  let value: T | null = null;
   const listeners = new Set<() => void>();
   return {
     get: () => value,
-    set: (t) => {
-      if (t === value) return;
-      value = t;
+    set: (next) => {
+      if (next === value || (next !== null && value !== null && same(next, value))) return;
+      value = next;
       for (const l of listeners) l();
     },
     subscribe: (listener) => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  displayUnit,
   formatAxisValue,
   formatFull,
   formatTick,
@@ -76,8 +77,24 @@ describe("values", () => {
     expect(formatValue(1, "bool")).toBe("yes");
   });
 
+  it("reads at once: /s, ms for short seconds, IEC bytes with the unit, SI rates", () => {
+    expect(displayUnit("per_s")).toBe("/s");
+    expect(displayUnit("MB")).toBe("MiB");
+    expect(displayUnit("KB/s")).toBe("KiB/s");
+    expect(displayUnit("bytes")).toBe("B");
+    expect(formatValue(0.007, "s")).toBe("7 ms");
+    expect(formatValue(12.5, "s")).toBe("12.5 s");
+    expect(formatValue(125, "s")).toBe("2 min 5 s");
+    expect(formatValue(7, "ms")).toBe("7 ms");
+    expect(formatValue(2048, "MB")).toBe("2 GiB");
+    expect(formatValue(1536, "KB/s")).toBe("1.5 MiB/s");
+    expect(formatValue(1_500_000, "per_s")).toBe("1.5M/s");
+    expect(formatValue(0, "bytes")).toBe("0 B");
+    expect(formatAxisValue(1024 * 300, "MB")).toBe("300 GiB");
+  });
   it("keeps axis ticks short", () => {
-    expect(formatAxisValue(65_536, "bytes")).toBe("64K");
+    expect(formatAxisValue(65_536, "bytes")).toBe("64 KiB");
+    expect(formatAxisValue(512, "bytes")).toBe("512 B");
     expect(formatAxisValue(2_500_000, "bits/s")).toBe("2.5M");
     expect(formatAxisValue(36_000, "sockets")).toBe("36k");
   });

@@ -136,7 +136,34 @@ export function timeTicks(from: number, to: number, timeZone: string, maxTicks: 
 
 // ---- values and units ----
 
-/** How a stored unit is written next to a number. */
+/**
+ * Units a person reads at once: rates as `/s`, bytes in IEC units with the unit written (`KiB`,
+ * nmon's `MB` and `KB/s` are powers of 1024 too), counts and bit rates in SI (`k`, `M`).
+ */
+
+/** Stored units whose values are bytes times this factor (nmon writes MiB as "MB"). */
+const BYTE_UNITS: Record<string, number> = { bytes: 1, B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 };
+/** Stored units whose values are bytes per second times this factor. */
+const BYTE_RATE_UNITS: Record<string, number> = { "bytes/s": 1, "B/s": 1, "KB/s": 1024, "MB/s": 1024 ** 2 };
+/** Units whose values are whole things: their axis ticks are integers. */
+const WHOLE_UNITS = new Set([
+  "bytes", "B", "sockets", "connections", "count", "segments", "threads", "processes", "packets", "tasks", "port",
+]); // prettier-ignore
+const IEC = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+
+/** Bytes (or bytes/s) per stored value, or null when `unit` is not a byte unit. */
+export function bytesPerUnit(unit: string): { factor: number; rate: boolean } | null {
+  if (unit in BYTE_UNITS) return { factor: BYTE_UNITS[unit]!, rate: false };
+  if (unit in BYTE_RATE_UNITS) return { factor: BYTE_RATE_UNITS[unit]!, rate: true };
+  return null;
+}
+
+/** Whether values of `unit` count whole things (bytes, sockets ...): no 0.5 ticks. */
+export function isWholeUnit(unit: string): boolean {
+  return WHOLE_UNITS.has(unit) || bytesPerUnit(unit) !== null;
+}
+
+/** How a stored unit is written next to a number (a lane header, a table heading). */
 export function displayUnit(unit: string): string {
   switch (unit) {
     case "per_s":
@@ -148,8 +175,13 @@ export function displayUnit(unit: string): string {
     case "bool":
     case "code":
       return "";
-    default:
+    case "bytes":
+      return "B";
+    default: {
+      const bytes = bytesPerUnit(unit);
+      if (bytes) return IEC[Math.round(Math.log(bytes.factor) / Math.log(1024))]! + (bytes.rate ? "/s" : "");
       return unit;
+    }
   }
 }
 
@@ -164,7 +196,7 @@ function trim(n: number, digits = 3): string {
   return String(+n.toPrecision(digits));
 }
 
-/** 1234 -> "1.23k", 2500000 -> "2.5M". */
+/** 1234 -> "1,234", 25000 -> "25k", 2500000 -> "2.5M" (SI). */
 function compact(n: number): string {
   const abs = Math.abs(n);
   if (abs >= 1e9) return `${trim(n / 1e9)}G`;
@@ -183,23 +215,42 @@ function scaled(n: number, base: number, suffixes: string[]): string {
   return `${trim(v)} ${suffixes[i]}`;
 }
 
-/** A value with its unit, readable: "21.2 KiB", "1.05 Mbit/s", "224 ms", "12.5 %", "3.1k /s". */
+/** A byte count in IEC units, the unit written: "512 B", "21.2 KiB", "1.5 GiB". */
+export function formatBytes(bytes: number): string {
+  if (Math.abs(bytes) < 1024) return `${trim(bytes)} B`;
+  return scaled(bytes, 1024, IEC);
+}
+
+/** Seconds read at once: 0.007 -> "7 ms", 12.5 -> "12.5 s", 125 -> "2 min 5 s". */
+export function formatSeconds(s: number): string {
+  const abs = Math.abs(s);
+  if (abs === 0) return "0 s";
+  if (abs < 1) return `${trim(s * 1000)} ms`;
+  if (abs < 60) return `${trim(s)} s`;
+  const minutes = Math.floor(abs / 60);
+  const rest = Math.round(abs - minutes * 60);
+  const sign = s < 0 ? "-" : "";
+  if (minutes < 60) return `${sign}${minutes} min${rest ? ` ${rest} s` : ""}`;
+  return `${sign}${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ""}`;
+}
+
+/** A value with its unit, readable: "21.2 KiB", "1.05 Mbit/s", "224 ms", "7 ms", "12.5 %", "3.1k/s". */
 export function formatValue(v: number | null | undefined, unit: string): string {
   if (v === null || v === undefined || Number.isNaN(v)) return "–";
+  const bytes = bytesPerUnit(unit);
+  if (bytes) return formatBytes(v * bytes.factor) + (bytes.rate ? "/s" : "");
   switch (unit) {
-    case "bytes":
-      return scaled(v, 1024, ["B", "KiB", "MiB", "GiB", "TiB"]);
     case "bits/s":
       return scaled(v, 1000, ["bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s"]);
     case "ms":
-      return Math.abs(v) >= 10000 ? `${trim(v / 1000)} s` : `${trim(v)} ms`;
+      return Math.abs(v) >= 10000 ? formatSeconds(v / 1000) : `${trim(v)} ms`;
+    case "s":
+      return formatSeconds(v);
     case "%":
     case "percent":
       return `${trim(v)} %`;
     case "bool":
       return v ? "yes" : "no";
-    case "MB":
-      return Math.abs(v) >= 10240 ? `${trim(v / 1024)} GB` : `${trim(v)} MB`;
     default: {
       const u = displayUnit(unit);
       if (!u) return compact(v);
@@ -208,13 +259,15 @@ export function formatValue(v: number | null | undefined, unit: string): string 
   }
 }
 
-/** A y-axis tick: short, the lane header carries the unit. */
+/** A y-axis tick: short, but bytes keep their IEC unit ("64 KiB"; the lane header has the rest). */
 export function formatAxisValue(v: number, unit: string): string {
+  const bytes = bytesPerUnit(unit);
+  if (bytes) return formatBytes(v * bytes.factor);
   switch (unit) {
-    case "bytes":
-      return scaled(v, 1024, ["B", "K", "M", "G", "T"]).replace(" ", "");
     case "bits/s":
       return scaled(v, 1000, ["", "k", "M", "G", "T"]).replace(" ", "");
+    case "s":
+      return formatSeconds(v);
     default:
       return compact(v);
   }

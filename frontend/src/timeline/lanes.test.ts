@@ -254,9 +254,9 @@ describe("drawing", () => {
   });
 
   it("scales the y axis to round ticks from zero", () => {
-    expect(yScale([{ t: [1, 2], v: [3, 87] }], null)).toEqual({ lo: 0, hi: 100, ticks: [0, 50, 100] });
+    expect(yScale([{ t: [1, 2], v: [3, 87] }], null)).toEqual({ lo: 0, hi: 100, ticks: [0, 50, 100], log: false });
     expect(yScale([{ t: [1, 2], v: [-3, 7] }], null).lo).toBeLessThan(0);
-    expect(yScale([], null)).toEqual({ lo: 0, hi: 1, ticks: [0, 1] });
+    expect(yScale([], null)).toEqual({ lo: 0, hi: 1, ticks: [0, 1], log: false });
   });
 
   it("breaks a line across a gap in the data", () => {

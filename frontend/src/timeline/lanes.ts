@@ -30,6 +30,8 @@ const TOP_CONNECTIONS = 5;
 const MAX_LINES = 12;
 /** Lines drawn for a series added with the picker (all matching series, highest first). */
 const ADDED_MAX_LINES = 10;
+/** Flat-zero lines a lane draws before folding the rest into "+ N at zero". */
+export const MAX_ZERO_LINES = 3;
 
 /** A lane's series by their short names: the table's keys are what it matches, in order. */
 function named(names: Record<string, string>): Pick<LaneDef, "match" | "names"> {
@@ -88,8 +90,11 @@ export const LANES: LaneDef[] = [
     title: "Send-Q / Recv-Q",
     unit: "bytes",
     ...named({
-      "tcp.sendq.bytes": "Send-Q (all sockets)",
-      "tcp.recvq.bytes": "Recv-Q (all sockets)",
+      "tcp.connections.sendq.bytes": "Send-Q (sum over connections)",
+      "tcp.connections.recvq.bytes": "Recv-Q (sum over connections)",
+      // The same totals as stored before their rename (artifacts not re-parsed since).
+      "tcp.sendq.bytes": "Send-Q (sum over connections)",
+      "tcp.recvq.bytes": "Recv-Q (sum over connections)",
       "tcp.conn.sendq.bytes": "Send-Q",
       "tcp.conn.recvq.bytes": "Recv-Q",
     }),
@@ -306,7 +311,61 @@ export function topConnections(
 
 // ---- lines ----
 
-/** Series with the same name and labels (one per artifact) draw one line. */
+// ---- sources ----
+
+/**
+ * The series one line draws: one source (artifact) at a time. Series of several artifacts whose
+ * spans overlap are the same signal read by two tools (`nstat` and `netstat -s` of one host, a
+ * listener listing and a connection listing): interleaved, their samples ~10 ms apart make
+ * sawtooths and gaps, so of each group of overlapping spans only the richest is drawn, by the
+ * rule the detectors use (`quantities.richest`: most points, then the highest peak, then the
+ * artifact). Spans that do not overlap (a rotated log, captures one after the other) join.
+ * Returns the series drawn, in time order, and how many were left out.
+ */
+export function oneSourcePerSpan<T extends Pick<SeriesMeta, "artifact_id" | "first_ms" | "last_ms" | "point_count" | "max">>(
+  series: readonly T[],
+): { drawn: T[]; shadowed: T[] } {
+  if (series.length < 2) return { drawn: [...series], shadowed: [] };
+  const byArtifact = new Map<string, { items: T[]; first: number; last: number; points: number; max: number }>();
+  for (const s of series) {
+    let a = byArtifact.get(s.artifact_id);
+    if (!a) byArtifact.set(s.artifact_id, (a = { items: [], first: Infinity, last: -Infinity, points: 0, max: -Infinity }));
+    a.items.push(s);
+    a.first = Math.min(a.first, s.first_ms);
+    a.last = Math.max(a.last, s.last_ms);
+    a.points += s.point_count;
+    a.max = Math.max(a.max, s.max);
+  }
+  if (byArtifact.size < 2) return { drawn: [...series], shadowed: [] };
+  const sources = [...byArtifact.entries()].sort((x, y) => x[1].first - y[1].first);
+  const drawn: T[] = [];
+  const shadowed: T[] = [];
+  let group: typeof sources = [];
+  let groupEnd = -Infinity;
+  const flush = () => {
+    if (!group.length) return;
+    const best = group.reduce((b, c) =>
+      c[1].points > b[1].points ||
+      (c[1].points === b[1].points && (c[1].max > b[1].max || (c[1].max === b[1].max && c[0] > b[0])))
+        ? c
+        : b,
+    );
+    for (const g of group) (g === best ? drawn : shadowed).push(...g[1].items);
+    group = [];
+  };
+  for (const source of sources) {
+    if (group.length && source[1].first > groupEnd) {
+      flush();
+      groupEnd = -Infinity;
+    }
+    group.push(source);
+    groupEnd = Math.max(groupEnd, source[1].last);
+  }
+  flush();
+  return { drawn, shadowed };
+}
+
+/** Series with the same name and labels draw one line (one source at a time: oneSourcePerSpan). */
 function lineKey(name: string, labels: Record<string, string>): string {
   const parts = Object.keys(labels)
     .sort()
@@ -319,10 +378,14 @@ export interface LinePlan {
   name: string;
   labels: Record<string, string>;
   unit: string;
-  /** Stored series drawing this line (one per artifact). */
+  /** Stored series drawing this line (one per artifact; overlapping sources: the richest). */
   ids: number[];
+  /** Series of the same name and labels from other, overlapping sources: not drawn. */
+  shadowed: number;
   label: string;
   peak: number;
+  /** Lowest value stored (with `peak` 0: a flat-zero line). */
+  low: number;
   points: number;
 }
 
@@ -334,6 +397,8 @@ export interface LanePlan {
   lines: LinePlan[];
   /** Lines that matched but were not drawn (over the lane's limit). */
   dropped: number;
+  /** Flat-zero lines folded away ("+ N at zero"; 0 when none or shown). */
+  zeros: number;
   /** E.g. "top 5 of 285 connections by bytes acked". */
   note: string | null;
   hint: string;
@@ -394,24 +459,40 @@ function labelLines(def: LaneDef | null, lines: LinePlan[]): void {
   }
 }
 
-/** Group series into lines (same name + labels) in pattern order, then by label. */
+/** Group series into lines (same name + labels, one source at a time) in pattern order, then by label. */
 function groupLines(def: LaneDef | null, series: SeriesMeta[]): LinePlan[] {
-  const byKey = new Map<string, LinePlan & { order: number }>();
+  const byKey = new Map<string, { first: SeriesMeta; all: SeriesMeta[]; order: number }>();
   for (const s of series) {
     const key = lineKey(s.name, s.labels);
-    let line = byKey.get(key);
-    if (!line) {
-      const order = def ? matchIndex(def, s.name) : 0;
-      line = { key, name: s.name, labels: s.labels, unit: s.unit, ids: [], label: "", peak: -Infinity, points: 0, order };
-      byKey.set(key, line);
-    }
-    line.ids.push(s.id);
-    line.peak = Math.max(line.peak, s.max);
-    line.points += s.point_count;
+    const found = byKey.get(key);
+    if (found) found.all.push(s);
+    else byKey.set(key, { first: s, all: [s], order: def ? matchIndex(def, s.name) : 0 });
   }
-  return [...byKey.values()]
-    .sort((a, b) => a.order - b.order || a.key.localeCompare(b.key))
-    .map(({ order: _order, ...line }) => line);
+  const lines: (LinePlan & { order: number })[] = [];
+  for (const [key, { first, all, order }] of byKey) {
+    const { drawn, shadowed } = oneSourcePerSpan(all);
+    const line = { key, name: first.name, labels: first.labels, unit: first.unit, ids: [] as number[], shadowed: shadowed.length, label: "", peak: -Infinity, low: Infinity, points: 0, order };
+    for (const s of drawn) {
+      line.ids.push(s.id);
+      line.peak = Math.max(line.peak, s.max);
+      line.low = Math.min(line.low, s.min);
+      line.points += s.point_count;
+    }
+    lines.push(line);
+  }
+  return lines.sort((a, b) => a.order - b.order || a.key.localeCompare(b.key)).map(({ order: _order, ...line }) => line);
+}
+
+/** A line whose every stored value is 0. */
+export function isFlatZero(line: Pick<LinePlan, "peak" | "low">): boolean {
+  return line.peak === 0 && line.low === 0;
+}
+
+/** At most `max` flat-zero lines (the first ones); the rest are counted, to be unfolded on demand. */
+export function foldZeroLines<T extends Pick<LinePlan, "peak" | "low">>(lines: T[], max: number): { lines: T[]; folded: number } {
+  let zeros = 0;
+  const kept = lines.filter((l) => !isFlatZero(l) || ++zeros <= max);
+  return { lines: kept, folded: lines.length - kept.length };
 }
 
 /** Keep the `max` lines with the highest peaks, in their original order. */
@@ -435,6 +516,8 @@ export interface PlanOptions {
   added: readonly string[];
   highlight: SeriesHighlight | null;
   topConnections?: number;
+  /** Lanes whose flat-zero lines are all drawn (unfolded by the user). */
+  allZeros?: ReadonlySet<string>;
 }
 
 export interface Plan {
@@ -465,7 +548,8 @@ export function planLanes(all: readonly SeriesMeta[], options: PlanOptions): Pla
   }
 
   const lanes: LanePlan[] = LANES.map((def) => {
-    const grouped = groupLines(def, buckets.get(def.key)!);
+    const all = groupLines(def, buckets.get(def.key)!);
+    const { lines: grouped, folded } = options.allZeros?.has(def.key) ? { lines: all, folded: 0 } : foldZeroLines(all, MAX_ZERO_LINES);
     const lines = capLines(grouped, MAX_LINES);
     labelLines(def, lines);
     const perConn = def.match.some((p) => p.startsWith("tcp.conn."));
@@ -476,6 +560,7 @@ export function planLanes(all: readonly SeriesMeta[], options: PlanOptions): Pla
       kind: def.kind ?? "line",
       lines,
       dropped: grouped.length - lines.length,
+      zeros: folded,
       note: perConn ? connNote : null,
       hint: def.hint,
       added: false,
@@ -496,6 +581,7 @@ export function planLanes(all: readonly SeriesMeta[], options: PlanOptions): Pla
         kind: "line",
         lines,
         dropped: grouped.length - lines.length,
+        zeros: 0,
         note: null,
         hint: "no stored series by that name for this host",
         added: isAdded,
