@@ -312,8 +312,8 @@ def _evidence(rule: Rule, m: Measurement, params: Params) -> list[Evidence]:
         items.append(
             Evidence(
                 summary=render(c.item.summary, context),
-                observed=_plain(c.observed),
-                threshold=_plain(c.threshold),
+                observed=_plain(c.observed) if c.item.show_observed else None,
+                threshold=_plain(c.threshold) if c.item.show_observed else None,
                 unit=c.item.unit,
                 from_ms=anchor.from_ms,
                 to_ms=anchor.to_ms,

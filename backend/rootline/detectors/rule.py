@@ -105,6 +105,11 @@ class EvidenceRule(_Strict):
         " another confirmed cause whose mechanism explains it takes it over.",
     )
     when: Group | None = None
+    show_observed: bool = Field(
+        default=True,
+        description="False where the number means nothing to a reader (a ratio over a zero"
+        " denominator): it is still compared, and the summary says it in words.",
+    )
     corroborates: bool = Field(
         default=False,
         description="A proxy (pool activity, CPU) that supports the mechanism: shown and"

@@ -352,3 +352,15 @@ def test_an_ss_a_listing_without_time_wait_rows_rules_out(tmp_path) -> None:  # 
     finding = check(fixture_incident(str(listing)))
     assert finding.verdict == "ruled_out"
     assert "TIME-WAIT peaked at 0 sockets" in finding.summary
+
+
+def test_no_ratio_is_shown_over_zero_established_sockets() -> None:
+    """11,263 TIME-WAIT beside 0 ESTABLISHED: the item is met and said in words, with no
+    "11,263 ratio" for a reader to puzzle over."""
+    finding = check(incident(states([0, 4000, 8000, 11263], [0, 0, 0, 0])))
+    item = next(e for e in finding.evidence if e.summary.startswith("no ESTABLISHED"))
+    assert item.met and item.threshold_name == "tw_per_estab_min"
+    assert item.observed is None and item.threshold is None
+    counted = check(incident(states([0, 4000, 8000, 11263], [5, 5, 5, 5])))
+    ratio = next(e for e in counted.evidence if e.threshold_name == "tw_per_estab_min")
+    assert ratio.observed == pytest.approx(11263 / 5) and ratio.threshold == 10
