@@ -195,6 +195,8 @@ def set_status(
         postmortem.status_changed_at_ms = now
         if data.status == "published":
             postmortem.published_at_ms = now
+        # The incident reads as published while its postmortem is (its list, its header).
+        incident.status = "published" if data.status == "published" else "draft"
         session.add(
             PostmortemRevision(
                 postmortem_id=postmortem.id,

@@ -183,6 +183,7 @@ def test_status_and_share_links(
     assert anon_client.get(shared).status_code == 404
     published = client.patch(url, json={"status": "published", "version": 2}).json()
     assert published["status"] == "published" and published["published_at_ms"] is not None
+    assert client.get(f"/api/incidents/{incident_id}").json()["status"] == "published"
     history = client.get(f"{url}/revisions").json()
     assert [(h["section"], h["previous_text"]) for h in history][:2] == [
         ("status", "in_review"),
