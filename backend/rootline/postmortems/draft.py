@@ -244,7 +244,7 @@ def _evidence_lines(finding: FindingRead, *, only_met: bool) -> list[str]:
     for item in finding.evidence:
         if only_met and item.met is not True:
             continue
-        mark = "" if item.met is None else "**past threshold:** " if item.met else "**below:** "
+        mark = "" if item.met is None else "**past threshold:** " if item.met else "**below threshold:** "
         lines.append(f"- {mark}{escape(item.summary)}")
     return lines
 
