@@ -10,7 +10,16 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { anonymousPage, expect, test } from "../support/fixtures";
-import { LAB, SCREENSHOTS, createIncidentThroughUi, incidentIdOf, screenshot, uploadThroughUi } from "../support/helpers";
+import {
+  LAB,
+  SCREENSHOTS,
+  apiCreateIncident,
+  createIncidentThroughUi,
+  csrfToken,
+  incidentIdOf,
+  screenshot,
+  uploadThroughUi,
+} from "../support/helpers";
 
 const BUNDLE = path.join(LAB, "small_send_buffer", "buf64k_rtt80", "rootline-sender-20261124T055556.tar.gz");
 const CAUSE = "Send buffer smaller than the bandwidth-delay product";
@@ -175,5 +184,43 @@ test("a postmortem is drafted, edited, kept across a closed tab, published, shar
     expect(listing).toContain("postmortem-archive-uploads-crawl-at-1-mb-s/postmortem.md");
     expect(listing).toContain("postmortem-archive-uploads-crawl-at-1-mb-s/charts/small_send_buffer.svg");
   });
+  expect(dialogs).toEqual([]);
+});
+
+test("a save over someone else's newer one is refused, and the typed text is kept", async ({ page, dialogs }) => {
+  const incidentId = await apiCreateIncident(page, "Two editors at once");
+  const headers = { "X-CSRF-Token": await csrfToken(page) };
+  expect((await page.request.post(`/api/incidents/${incidentId}/postmortem`, { headers })).status()).toBe(201);
+  await page.goto(`/incidents/${incidentId}/postmortem`);
+  const lessons = page.locator('[data-section="lessons"]');
+  await lessons.getByRole("button", { name: "Edit lessons" }).click();
+  const box = lessons.getByRole("textbox", { name: "Lessons (Markdown)" });
+  await box.fill("Alerts on Send-Q would have caught it.");
+  await expect(lessons.getByRole("status")).toHaveText("Saved");
+
+  // Someone else saves the section meanwhile (version 2 -> 3).
+  const theirs = await page.request.put(`/api/incidents/${incidentId}/postmortem/sections/lessons`, {
+    headers,
+    data: { text: "Their lessons, saved from another browser.", version: 2 },
+  });
+  expect(theirs.status()).toBe(200);
+  await box.fill("Alerts on Send-Q would have caught it. And a check of SO_SNDBUF in review.");
+  const alert = lessons.getByRole("alert");
+  await expect(alert).toContainText("saved this section");
+  await expect(alert).toContainText("Your text is kept below and was not saved.");
+  await expect(alert).toContainText("Their lessons, saved from another browser.");
+  await expect(box).toHaveValue("Alerts on Send-Q would have caught it. And a check of SO_SNDBUF in review.");
+  await expect(lessons.getByRole("status")).toHaveText("Not saved: edited elsewhere");
+  await lessons.evaluate((element) => element.scrollIntoView({ block: "start" }));
+  await screenshot(page, "postmortem-09-conflict");
+
+  await alert.getByRole("button", { name: "Keep mine (save it over theirs)" }).click();
+  await expect(lessons.getByRole("status")).toHaveText("Saved");
+  const stored = (await (await page.request.get(`/api/incidents/${incidentId}/postmortem`)).json()) as {
+    sections: { key: string; text: string; version: number }[];
+  };
+  const saved = stored.sections.find((s) => s.key === "lessons")!;
+  expect(saved.text).toBe("Alerts on Send-Q would have caught it. And a check of SO_SNDBUF in review.");
+  expect(saved.version).toBe(4);
   expect(dialogs).toEqual([]);
 });
