@@ -17,11 +17,17 @@ from rootline.postmortems.schemas import (
     SectionKey,
     SectionRead,
     SectionUpdate,
+    StatusConflict,
     StatusUpdate,
 )
 
 FindingPath = Annotated[str, Path(max_length=64, pattern=r"^[a-z0-9_]+$")]
-CONFLICT: dict[int | str, dict[str, Any]] = {409: {"model": SectionConflict, "description": "Saved by someone else meanwhile."}}
+CONFLICT: dict[int | str, dict[str, Any]] = {
+    409: {"model": SectionConflict, "description": "Saved by someone else meanwhile."}
+}
+STATUS_CONFLICT: dict[int | str, dict[str, Any]] = {
+    409: {"model": StatusConflict, "description": "Changed by someone else meanwhile."}
+}
 
 
 def read_routes(
@@ -91,7 +97,7 @@ def save_section(
     )
 
 
-@router.patch("/postmortem", responses=CONFLICT)
+@router.patch("/postmortem", responses=STATUS_CONFLICT)
 def set_status(
     data: StatusUpdate, incident: WriteIncident, principal: PrincipalDep, session: SessionDep
 ) -> PostmortemRead:

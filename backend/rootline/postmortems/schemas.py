@@ -90,3 +90,12 @@ class SectionConflict(BaseModel):
     code: Literal["postmortem_conflict"]
     message: str
     current: SectionRead
+
+
+class StatusConflict(BaseModel):
+    """The 409 answer to a status change from an older version: the status now."""
+
+    code: Literal["postmortem_conflict"]
+    message: str
+    status: PostmortemStatus
+    version: int

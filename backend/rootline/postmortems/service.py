@@ -185,6 +185,8 @@ def set_status(
             "postmortem_conflict",
             f"{postmortem.status_changed_by or 'someone'} changed the status since version"
             f" {data.version}: it is {postmortem.status} at version {postmortem.version}",
+            status=postmortem.status,
+            version=postmortem.version,
         )
     if postmortem.status != data.status:
         now = now_ms()

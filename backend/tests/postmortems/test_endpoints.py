@@ -179,7 +179,9 @@ def test_status_and_share_links(
     url = f"/api/incidents/{incident_id}/postmortem"
     review = client.patch(url, json={"status": "in_review", "version": 1})
     assert review.status_code == 200 and review.json()["version"] == 2
-    assert client.patch(url, json={"status": "published", "version": 1}).status_code == 409
+    stale = client.patch(url, json={"status": "published", "version": 1})
+    assert stale.status_code == 409
+    assert (stale.json()["status"], stale.json()["version"]) == ("in_review", 2)
     assert anon_client.get(shared).status_code == 404
     published = client.patch(url, json={"status": "published", "version": 2}).json()
     assert published["status"] == "published" and published["published_at_ms"] is not None

@@ -1664,6 +1664,26 @@ export interface components {
             allow_raw: boolean;
             incident: components["schemas"]["IncidentRead"];
         };
+        /**
+         * StatusConflict
+         * @description The 409 answer to a status change from an older version: the status now.
+         */
+        StatusConflict: {
+            /**
+             * Code
+             * @constant
+             */
+            code: "postmortem_conflict";
+            /** Message */
+            message: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "draft" | "in_review" | "published";
+            /** Version */
+            version: number;
+        };
         /** StatusUpdate */
         StatusUpdate: {
             /**
@@ -2750,13 +2770,13 @@ export interface operations {
                     "application/json": components["schemas"]["PostmortemRead"];
                 };
             };
-            /** @description Saved by someone else meanwhile. */
+            /** @description Changed by someone else meanwhile. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SectionConflict"];
+                    "application/json": components["schemas"]["StatusConflict"];
                 };
             };
             /** @description Validation Error */
