@@ -25,10 +25,10 @@ FRONTEND_SOURCES := $(call tree,frontend/src) frontend/index.html \
 FRONTEND_BUILD := frontend/dist/index.html
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: setup setup-python setup-node chromium compose-tool build run docs test test-backend test-sqlite \
+.PHONY: setup setup-python setup-node chromium poppler compose-tool build run docs test test-backend test-sqlite \
 	test-postgres test-frontend test-e2e lint bench bench-backend bench-browser bench-load bench-kill bench-fuzz lab demo clean
 
-setup: setup-python setup-node chromium compose-tool
+setup: setup-python setup-node chromium poppler compose-tool
 
 setup-python: $(STAMP)
 
@@ -48,6 +48,12 @@ $(E2E_STAMP): e2e/package-lock.json
 chromium:
 	@test -x $(CHROMIUM) || { echo "Installing Debian's Chromium"; \
 		$(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q chromium; }
+
+# pdftotext / pdftoppm read back the postmortem PDFs the tests export (Debian's poppler-utils).
+poppler:
+	@command -v pdftoppm >/dev/null || { echo "Installing Debian's poppler-utils"; \
+		$(SUDO) apt-get install -y -q poppler-utils \
+		|| { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q poppler-utils; }; }
 
 # `docker-compose config` validates docker-compose.yml in the tests (no Docker engine needed);
 # Debian packages the v1 tool only. Where apt cannot install it, that test says it is skipped.
@@ -91,11 +97,11 @@ test: lint test-frontend test-backend test-e2e
 
 test-backend: test-sqlite test-postgres
 
-test-sqlite: setup-python compose-tool
+test-sqlite: setup-python compose-tool chromium poppler
 	cd backend && .venv/bin/pytest -q -p no:cacheprovider
 
 # Re-runs every test that touches a database on a real PostgreSQL, in a database of its own.
-test-postgres: setup-python
+test-postgres: setup-python chromium poppler
 	@if $(BIN)/python -c "import sqlalchemy as sa; sa.create_engine('$(PG_URL)').connect().close()" 2>/dev/null; then \
 		cd backend && ROOTLINE_TEST_DATABASE=postgresql ROOTLINE_TEST_POSTGRES_URL=$(PG_URL) .venv/bin/pytest -q -p no:cacheprovider -m db; \
 	else \

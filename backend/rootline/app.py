@@ -33,6 +33,7 @@ from rootline.errors import ApiError, ServiceUnavailable
 from rootline.events.endpoints import router as events_router
 from rootline.facts.endpoints import router as facts_router
 from rootline.incidents.endpoints import router as incidents_router
+from rootline.postmortems.endpoints import router as postmortems_router
 from rootline.security_headers import SecurityHeaders
 from rootline.series.endpoints import router as series_router
 from rootline.server import redact_path
@@ -97,6 +98,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         facts_router,
         checklist_router,
         annotations_router,
+        postmortems_router,
         auth_router,
         users_router,
         tokens_router,

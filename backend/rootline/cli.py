@@ -1,4 +1,4 @@
-"""The ``rootline`` command: serve, worker, parse, ingest, demo, db, users, tokens."""
+"""The ``rootline`` command: serve, worker, parse, ingest, export, demo, db, users, tokens."""
 
 from __future__ import annotations
 
@@ -357,6 +357,56 @@ def worker(
         while not stopping.wait(1.0):
             pass
         workers.stop()
+
+
+EXPORT_FORMATS = ("md", "html", "pdf")
+
+
+@app.command()
+def export(
+    incident: Annotated[str, typer.Argument(help="The incident's id (as in its URL).")],
+    format_: Annotated[
+        str,
+        typer.Option(
+            "--format", "-f", help="md (a zip: postmortem.md and its charts as SVG), html or pdf."
+        ),
+    ] = "md",
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="File to write, '-' for standard output; default postmortem-<title>.<zip|html|pdf>.",
+        ),
+    ] = None,
+) -> None:
+    """Export an incident's postmortem from the database the server uses (a fresh draft when
+    none was written yet)."""
+    from rootline.incidents import service as incidents_service
+    from rootline.postmortems import service as postmortems_service
+    from rootline.settings import get_settings
+
+    if format_ not in EXPORT_FORMATS:
+        typer.echo(f"--format is one of {', '.join(EXPORT_FORMATS)}", err=True)
+        raise typer.Exit(code=2)
+    try:
+        incident_id = uuid.UUID(incident)
+    except ValueError:
+        typer.echo(f"not an incident id: {incident!r}", err=True)
+        raise typer.Exit(code=2) from None
+    # Reading only: migrating is the servers' job (`serve`, `db upgrade`).
+    with _database(migrate=False, write=False) as session:
+        found = incidents_service.get_or_404(session, incident_id=incident_id)
+        content, filename, _ = postmortems_service.export(
+            session, incident=found, format_=format_, chromium=get_settings().chromium
+        )
+    if output is not None and str(output) == "-":
+        sys.stdout.buffer.write(content)
+        sys.stdout.buffer.flush()
+        return
+    target = output or Path(filename)
+    target.write_bytes(content)
+    typer.echo(f"wrote {target} ({len(content):,} bytes)", err=True)
 
 
 @app.command()

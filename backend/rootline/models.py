@@ -9,6 +9,7 @@ from rootline.db import Base
 from rootline.events.models import Event
 from rootline.facts.models import Fact
 from rootline.incidents.models import Incident
+from rootline.postmortems.models import Postmortem, PostmortemRevision, PostmortemSection
 from rootline.ratelimit import RateLimit
 from rootline.series.models import PointChunk, Series
 from rootline.shares.models import Share
@@ -28,6 +29,9 @@ __all__ = [
     "LoginSession",
     "OneTimeLink",
     "PointChunk",
+    "Postmortem",
+    "PostmortemRevision",
+    "PostmortemSection",
     "RateLimit",
     "Series",
     "Share",

@@ -77,6 +77,10 @@ class Settings(BaseSettings):
         gt=0,
         description="How long a heavy request waits for its turn before a 503 (Retry-After).",
     )
+    chromium: str = Field(
+        default="chromium",
+        description="Chromium (a path, or a name on PATH) that prints postmortems to PDF.",
+    )
     parse_threads: int = Field(
         default=1,
         ge=0,

@@ -81,10 +81,16 @@ EXPECTED: dict[str, dict[str, int | str]] = {
 }
 
 # Sign-out is public but resolves the caller: a bearer token that is not a live API token
-# is refused like everywhere else.
+# is refused like everywhere else. Every world's incident has its postmortem drafted
+# already, so drafting it again is a conflict for whoever may write (refused before that
+# for everyone else).
 EXCEPTIONS: dict[tuple[str, str, str], int] = {
     ("POST", "/api/auth/logout", "share"): 401,
     ("POST", "/api/auth/logout", "disabled_token"): 401,
+    **{
+        ("POST", "/api/incidents/{incident_id}/postmortem", who): 409
+        for who in ("token", "user", "admin")
+    },
 }
 
 
@@ -117,6 +123,7 @@ class World:
             "share_id": str(self.share_id),
             "token_id": str(self.token_id),
             "finding_id": self.finding,
+            "section": "lessons",
             "token": self.link,  # /api/auth/one-time/{token}; shared routes override it
         }
 
@@ -143,6 +150,22 @@ def _upload(_world: World) -> dict[str, Any]:
 
 def _none(_world: World) -> dict[str, Any]:
     return {}
+
+
+def _section_save(world: World) -> dict[str, Any]:
+    """A save of the lessons edited from their current version (each cell's save is new)."""
+    postmortem = world.client.get(
+        f"/api/incidents/{world.incident}/postmortem", headers=world.headers["admin"]
+    ).json()
+    version = next(s["version"] for s in postmortem["sections"] if s["key"] == "lessons")
+    return {"json": {"text": f"lesson {next(_UPLOADS)}", "version": version}}
+
+
+def _status(world: World) -> dict[str, Any]:
+    postmortem = world.client.get(
+        f"/api/incidents/{world.incident}/postmortem", headers=world.headers["admin"]
+    ).json()
+    return {"json": {"status": "published", "version": postmortem["version"]}}
 
 
 INC = "/api/incidents/{incident_id}"
@@ -195,6 +218,13 @@ OPERATIONS: dict[tuple[str, str], tuple[str, Body]] = {
         _json(lambda w: {"from_ms": 1_763_700_000_000, "text": "deploy", "host": "web-1"}),
     ),
     ("DELETE", f"{INC}/annotations/{{annotation_id}}"): ("write", _none),
+    ("GET", f"{INC}/postmortem"): ("read", _none),
+    ("POST", f"{INC}/postmortem"): ("write", _none),
+    ("PATCH", f"{INC}/postmortem"): ("write", _status),
+    ("PUT", f"{INC}/postmortem/sections/{{section}}"): ("write", _section_save),
+    ("GET", f"{INC}/postmortem/revisions"): ("read", _none),
+    ("GET", f"{INC}/postmortem/export"): ("read", lambda w: {"params": {"format": "md"}}),
+    ("GET", f"{INC}/postmortem/charts/{{finding_id}}.svg"): ("read", _none),
     ("GET", f"{INC}/shares"): ("user", _none),
     ("POST", f"{INC}/shares"): ("user", _json(lambda w: {"label": "vendor", "allow_raw": True})),
     ("DELETE", f"{INC}/shares/{{share_id}}"): ("user", _none),
@@ -205,6 +235,8 @@ OPERATIONS: dict[tuple[str, str], tuple[str, Body]] = {
     ("GET", f"{SHR}/facts"): ("shared", _none),
     ("GET", f"{SHR}/checklist"): ("shared", _none),
     ("GET", f"{SHR}/annotations"): ("shared", _none),
+    ("GET", f"{SHR}/postmortem"): ("shared", _none),
+    ("GET", f"{SHR}/postmortem/charts/{{finding_id}}.svg"): ("shared", _none),
     ("GET", f"{SHR}/artifacts"): ("shared", _none),
     ("GET", f"{SHR}/artifacts/{{artifact_id}}"): ("shared", _none),
     ("GET", f"{SHR}/artifacts/{{artifact_id}}/raw"): ("shared", _none),
@@ -349,6 +381,16 @@ class Lab:
             client.post(f"{base}/shares", json={"allow_raw": True}, headers=admin_headers), 201
         )
         findings = _ok(client.get(f"{base}/checklist", headers=admin_headers), 200)["findings"]
+        # Drafted and published: the share link shows it (a draft it would not).
+        _ok(client.post(f"{base}/postmortem", headers=admin_headers), 201)
+        _ok(
+            client.patch(
+                f"{base}/postmortem",
+                json={"status": "published", "version": 1},
+                headers=admin_headers,
+            ),
+            200,
+        )
         with factory.begin() as session:
             owner = session.get(User, user.id)
             spare = accounts_service.create_token(session, owner, name="spare", scope="ingest")

@@ -10,6 +10,7 @@ import { IncidentPage } from "./pages/IncidentPage";
 import { IncidentsPage } from "./pages/IncidentsPage";
 import { LoginPage } from "./pages/LoginPage";
 import { NotFoundPage } from "./pages/NotFoundPage";
+import { PostmortemPage } from "./pages/PostmortemPage";
 import { SharePage } from "./pages/SharePage";
 
 const queryClient = new QueryClient({
@@ -70,6 +71,7 @@ const router = createBrowserRouter([
         children: [
           { path: "/", element: <IncidentsPage /> },
           { path: "/incidents/:id", element: <IncidentPage /> },
+          { path: "/incidents/:id/postmortem", element: <PostmortemPage /> },
           { path: "/account", element: <AccountPage /> },
           { path: "*", element: <NotFoundPage /> },
         ],

@@ -26,6 +26,7 @@ from rootline.incidents import repository as incidents_repository
 from rootline.incidents import service as incidents_service
 from rootline.incidents.models import Incident
 from rootline.params import IdPath
+from rootline.postmortems.endpoints import read_routes as postmortem_reads
 from rootline.ratelimit import FailureLimit, Limit
 from rootline.series.endpoints import read_routes as series_reads
 from rootline.settings import Settings
@@ -145,6 +146,7 @@ for _reads in (
     fact_reads(shared_incident),
     checklist_reads(shared_incident),
     annotation_reads(shared_incident),
+    postmortem_reads(shared_incident, published_only=True),
     artifact_reads(shared_incident, raw_guard=shared_raw_allowed),
 ):
     shared_router.include_router(_reads)

@@ -8,6 +8,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The whole JSON body (a 409 carries what is stored now). */
+    readonly body: unknown = null,
   ) {
     super(message);
     this.name = "ApiError";
@@ -66,8 +68,10 @@ export function reportUnauthorized(path: string, error: ApiError): void {
 export function errorFromBody(status: number, statusText: string, text: string): ApiError {
   let code = "http_error";
   let message = `${status} ${statusText}`.trim();
+  let parsed: unknown = null;
   try {
     const body = JSON.parse(text) as { code?: unknown; message?: unknown; detail?: unknown };
+    parsed = body;
     if (typeof body.code === "string") code = body.code;
     if (typeof body.message === "string") message = body.message;
     else if (typeof body.detail === "string") message = body.detail;
@@ -82,7 +86,7 @@ export function errorFromBody(status: number, statusText: string, text: string):
   } catch {
     // Not JSON (a proxy's error page): the status line is the best there is.
   }
-  return new ApiError(status, code, message);
+  return new ApiError(status, code, message, parsed);
 }
 
 /** A message for any thrown value, for error states. */
@@ -95,7 +99,7 @@ export function errorMessage(error: unknown): string {
 export async function request<T>(
   method: string,
   path: string,
-  options: { params?: Params; json?: unknown; body?: BodyInit; signal?: AbortSignal } = {},
+  options: { params?: Params; json?: unknown; body?: BodyInit; signal?: AbortSignal; keepalive?: boolean } = {},
 ): Promise<T> {
   const headers: Record<string, string> = {};
   if (method !== "GET" && method !== "HEAD") {
@@ -113,6 +117,8 @@ export async function request<T>(
     body,
     credentials: "same-origin",
     signal: options.signal,
+    // Outlives the page (a save sent as the tab closes).
+    keepalive: options.keepalive,
   });
   if (!response.ok) {
     const error = await toError(response);

@@ -22,6 +22,11 @@ import type {
   IncidentPage,
   IncidentUpdate,
   Me,
+  Postmortem,
+  PostmortemSection,
+  PostmortemStatus,
+  Revision,
+  SectionKey,
   ShareCreated,
   ShareRead,
   SharedIncident,
@@ -381,5 +386,77 @@ export function useRevokeShare(incidentId: string) {
       ),
     onSuccess: () =>
       client.invalidateQueries({ queryKey: sharesKey(incidentId) }),
+  });
+}
+
+// ---- postmortem ------------------------------------------------------------------------------
+
+export const postmortemKey = (apiBase: string) => [apiBase, "postmortem"] as const;
+
+/** The incident's postmortem, or null while none is drafted (at a share link: published). */
+export function usePostmortem(apiBase: string, options: { refetchMs?: number } = {}) {
+  return useQuery<Postmortem | null, ApiError>({
+    queryKey: postmortemKey(apiBase),
+    queryFn: async ({ signal }) => {
+      try {
+        return await apiGet<Postmortem>(`${apiBase}/postmortem`, undefined, signal);
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 404 && error.code.startsWith("postmortem_")) return null;
+        throw error;
+      }
+    },
+    // Others' edits show up while the page is open.
+    refetchInterval: options.refetchMs ?? false,
+  });
+}
+
+export function useCreatePostmortem(apiBase: string) {
+  const client = useQueryClient();
+  return useMutation<Postmortem, ApiError>({
+    mutationFn: () => request<Postmortem>("POST", `${apiBase}/postmortem`),
+    onSuccess: (postmortem) => client.setQueryData(postmortemKey(apiBase), postmortem),
+  });
+}
+
+export function useSetPostmortemStatus(apiBase: string) {
+  const client = useQueryClient();
+  return useMutation<Postmortem, ApiError, { status: PostmortemStatus; version: number }>({
+    mutationFn: (body) => request<Postmortem>("PATCH", `${apiBase}/postmortem`, { json: body }),
+    onSuccess: (postmortem) => {
+      client.setQueryData(postmortemKey(apiBase), postmortem);
+      void client.invalidateQueries({ queryKey: [apiBase, "incident"] });
+      void client.invalidateQueries({ queryKey: [apiBase, "revisions"] });
+      void client.invalidateQueries({ queryKey: INCIDENTS_KEY });
+    },
+    // A conflict: someone else moved it; show what it is now.
+    onError: () => client.invalidateQueries({ queryKey: postmortemKey(apiBase) }),
+  });
+}
+
+/** Save one section's text edited from `version` (409 `postmortem_conflict` when it is older). */
+export function saveSection(
+  apiBase: string,
+  key: SectionKey,
+  body: { text: string; version: number },
+  keepalive = false,
+): Promise<PostmortemSection> {
+  return request<PostmortemSection>("PUT", `${apiBase}/postmortem/sections/${key}`, { json: body, keepalive });
+}
+
+/** A saved section into the cached postmortem. */
+export function sectionSaved(client: QueryClient, apiBase: string, section: PostmortemSection): void {
+  client.setQueryData<Postmortem | null>(postmortemKey(apiBase), (postmortem) =>
+    postmortem
+      ? { ...postmortem, sections: postmortem.sections.map((s) => (s.key === section.key ? section : s)) }
+      : postmortem,
+  );
+  void client.invalidateQueries({ queryKey: [apiBase, "revisions"] });
+}
+
+export function useRevisions(apiBase: string, section: SectionKey, enabled: boolean) {
+  return useQuery<Revision[], ApiError>({
+    queryKey: [apiBase, "revisions", section],
+    queryFn: ({ signal }) => apiGet<Revision[]>(`${apiBase}/postmortem/revisions`, { section }, signal),
+    enabled,
   });
 }

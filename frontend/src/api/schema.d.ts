@@ -394,6 +394,122 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/incidents/{incident_id}/postmortem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Postmortem
+         * @description The incident's postmortem: status and every Markdown section with who changed it last.
+         *
+         *     404 `postmortem_not_found` until one is drafted (and, at a share link,
+         *     `postmortem_not_published` until it is published).
+         */
+        get: operations["get_postmortem_api_incidents__incident_id__postmortem_get"];
+        put?: never;
+        /**
+         * Create Postmortem
+         * @description Draft the postmortem from what Rootline knows (checklist, annotations, series).
+         *
+         *     409 `postmortem_exists` when the incident has one already.
+         */
+        post: operations["create_postmortem_api_incidents__incident_id__postmortem_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set Status
+         * @description Move the postmortem to `draft`, `in_review` or `published` (share links show it then).
+         */
+        patch: operations["set_status_api_incidents__incident_id__postmortem_patch"];
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/postmortem/charts/{finding_id}.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Chart
+         * @description A finding's evidence chart: its series over its time range, as the timeline draws them.
+         */
+        get: operations["get_chart_api_incidents__incident_id__postmortem_charts__finding_id__svg_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/postmortem/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export Postmortem
+         * @description The postmortem as a file (a fresh draft when none is stored yet).
+         */
+        get: operations["export_postmortem_api_incidents__incident_id__postmortem_export_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/postmortem/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Revisions
+         * @description Who changed what, newest first: each change's author, time and the text before it.
+         */
+        get: operations["list_revisions_api_incidents__incident_id__postmortem_revisions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/postmortem/sections/{section}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Save Section
+         * @description Save one section's Markdown, edited from the section version `version`.
+         *
+         *     When someone saved it since, nothing is stored and the answer is 409 with the stored
+         *     section (`current`), so the editor keeps its text and can show both.
+         */
+        put: operations["save_section_api_incidents__incident_id__postmortem_sections__section__put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/incidents/{incident_id}/series": {
         parameters: {
             query?: never;
@@ -633,6 +749,49 @@ export interface paths {
          * @description Settings and derived values read from the artifacts (sysctl keys, GC totals ...).
          */
         get: operations["list_facts_api_shared__token__facts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shared/{token}/postmortem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Postmortem
+         * @description The incident's postmortem: status and every Markdown section with who changed it last.
+         *
+         *     404 `postmortem_not_found` until one is drafted (and, at a share link,
+         *     `postmortem_not_published` until it is published).
+         */
+        get: operations["get_postmortem_api_shared__token__postmortem_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shared/{token}/postmortem/charts/{finding_id}.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Chart
+         * @description A finding's evidence chart: its series over its time range, as the timeline draws them.
+         */
+        get: operations["get_chart_api_shared__token__postmortem_charts__finding_id__svg_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1249,6 +1408,36 @@ export interface components {
             /** New Password */
             new_password: string;
         };
+        /** PostmortemRead */
+        PostmortemRead: {
+            /** Created At Ms */
+            created_at_ms: number;
+            /** Created By */
+            created_by: string;
+            /** Incident Id */
+            incident_id: string;
+            /** Published At Ms */
+            published_at_ms: number | null;
+            /**
+             * Sections
+             * @description Every section, in document order.
+             */
+            sections: components["schemas"]["SectionRead"][];
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "draft" | "in_review" | "published";
+            /** Status Changed At Ms */
+            status_changed_at_ms: number;
+            /** Status Changed By */
+            status_changed_by: string;
+            /**
+             * Version
+             * @description Send it back with the next status change.
+             */
+            version: number;
+        };
         /** ReferenceRead */
         ReferenceRead: {
             /** Source */
@@ -1286,6 +1475,81 @@ export interface components {
              * @description Null clears the override.
              */
             verdict_override?: ("confirmed" | "likely" | "ruled_out" | "insufficient_data") | null;
+        };
+        /** RevisionRead */
+        RevisionRead: {
+            /** Author */
+            author: string;
+            /** Changed At Ms */
+            changed_at_ms: number;
+            /** Id */
+            id: number;
+            /**
+             * Previous Text
+             * @description The text (or status) before the change.
+             */
+            previous_text: string;
+            /**
+             * Section
+             * @description A section key, or `status`.
+             */
+            section: string;
+            /**
+             * Version
+             * @description The version the change made.
+             */
+            version: number;
+        };
+        /**
+         * SectionConflict
+         * @description The 409 answer to a save edited from an older version: what is stored now.
+         */
+        SectionConflict: {
+            /**
+             * Code
+             * @constant
+             */
+            code: "postmortem_conflict";
+            current: components["schemas"]["SectionRead"];
+            /** Message */
+            message: string;
+        };
+        /** SectionRead */
+        SectionRead: {
+            /**
+             * Key
+             * @enum {string}
+             */
+            key: "summary" | "impact" | "timeline" | "root_causes" | "contributing_factors" | "ruled_out" | "action_items" | "lessons";
+            /**
+             * Text
+             * @description Markdown. `![caption](chart:<checklist id>)` draws that finding's evidence chart.
+             */
+            text: string;
+            /** Title */
+            title: string;
+            /** Updated At Ms */
+            updated_at_ms: number;
+            /** Updated By */
+            updated_by: string;
+            /**
+             * Version
+             * @description Send it back with the next save of this section.
+             */
+            version: number;
+        };
+        /** SectionUpdate */
+        SectionUpdate: {
+            /**
+             * Text
+             * @description The section's new Markdown.
+             */
+            text: string;
+            /**
+             * Version
+             * @description The section version this text was edited from: another is a conflict (409).
+             */
+            version: number;
         };
         /** SeriesPage */
         SeriesPage: {
@@ -1411,6 +1675,39 @@ export interface components {
             /** Allow Raw */
             allow_raw: boolean;
             incident: components["schemas"]["IncidentRead"];
+        };
+        /**
+         * StatusConflict
+         * @description The 409 answer to a status change from an older version: the status now.
+         */
+        StatusConflict: {
+            /**
+             * Code
+             * @constant
+             */
+            code: "postmortem_conflict";
+            /** Message */
+            message: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "draft" | "in_review" | "published";
+            /** Version */
+            version: number;
+        };
+        /** StatusUpdate */
+        StatusUpdate: {
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "draft" | "in_review" | "published";
+            /**
+             * Version
+             * @description The postmortem version seen: another is a conflict (409).
+             */
+            version: number;
         };
         /**
          * SymptomRead
@@ -2455,6 +2752,267 @@ export interface operations {
             };
         };
     };
+    get_postmortem_api_incidents__incident_id__postmortem_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostmortemRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    create_postmortem_api_incidents__incident_id__postmortem_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostmortemRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    set_status_api_incidents__incident_id__postmortem_patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatusUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostmortemRead"];
+                };
+            };
+            /** @description Changed by someone else meanwhile. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatusConflict"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_chart_api_incidents__incident_id__postmortem_charts__finding_id__svg_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                finding_id: string;
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The chart. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": unknown;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    export_postmortem_api_incidents__incident_id__postmortem_export_get: {
+        parameters: {
+            query?: {
+                /** @description md (a zip with the charts as SVG), html or pdf. */
+                format?: "md" | "html" | "pdf";
+            };
+            header?: never;
+            path: {
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, as an attachment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": unknown;
+                    "application/zip": unknown;
+                    "text/html": unknown;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description PDF: Chromium is not installed or failed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    list_revisions_api_incidents__incident_id__postmortem_revisions_get: {
+        parameters: {
+            query?: {
+                /** @description One section's changes only. */
+                section?: ("summary" | "impact" | "timeline" | "root_causes" | "contributing_factors" | "ruled_out" | "action_items" | "lessons") | null;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevisionRead"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    save_section_api_incidents__incident_id__postmortem_sections__section__put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                section: "summary" | "impact" | "timeline" | "root_causes" | "contributing_factors" | "ruled_out" | "action_items" | "lessons";
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SectionUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SectionRead"];
+                };
+            };
+            /** @description Saved by someone else meanwhile. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SectionConflict"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     list_series_api_incidents__incident_id__series_get: {
         parameters: {
             query?: {
@@ -2890,6 +3448,71 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FactPage"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_postmortem_api_shared__token__postmortem_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The share token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostmortemRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_chart_api_shared__token__postmortem_charts__finding_id__svg_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                finding_id: string;
+                /** @description The share token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The chart. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": unknown;
                 };
             };
             /** @description Validation Error */

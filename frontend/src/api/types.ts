@@ -15,6 +15,17 @@ export type Symptom = Schemas["SymptomRead"];
 export type Verdict = Finding["verdict"];
 export type Annotation = Schemas["AnnotationRead"];
 export type AnnotationCreate = Schemas["AnnotationCreate"];
+export type Postmortem = Schemas["PostmortemRead"];
+export type PostmortemSection = Schemas["SectionRead"];
+export type SectionKey = PostmortemSection["key"];
+export type PostmortemStatus = Postmortem["status"];
+export type Revision = Schemas["RevisionRead"];
+
+export const POSTMORTEM_STATUS_LABELS: Record<PostmortemStatus, string> = {
+  draft: "Draft",
+  in_review: "In review",
+  published: "Published",
+};
 
 export type User = Schemas["UserBrief"];
 export type Me = Schemas["Me"];

@@ -28,6 +28,7 @@ export function IncidentPage() {
     <main className="page page-wide">
       <p className="breadcrumb"><Link to="/">← All incidents</Link></p>
       <IncidentHeader incident={data}>
+        <Link className="button-small button-like" to={`/incidents/${encodeURIComponent(data.id)}/postmortem`}>Postmortem</Link>
         <button type="button" className="button-primary" onClick={() => setDialog("share")}>Share…</button>
         <button type="button" onClick={() => setDialog("edit")}>Edit</button>
         <button type="button" className="button-danger" onClick={() => setDialog("delete")}>Delete</button>

@@ -1,8 +1,10 @@
 import { useParams } from "react-router";
-import { sharedBase, useSharedIncident } from "../api/queries";
+import { sharedBase, usePostmortem, useSharedIncident } from "../api/queries";
+import { ErrorBoundary } from "../components/ErrorBoundary";
 import { ErrorMessage, Loading } from "../components/States";
 import { IncidentHeader } from "../features/incidents/IncidentHeader";
 import { IncidentWorkspace } from "../features/incidents/IncidentWorkspace";
+import { PostmortemDocument } from "../features/postmortem/Postmortem";
 
 /** `/share/{token}`: the incident read-only, through the share's own API routes. */
 export function SharePage() {
@@ -29,6 +31,9 @@ export function SharePage() {
         {shared.data && (
           <>
             <IncidentHeader incident={shared.data.incident} />
+            <ErrorBoundary label="The postmortem">
+              <SharedPostmortem apiBase={apiBase} timezone={shared.data.incident.timezone} />
+            </ErrorBoundary>
             <IncidentWorkspace
               apiBase={apiBase}
               incident={shared.data.incident}
@@ -40,4 +45,11 @@ export function SharePage() {
       </main>
     </>
   );
+}
+
+/** The published postmortem, above the timeline (nothing while it is a draft). */
+function SharedPostmortem({ apiBase, timezone }: { apiBase: string; timezone: string }) {
+  const postmortem = usePostmortem(apiBase);
+  if (!postmortem.data) return null;
+  return <PostmortemDocument apiBase={apiBase} postmortem={postmortem.data} timezone={timezone} />;
 }
