@@ -143,8 +143,8 @@ def format_value(value: float | None, unit: str) -> str:
 
 
 def format_axis_value(value: float, unit: str) -> str:
-    if unit == "bytes":
-        return _scaled(value, 1024, ("B", "K", "M", "G", "T")).replace(" ", "")
+    if unit == "bytes":  # IEC, unit written, as the timeline's ticks (never "97.7K", "0B")
+        return _scaled(value, 1024, ("B", "KiB", "MiB", "GiB", "TiB"))
     if unit == "bits/s":
         return _scaled(value, 1000, ("", "k", "M", "G", "T")).replace(" ", "")
     return _compact(value)

@@ -24,7 +24,8 @@ def test_values_are_written_as_the_timeline_writes_them() -> None:
     assert charts.format_value(3_100, "per_s") == "3,100/s"
     assert charts.format_value(31_000, "per_s") == "31k/s"
     assert charts.format_value(None, "bytes") == "\u2013"
-    assert charts.format_axis_value(100_000, "bytes") == "97.7K"
+    assert charts.format_axis_value(100_000, "bytes") == "97.7 KiB"
+    assert charts.format_axis_value(0, "bytes") == "0 B"
 
 
 def test_time_ticks_fall_on_round_local_times() -> None:
