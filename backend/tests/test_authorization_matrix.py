@@ -105,6 +105,8 @@ class World:
     token_id: int
     finding: str
     link: str
+    action_item: int
+    external_id: str
     secrets: dict[str, str] = field(default_factory=dict)
     headers: dict[str, dict[str, str]] = field(default_factory=dict)
 
@@ -117,6 +119,8 @@ class World:
             "share_id": str(self.share_id),
             "token_id": str(self.token_id),
             "finding_id": self.finding,
+            "item_id": str(self.action_item),
+            "external_id": self.external_id,
             "token": self.link,  # /api/auth/one-time/{token}; shared routes override it
         }
 
@@ -195,6 +199,19 @@ OPERATIONS: dict[tuple[str, str], tuple[str, Body]] = {
         _json(lambda w: {"from_ms": 1_763_700_000_000, "text": "deploy", "host": "web-1"}),
     ),
     ("DELETE", f"{INC}/annotations/{{annotation_id}}"): ("write", _none),
+    ("GET", f"{INC}/action-items"): ("read", _none),
+    ("POST", f"{INC}/action-items"): ("write", _json(lambda w: {"title": "raise wmem_max"})),
+    ("PATCH", f"{INC}/action-items/{{item_id}}"): ("write", _json(lambda w: {"status": "done"})),
+    ("DELETE", f"{INC}/action-items/{{item_id}}"): ("write", _none),
+    ("PUT", f"{INC}/action-items/external/{{external_id}}"): (
+        "write",
+        _json(lambda w: {"owner": "ops"}),
+    ),
+    ("GET", "/api/action-items"): ("incidents", lambda w: {"params": {"status": "open"}}),
+    ("GET", "/api/compare"): (
+        "incidents",
+        lambda w: {"params": {"a": w.incident, "b": w.other_incident}},
+    ),
     ("GET", f"{INC}/shares"): ("user", _none),
     ("POST", f"{INC}/shares"): ("user", _json(lambda w: {"label": "vendor", "allow_raw": True})),
     ("DELETE", f"{INC}/shares/{{share_id}}"): ("user", _none),
@@ -205,6 +222,7 @@ OPERATIONS: dict[tuple[str, str], tuple[str, Body]] = {
     ("GET", f"{SHR}/facts"): ("shared", _none),
     ("GET", f"{SHR}/checklist"): ("shared", _none),
     ("GET", f"{SHR}/annotations"): ("shared", _none),
+    ("GET", f"{SHR}/action-items"): ("shared", _none),
     ("GET", f"{SHR}/artifacts"): ("shared", _none),
     ("GET", f"{SHR}/artifacts/{{artifact_id}}"): ("shared", _none),
     ("GET", f"{SHR}/artifacts/{{artifact_id}}/raw"): ("shared", _none),
@@ -235,6 +253,7 @@ def _wrong_methods() -> list[tuple[str, str]]:
 DISTURBING = {
     ("DELETE", INC),
     ("DELETE", f"{INC}/annotations/{{annotation_id}}"),
+    ("DELETE", f"{INC}/action-items/{{item_id}}"),
     ("DELETE", f"{INC}/shares/{{share_id}}"),
     ("DELETE", "/api/tokens/{token_id}"),
     ("POST", "/api/auth/logout"),
@@ -349,6 +368,16 @@ class Lab:
             client.post(f"{base}/shares", json={"allow_raw": True}, headers=admin_headers), 201
         )
         findings = _ok(client.get(f"{base}/checklist", headers=admin_headers), 200)["findings"]
+        # Made with its external id, so the upsert cells all update it (200).
+        external_id = f"EXT-{self.built}"
+        action_item = _ok(
+            client.post(
+                f"{base}/action-items",
+                json={"title": "raise wmem_max", "external_id": external_id},
+                headers=admin_headers,
+            ),
+            201,
+        )["id"]
         with factory.begin() as session:
             owner = session.get(User, user.id)
             spare = accounts_service.create_token(session, owner, name="spare", scope="ingest")
@@ -383,6 +412,8 @@ class Lab:
             token_id=spare.id,
             finding=findings[0]["id"],
             link=link,
+            action_item=action_item,
+            external_id=external_id,
             secrets=secrets,
             headers=headers,
         )
