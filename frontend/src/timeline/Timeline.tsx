@@ -69,10 +69,19 @@ function batchesFor(plan: Plan, range: TimeRange | null, maxPoints: number): Bat
 }
 
 export default function Timeline(props: TimelineProps) {
-  const { apiBase, timezone, window: incidentWindow, range, onRangeChange, host, onHostChange, highlight, readOnly, onAnnotate } = props;
+  const { apiBase, timezone, window: incidentWindow, range, onRangeChange, host, onHostChange, highlight, readOnly, onAnnotate, lanes, onLanesChange } = props;
   const [lanesRef, width] = useWidth<HTMLDivElement>();
   const plotWidth = plotWidthOf(width);
-  const [added, setAdded] = useState<string[]>([]);
+  const [ownAdded, setOwnAdded] = useState<string[]>([]);
+  // The page's lanes when it keeps them (the URL, so a link carries them), else our own.
+  const added = lanes ?? ownAdded;
+  const setAdded = useCallback(
+    (update: (current: string[]) => string[]) => {
+      if (onLanesChange) onLanesChange(update(lanes ?? []));
+      else setOwnAdded(update);
+    },
+    [lanes, onLanesChange],
+  );
   const [annotating, setAnnotating] = useState(false);
   const canAnnotate = !readOnly && !!onAnnotate;
 
@@ -298,7 +307,7 @@ export default function Timeline(props: TimelineProps) {
     const fns = new Map<string, () => void>();
     for (const p of added) fns.set(`added:${p}`, () => setAdded((a) => a.filter((x) => x !== p)));
     return fns;
-  }, [added]);
+  }, [added, setAdded]);
 
   // The shared time axis: about one tick per 90 px.
   const ticks = useMemo<TimeTick[]>(() => {
