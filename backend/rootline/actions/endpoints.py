@@ -17,7 +17,7 @@ from rootline.actions.schemas import (
 )
 from rootline.auth import IncidentsDep, PrincipalDep, WriteIncident, may, read_incident
 from rootline.deps import SessionDep
-from rootline.errors import Forbidden
+from rootline.errors import BadRequest, Forbidden
 from rootline.incidents.models import Incident
 from rootline.params import IdPath, OffsetQuery
 
@@ -116,18 +116,26 @@ def search_action_items(
         Query(alias="status", description="Any of these states (repeat the parameter)."),
     ] = None,
     due_before: Annotated[
-        dt.date | None, Query(description="Due before this date (undated items never match).")
+        str | None,
+        Query(
+            pattern=r"^\d{4}-\d{2}-\d{2}$",
+            description="Due before this date, YYYY-MM-DD (undated items never match).",
+        ),
     ] = None,
     incident: Annotated[uuid.UUID | None, Query(description="Only this incident's.")] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
     offset: OffsetQuery = 0,
 ) -> ActionItemPage:
     """Action items across incidents, by owner, then due date (undated last), then age."""
+    try:
+        before = dt.date.fromisoformat(due_before) if due_before else None
+    except ValueError as exc:
+        raise BadRequest("invalid_date", f"due_before: not a date: {due_before}") from exc
     return service.search(
         session,
         owner=owner,
         statuses=status_ or (),
-        due_before=due_before,
+        due_before=before,
         incident_id=incident,
         limit=limit,
         offset=offset,

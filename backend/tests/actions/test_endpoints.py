@@ -162,6 +162,7 @@ def test_list_across_incidents_with_filters(client: TestClient) -> None:
     assert [i["title"] for i in page["items"]] == ["e", "b"] and page["total"] == 5
     assert client.get("/api/action-items", params={"status": "closed"}).status_code == 422
     assert client.get("/api/action-items", params={"due_before": "soon"}).status_code == 422
+    assert client.get("/api/action-items", params={"due_before": "2026-13-40"}).status_code == 400
     (b,) = [i for i in client.get("/api/action-items").json()["items"] if i["title"] == "b"]
     assert b["incident_id"] == second and b["incident_title"] == "second"
     assert made["b"]["id"] == b["id"]

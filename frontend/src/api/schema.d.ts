@@ -2007,7 +2007,7 @@ export interface operations {
                 owner?: string | null;
                 /** @description Any of these states (repeat the parameter). */
                 status?: ("open" | "in_progress" | "done" | "wont_do")[] | null;
-                /** @description Due before this date (undated items never match). */
+                /** @description Due before this date, YYYY-MM-DD (undated items never match). */
                 due_before?: string | null;
                 /** @description Only this incident's. */
                 incident?: string | null;
