@@ -21,12 +21,15 @@ from starlette.requests import ClientDisconnect
 
 from rootline import demo
 from rootline.accounts.endpoints import auth_router, tokens_router, users_router
+from rootline.actions.endpoints import all_router as action_items_all_router
+from rootline.actions.endpoints import router as action_items_router
 from rootline.annotations.endpoints import router as annotations_router
 from rootline.artifacts import housekeeping
 from rootline.artifacts.endpoints import router as artifacts_router
 from rootline.artifacts.worker import ParseWorkers, sessions_for
 from rootline.auth import annotate_routes
 from rootline.bulkhead import Bulkhead
+from rootline.checklist.endpoints import compare_router
 from rootline.checklist.endpoints import router as checklist_router
 from rootline.db import make_engine, make_limiter_engine, make_sessionmaker, writer_engine
 from rootline.errors import ApiError, ServiceUnavailable
@@ -40,6 +43,7 @@ from rootline.server import redact_path
 from rootline.settings import Settings, get_settings
 from rootline.shares.endpoints import router as shares_router
 from rootline.shares.endpoints import shared_router
+from rootline.shares.middleware import RedactSharedResponses
 from rootline.storage import make_store
 from rootline.validation import RequestGuard, invalid_request
 
@@ -97,8 +101,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         events_router,
         facts_router,
         checklist_router,
+        compare_router,
         annotations_router,
         postmortems_router,
+        action_items_router,
+        action_items_all_router,
         auth_router,
         users_router,
         tokens_router,
@@ -182,6 +189,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             status_code=500,
         )
 
+    # Innermost: it sees each shared route's own answer (and the heavy ones wait in the
+    # bulkhead before it looks the share up).
+    app.add_middleware(RedactSharedResponses, sessions=sessions.read)
     app.add_middleware(RequestGuard)
     app.add_middleware(Bulkhead, slots=settings.heavy_requests, wait_s=settings.heavy_wait_s)
     _mount_frontend(app, settings.resolved_frontend_dir)

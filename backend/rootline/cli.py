@@ -1,4 +1,4 @@
-"""The ``rootline`` command: serve, worker, parse, ingest, export, demo, db, users, tokens."""
+"""The ``rootline`` command: serve, worker, parse, ingest, export, demo, db, users, tokens, actions."""
 
 from __future__ import annotations
 
@@ -34,6 +34,11 @@ users_app = typer.Typer(help="Users who sign in to the web app.", no_args_is_hel
 app.add_typer(users_app, name="users")
 tokens_app = typer.Typer(help="API tokens (for ingest and scripts).", no_args_is_help=True)
 app.add_typer(tokens_app, name="tokens")
+actions_app = typer.Typer(
+    help="Action items (list, create, update: what a ticketing integration syncs).",
+    no_args_is_help=True,
+)
+app.add_typer(actions_app, name="actions")
 
 
 # Seconds a server worker process may take to answer uvicorn's health check, starting included.
@@ -658,6 +663,217 @@ def ingest(
                 )
     if failures:
         raise typer.Exit(code=1)
+
+
+# --- Action items ------------------------------------------------------------------------
+
+
+def _parse_date(value: str | None, option: str) -> Any:
+    import datetime as dt
+
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError as exc:
+        typer.echo(f"{option}: not a date (YYYY-MM-DD): {value}", err=True)
+        raise typer.Exit(code=2) from exc
+
+
+def _parse_incident(value: str, option: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(value)
+    except ValueError as exc:
+        typer.echo(f"{option}: not an incident id: {value}", err=True)
+        raise typer.Exit(code=2) from exc
+
+
+def _validated(model: Any, fields: dict[str, Any]) -> Any:
+    from pydantic import ValidationError
+
+    try:
+        return model(**{k: v for k, v in fields.items() if v is not None})
+    except ValidationError as exc:
+        for error in exc.errors():
+            where = ".".join(str(part) for part in error["loc"])
+            typer.echo(f"{where}: {error['msg']}", err=True)
+        raise typer.Exit(code=2) from exc
+
+
+def _print_items(items: list[Any], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps([item.model_dump(mode="json") for item in items], indent=2))
+        return
+    for item in items:
+        verified = f"verified by {item.verified_incident_id}" if item.verified_incident_id else ""
+        typer.echo(
+            "\t".join(
+                str(part)
+                for part in (
+                    item.id,
+                    item.status,
+                    item.owner or "-",
+                    item.due_date or "-",
+                    item.external_id or "-",
+                    item.incident_title,
+                    item.title,
+                    verified,
+                )
+            ).rstrip()
+        )
+
+
+_JSON = typer.Option("--json", help="JSON for machines.")
+_STATUS_HELP = "open, in_progress, done or wont_do."
+
+
+@actions_app.command("list")
+def actions_list(
+    owner: Annotated[str | None, typer.Option(help="Only this owner's.")] = None,
+    status: Annotated[
+        list[str] | None, typer.Option(help=f"Only these states (repeat): {_STATUS_HELP}")
+    ] = None,
+    due_before: Annotated[
+        str | None, typer.Option(help="Due before this date (YYYY-MM-DD).")
+    ] = None,
+    incident: Annotated[str | None, typer.Option(help="Only this incident's.")] = None,
+    as_json: Annotated[bool, _JSON] = False,
+) -> None:
+    """Action items across incidents, by owner then due date: id, status, owner, due date,
+    external id, incident, title (tab-separated), or --json."""
+    from rootline.actions import service as actions_service
+    from rootline.actions.schemas import ACTION_STATUSES
+
+    unknown = [s for s in status or [] if s not in ACTION_STATUSES]
+    if unknown:
+        typer.echo(f"--status: {', '.join(unknown)}: not one of {_STATUS_HELP}", err=True)
+        raise typer.Exit(code=2)
+    incident_id = _parse_incident(incident, "--incident") if incident else None
+    due = _parse_date(due_before, "--due-before")
+    with _database(write=False) as session:
+        page = actions_service.search(
+            session,
+            owner=owner,
+            statuses=status or [],
+            due_before=due,
+            incident_id=incident_id,
+            limit=100_000,
+        )
+    _print_items(page.items, as_json)
+
+
+@actions_app.command("create")
+def actions_create(
+    incident: Annotated[str, typer.Option(help="Incident id.")],
+    title: Annotated[
+        str | None, typer.Option(help="Title (from a remedy: its first words).")
+    ] = None,
+    owner: Annotated[str | None, typer.Option(help="Who does it.")] = None,
+    due: Annotated[str | None, typer.Option(help="Due date, YYYY-MM-DD.")] = None,
+    status: Annotated[str | None, typer.Option(help=_STATUS_HELP)] = None,
+    ticket: Annotated[str | None, typer.Option(help="Ticket link (http or https).")] = None,
+    external_id: Annotated[
+        str | None,
+        typer.Option(help="The ticketing system's id: updates the item that has it, if any."),
+    ] = None,
+    finding: Annotated[str | None, typer.Option(help="Checklist id it answers.")] = None,
+    remedy: Annotated[
+        int | None, typer.Option(help="Index of that finding's remedy to copy (from 0).")
+    ] = None,
+    command: Annotated[str | None, typer.Option(help="Setting or command to apply.")] = None,
+    as_json: Annotated[bool, _JSON] = False,
+) -> None:
+    """Create an action item (or, with --external-id, create or update the item with that
+    id: an integration can run it on every sync)."""
+    from rootline.actions import service as actions_service
+    from rootline.actions.schemas import ActionItemCreate
+    from rootline.incidents import service as incidents_service
+
+    data = _validated(
+        ActionItemCreate,
+        {
+            "title": title,
+            "owner": owner,
+            "due_date": _parse_date(due, "--due"),
+            "status": status,
+            "ticket_url": ticket,
+            "finding_id": finding,
+            "remedy_index": remedy,
+            "command": command,
+        },
+    )
+    incident_id = _parse_incident(incident, "--incident")
+    with _database() as session:
+        target = incidents_service.get_or_404(session, incident_id=incident_id)
+        if external_id:
+            item, created = actions_service.upsert_external(
+                session, incident=target, external_id=external_id, data=data, author="cli"
+            )
+        else:
+            item, created = (
+                actions_service.create(session, incident=target, data=data, author="cli"),
+                True,
+            )
+    _print_items([item], as_json)
+    typer.echo(f"action item {item.id} {'created' if created else 'updated'}", err=True)
+
+
+@actions_app.command("update")
+def actions_update(
+    item_id: Annotated[int | None, typer.Argument(help="Item id (or give --external-id).")] = None,
+    external_id: Annotated[str | None, typer.Option(help="Find the item by this id.")] = None,
+    title: Annotated[str | None, typer.Option()] = None,
+    owner: Annotated[str | None, typer.Option()] = None,
+    due: Annotated[str | None, typer.Option(help="YYYY-MM-DD; 'none' clears it.")] = None,
+    status: Annotated[str | None, typer.Option(help=_STATUS_HELP)] = None,
+    ticket: Annotated[str | None, typer.Option(help="Ticket link; 'none' clears it.")] = None,
+    verified_by: Annotated[
+        str | None,
+        typer.Option(
+            help="Verified fixed by this after-capture incident (its checklist must rule the"
+            " cause out); 'none' clears the mark."
+        ),
+    ] = None,
+    as_json: Annotated[bool, _JSON] = False,
+) -> None:
+    """Change an action item."""
+    from rootline.actions import repository as actions_repository
+    from rootline.actions import service as actions_service
+    from rootline.actions.models import ActionItem
+    from rootline.actions.schemas import ActionItemUpdate
+
+    if (item_id is None) == (external_id is None):
+        typer.echo("give an item id or --external-id", err=True)
+        raise typer.Exit(code=2)
+    fields: dict[str, Any] = {"title": title, "owner": owner, "status": status}
+    cleared = []
+    for name, value, parse in (
+        ("due_date", due, lambda v: _parse_date(v, "--due")),
+        ("ticket_url", ticket, lambda v: v),
+        ("verified_incident_id", verified_by, lambda v: _parse_incident(v, "--verified-by")),
+    ):
+        if value is None:
+            continue
+        if value.lower() == "none":
+            cleared.append(name)
+        else:
+            fields[name] = parse(value)
+    data = _validated(ActionItemUpdate, fields)
+    data = data.model_copy(update=dict.fromkeys(cleared))
+    data.model_fields_set.update(cleared)
+    with _database() as session:
+        item = (
+            session.get(ActionItem, item_id)
+            if item_id is not None
+            else actions_repository.by_external_id(session, str(external_id))
+        )
+        if item is None:
+            typer.echo(
+                f"no action item {item_id if item_id is not None else external_id}", err=True
+            )
+            raise typer.Exit(code=1)
+        updated = actions_service.update(session, item=item, data=data, author="cli")
+    _print_items([updated], as_json)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Every ORM model, imported in one place so the metadata is complete (Alembic, tests)."""
 
 from rootline.accounts.models import ApiToken, LoginSession, OneTimeLink, User
+from rootline.actions.models import ActionItem
 from rootline.annotations.models import Annotation
 from rootline.app_meta import AppMeta
 from rootline.artifacts.models import Artifact, BlobClaim
@@ -15,6 +16,7 @@ from rootline.series.models import PointChunk, Series
 from rootline.shares.models import Share
 
 __all__ = [
+    "ActionItem",
     "Annotation",
     "ApiToken",
     "AppMeta",

@@ -111,6 +111,8 @@ class World:
     token_id: int
     finding: str
     link: str
+    action_item: int
+    external_id: str
     secrets: dict[str, str] = field(default_factory=dict)
     headers: dict[str, dict[str, str]] = field(default_factory=dict)
 
@@ -124,6 +126,8 @@ class World:
             "token_id": str(self.token_id),
             "finding_id": self.finding,
             "section": "lessons",
+            "item_id": str(self.action_item),
+            "external_id": self.external_id,
             "token": self.link,  # /api/auth/one-time/{token}; shared routes override it
         }
 
@@ -225,6 +229,19 @@ OPERATIONS: dict[tuple[str, str], tuple[str, Body]] = {
     ("GET", f"{INC}/postmortem/revisions"): ("read", _none),
     ("GET", f"{INC}/postmortem/export"): ("read", lambda w: {"params": {"format": "md"}}),
     ("GET", f"{INC}/postmortem/charts/{{finding_id}}.svg"): ("read", _none),
+    ("GET", f"{INC}/action-items"): ("read", _none),
+    ("POST", f"{INC}/action-items"): ("write", _json(lambda w: {"title": "raise wmem_max"})),
+    ("PATCH", f"{INC}/action-items/{{item_id}}"): ("write", _json(lambda w: {"status": "done"})),
+    ("DELETE", f"{INC}/action-items/{{item_id}}"): ("write", _none),
+    ("PUT", f"{INC}/action-items/external/{{external_id}}"): (
+        "write",
+        _json(lambda w: {"owner": "ops"}),
+    ),
+    ("GET", "/api/action-items"): ("incidents", lambda w: {"params": {"status": "open"}}),
+    ("GET", "/api/compare"): (
+        "incidents",
+        lambda w: {"params": {"a": w.incident, "b": w.other_incident}},
+    ),
     ("GET", f"{INC}/shares"): ("user", _none),
     ("POST", f"{INC}/shares"): ("user", _json(lambda w: {"label": "vendor", "allow_raw": True})),
     ("DELETE", f"{INC}/shares/{{share_id}}"): ("user", _none),
@@ -237,6 +254,7 @@ OPERATIONS: dict[tuple[str, str], tuple[str, Body]] = {
     ("GET", f"{SHR}/annotations"): ("shared", _none),
     ("GET", f"{SHR}/postmortem"): ("shared", _none),
     ("GET", f"{SHR}/postmortem/charts/{{finding_id}}.svg"): ("shared", _none),
+    ("GET", f"{SHR}/action-items"): ("shared", _none),
     ("GET", f"{SHR}/artifacts"): ("shared", _none),
     ("GET", f"{SHR}/artifacts/{{artifact_id}}"): ("shared", _none),
     ("GET", f"{SHR}/artifacts/{{artifact_id}}/raw"): ("shared", _none),
@@ -267,6 +285,7 @@ def _wrong_methods() -> list[tuple[str, str]]:
 DISTURBING = {
     ("DELETE", INC),
     ("DELETE", f"{INC}/annotations/{{annotation_id}}"),
+    ("DELETE", f"{INC}/action-items/{{item_id}}"),
     ("DELETE", f"{INC}/shares/{{share_id}}"),
     ("DELETE", "/api/tokens/{token_id}"),
     ("POST", "/api/auth/logout"),
@@ -391,6 +410,16 @@ class Lab:
             ),
             200,
         )
+        # Made with its external id, so the upsert cells all update it (200).
+        external_id = f"EXT-{self.built}"
+        action_item = _ok(
+            client.post(
+                f"{base}/action-items",
+                json={"title": "raise wmem_max", "external_id": external_id},
+                headers=admin_headers,
+            ),
+            201,
+        )["id"]
         with factory.begin() as session:
             owner = session.get(User, user.id)
             spare = accounts_service.create_token(session, owner, name="spare", scope="ingest")
@@ -425,6 +454,8 @@ class Lab:
             token_id=spare.id,
             finding=findings[0]["id"],
             link=link,
+            action_item=action_item,
+            external_id=external_id,
             secrets=secrets,
             headers=headers,
         )

@@ -6,6 +6,8 @@ import { ME_KEY } from "./api/queries";
 import { AppHeader } from "./features/auth/AppHeader";
 import { RequireAuth } from "./features/auth/RequireAuth";
 import { AccountPage } from "./pages/AccountPage";
+import { ActionsPage } from "./pages/ActionsPage";
+import { ComparePage } from "./pages/ComparePage";
 import { IncidentPage } from "./pages/IncidentPage";
 import { IncidentsPage } from "./pages/IncidentsPage";
 import { LoginPage } from "./pages/LoginPage";
@@ -73,6 +75,8 @@ const router = createBrowserRouter([
           { path: "/incidents/:id", element: <IncidentPage /> },
           { path: "/incidents/:id/postmortem", element: <PostmortemPage /> },
           { path: "/account", element: <AccountPage /> },
+          { path: "/actions", element: <ActionsPage /> },
+          { path: "/compare", element: <ComparePage /> },
           { path: "*", element: <NotFoundPage /> },
         ],
       },

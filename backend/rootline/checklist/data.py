@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections import defaultdict
 from collections.abc import Sequence
@@ -11,7 +12,7 @@ import numpy as np
 from sqlalchemy.orm import Session
 
 from rootline.artifacts import repository as artifacts_repository
-from rootline.detectors.base import EventView, FactView, SeriesView
+from rootline.detectors.base import EventView, FactView, IncidentData, SeriesView
 from rootline.events import repository as events_repository
 from rootline.facts import repository as facts_repository
 from rootline.series import codec
@@ -98,3 +99,42 @@ class DatabaseIncidentData:
 
     def hosts(self) -> set[str]:
         return set(self._kinds_and_hosts[1])
+
+
+class WindowedIncidentData:
+    """Another :class:`IncidentData` seen through a time window: series points and events in
+    ``[from_ms, to_ms]`` only (facts, settings read once, are kept whole). What the checklist
+    of one time range of an incident is computed from (before and after within one capture)."""
+
+    def __init__(self, data: IncidentData, from_ms: int, to_ms: int) -> None:
+        self._data = data
+        self._from_ms = from_ms
+        self._to_ms = to_ms
+
+    def series(self, name: str, *, host: str | None = None) -> Sequence[SeriesView]:
+        views = []
+        for view in self._data.series(name, host=host):
+            inside = (view.times_ms >= self._from_ms) & (view.times_ms <= self._to_ms)
+            if inside.any():
+                views.append(
+                    dataclasses.replace(
+                        view, times_ms=view.times_ms[inside], values=view.values[inside]
+                    )
+                )
+        return views
+
+    def events(self, kind: str, *, host: str | None = None) -> Sequence[EventView]:
+        return [
+            e
+            for e in self._data.events(kind, host=host)
+            if self._from_ms <= e.time_ms <= self._to_ms
+        ]
+
+    def facts(self, key: str, *, host: str | None = None) -> Sequence[FactView]:
+        return self._data.facts(key, host=host)
+
+    def artifact_kinds(self) -> set[str]:
+        return self._data.artifact_kinds()
+
+    def hosts(self) -> set[str]:
+        return self._data.hosts()

@@ -1,14 +1,19 @@
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
+from typing import Annotated
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Query
 
-from rootline.auth import PrincipalDep, WriteIncident, read_incident
-from rootline.checklist import service
-from rootline.checklist.schemas import Checklist, FindingRead, ReviewUpdate
+from rootline.auth import IncidentsDep, PrincipalDep, WriteIncident, read_incident
+from rootline.checklist import compare, service
+from rootline.checklist.schemas import Checklist, Comparison, FindingRead, ReviewUpdate
 from rootline.deps import SessionDep
+from rootline.errors import BadRequest
+from rootline.incidents import service as incidents_service
 from rootline.incidents.models import Incident
+from rootline.params import time_param
 
 
 def read_routes(incident_dep: Callable[..., Incident]) -> APIRouter:
@@ -46,3 +51,37 @@ def review_finding(
 
 
 router.include_router(read_routes(read_incident))
+
+
+compare_router = APIRouter(prefix="/api/compare", tags=["checklist"])
+
+
+@compare_router.get("")
+def compare_checklists(
+    principal: IncidentsDep,
+    session: SessionDep,
+    a: Annotated[uuid.UUID, Query(description="Incident A (before).")],
+    b: Annotated[uuid.UUID, Query(description="Incident B (after); may be A with other ranges.")],
+    a_from: Annotated[str | None, Query(description="Range of A: epoch ms/s or ISO-8601.")] = None,
+    a_to: Annotated[str | None, Query()] = None,
+    b_from: Annotated[str | None, Query(description="Range of B.")] = None,
+    b_to: Annotated[str | None, Query()] = None,
+) -> Comparison:
+    """Before and after: both checklists side by side, verdicts with their key numbers, and
+    what changed from A to B. A side with a range (`a_from` and `a_to`) has its checklist
+    computed over that range only; without one, the incident's checklist is read."""
+    ranges = []
+    for side, start, end in (("a", a_from, a_to), ("b", b_from, b_to)):
+        from_ms, to_ms = time_param(start, f"{side}_from"), time_param(end, f"{side}_to")
+        if (from_ms is None) != (to_ms is None) or (
+            from_ms is not None and to_ms is not None and to_ms <= from_ms
+        ):
+            raise BadRequest("invalid_range", f"give {side}_from before {side}_to, or neither")
+        ranges.append((from_ms, to_ms))
+    return compare.compare(
+        session,
+        a=incidents_service.get_or_404(session, incident_id=a),
+        b=incidents_service.get_or_404(session, incident_id=b),
+        a_range=ranges[0],
+        b_range=ranges[1],
+    )

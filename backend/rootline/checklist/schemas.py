@@ -27,7 +27,9 @@ class EvidenceRead(BaseModel):
         default=None,
         description="Whether the observation is at or past its named threshold (null: no threshold).",
     )
-    threshold_name: str | None = Field(default=None, description="The rule's name for the threshold.")
+    threshold_name: str | None = Field(
+        default=None, description="The rule's name for the threshold."
+    )
     symptom: str | None = Field(
         default=None,
         description="The symptom it observes on an entity (`sendq_full@conn:...`), for the"
@@ -77,7 +79,9 @@ class FindingRead(BaseModel):
         description="Checklist ids whose mechanism explains this item's symptoms (then it is"
         " ruled out as a second cause).",
     )
-    entity: str = Field(default="", description="What was judged: a connection, a listener, a host...")
+    entity: str = Field(
+        default="", description="What was judged: a connection, a listener, a host..."
+    )
     rules_version: str = Field(default="", description="The rules version that computed it.")
     review: ReviewRead | None
     computed_at_ms: int
@@ -131,3 +135,48 @@ class ReviewUpdate(RequestModel):
     )
     note: str = Field(default="", max_length=20_000)
     author: str = Field(default="", max_length=255)
+
+
+class KeyNumber(BaseModel):
+    summary: str
+    observed: float | str | None
+    threshold: float | str | None
+    unit: str
+    met: bool | None
+
+
+class CompareVerdict(BaseModel):
+    verdict: VerdictName = Field(description="Effective verdict (the team's override, if any).")
+    summary: str
+    key_numbers: list[KeyNumber] = Field(
+        description="The evidence measured against thresholds (at most 4)."
+    )
+
+
+class CompareSide(BaseModel):
+    incident_id: str
+    title: str
+    timezone: str
+    from_ms: int | None = Field(description="Start of the range compared (null: no data).")
+    to_ms: int | None
+    windowed: bool = Field(description="Whether the checklist was computed over a range only.")
+
+
+class CompareRow(BaseModel):
+    id: str
+    title: str
+    a: CompareVerdict
+    b: CompareVerdict
+    change: Literal["same", "better", "worse", "unclear"] = Field(
+        description="From A to B: `better` when the verdict moved toward ruled out, `worse`"
+        " toward confirmed, `unclear` when one side lacks the data to say."
+    )
+
+
+class Comparison(BaseModel):
+    a: CompareSide
+    b: CompareSide
+    rules_version: str
+    rows: list[CompareRow] = Field(
+        description="Changed rows first (worse, better, unclear), then the rest."
+    )

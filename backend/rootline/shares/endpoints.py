@@ -14,6 +14,7 @@ import sqlalchemy.exc
 from fastapi import APIRouter, Depends, Path, Request, Response, status
 from sqlalchemy.orm import Session
 
+from rootline.actions.endpoints import read_routes as action_item_reads
 from rootline.annotations.endpoints import read_routes as annotation_reads
 from rootline.artifacts.endpoints import read_routes as artifact_reads
 from rootline.auth import UserDep, UserIncident, access, client_ip
@@ -31,7 +32,13 @@ from rootline.ratelimit import FailureLimit, Limit
 from rootline.series.endpoints import read_routes as series_reads
 from rootline.settings import Settings
 from rootline.shares import service
-from rootline.shares.schemas import ShareCreate, ShareCreated, SharedIncident, ShareRead
+from rootline.shares.schemas import (
+    ShareCreate,
+    ShareCreated,
+    SharedIncident,
+    ShareRead,
+    ShareView,
+)
 
 router = APIRouter(prefix="/api/incidents/{incident_id}/shares", tags=["shares"])
 
@@ -64,6 +71,8 @@ def revoke_share(share_id: IdPath, incident: UserIncident, session: SessionDep) 
 class SharedAccess:
     incident: Incident
     allow_raw: bool
+    view: ShareView | None = None
+    redacted: bool = False
 
 
 @access("shared")
@@ -90,7 +99,12 @@ def shared_access(
     if share is None or incident is None:
         _count_failed_lookup(request, settings, session)
         raise NotFound("share_not_found", "this share link is unknown, revoked or expired")
-    return SharedAccess(incident=incident, allow_raw=share.allow_raw)
+    return SharedAccess(
+        incident=incident,
+        allow_raw=share.allow_raw and not share.redacted,
+        view=ShareView.model_validate(share.view) if share.view else None,
+        redacted=share.redacted,
+    )
 
 
 def _count_failed_lookup(request: Request, settings: Settings, session: Session) -> None:
@@ -133,10 +147,13 @@ shared_router = APIRouter(prefix="/api/shared/{token}", tags=["shared"])
 
 @shared_router.get("")
 def get_shared(shared: SharedAccessDep, session: SessionDep) -> SharedIncident:
-    """The shared incident, and whether its raw artifacts may be downloaded."""
+    """The shared incident, whether its raw artifacts may be downloaded, the view the link
+    opens, and whether its names and addresses are pseudonyms."""
     return SharedIncident(
         incident=incidents_service.to_read(session, incident=shared.incident),
         allow_raw=shared.allow_raw,
+        view=shared.view,
+        redacted=shared.redacted,
     )
 
 
@@ -147,6 +164,7 @@ for _reads in (
     checklist_reads(shared_incident),
     annotation_reads(shared_incident),
     postmortem_reads(shared_incident, published_only=True),
+    action_item_reads(shared_incident),
     artifact_reads(shared_incident, raw_guard=shared_raw_allowed),
 ):
     shared_router.include_router(_reads)

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
-from sqlalchemy import BigInteger, Boolean, ForeignKey, String, Uuid
+from sqlalchemy import JSON, BigInteger, Boolean, ForeignKey, String, Uuid, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from rootline.db import Base, BigIntId
@@ -28,3 +29,9 @@ class Share(Base):
     expires_at_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     allow_raw: Mapped[bool] = mapped_column(Boolean, default=False)
     revoked_at_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    # The view the link opens: {"from_ms", "to_ms", "host", "finding", "evidence", "lanes"}.
+    view: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    # Addresses, host names and ports shown as pseudonyms (see rootline.shares.redaction);
+    # `pseudonyms` holds the ones given out when the link was made, so they never change.
+    redacted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    pseudonyms: Mapped[dict[str, dict[str, str]] | None] = mapped_column(JSON, nullable=True)

@@ -9,7 +9,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from rootline.accounts.models import User
+from rootline.annotations.models import Annotation
+from rootline.artifacts.models import Artifact
+from rootline.events.models import Event
+from rootline.facts.models import Fact
+from rootline.series.models import Series
 from rootline.shares.models import Share
+from rootline.shares.redaction import Known
 
 
 def list_for_incident(
@@ -41,3 +47,19 @@ def live_by_hash(session: Session, token_hash: str, now: int) -> Share | None:
             User.disabled.is_not(True),
         )
     )
+
+
+def known_names(session: Session, incident_id: uuid.UUID) -> Known:
+    """The host names, addresses and ports the incident's data names (for redacted links)."""
+    known = Known()
+    for table in (Artifact, Event, Fact, Annotation):
+        for (host,) in session.execute(
+            select(table.host).where(table.incident_id == incident_id).distinct()
+        ):
+            known.add_host(host)
+    for host, labels in session.execute(
+        select(Series.host, Series.labels).where(Series.incident_id == incident_id)
+    ):
+        known.add_host(host)
+        known.add_labels(labels or {})
+    return known

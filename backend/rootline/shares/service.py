@@ -12,7 +12,8 @@ from rootline.errors import BadRequest, NotFound
 from rootline.incidents.models import Incident
 from rootline.shares import repository
 from rootline.shares.models import Share
-from rootline.shares.schemas import ShareCreate, ShareCreated, ShareRead
+from rootline.shares.redaction import Redactor, assign
+from rootline.shares.schemas import ShareCreate, ShareCreated, ShareRead, ShareView
 from rootline.timeutil import now_ms
 
 
@@ -27,6 +28,8 @@ def to_read(share: Share, created_by: str | None, now: int) -> ShareRead:
         revoked=share.revoked_at_ms is not None,
         expired=share.expires_at_ms is not None and share.expires_at_ms <= now,
         prefix=share.prefix,
+        view=ShareView.model_validate(share.view) if share.view else None,
+        redacted=share.redacted,
     )
 
 
@@ -36,6 +39,8 @@ def create(
     now = now_ms()
     if data.expires_at_ms is not None and data.expires_at_ms <= now:
         raise BadRequest("invalid_expiry", "expires_at_ms is in the past")
+    if data.redacted and data.allow_raw:
+        raise BadRequest("raw_not_redactable", "a redacted link cannot offer the raw files")
     token = crypto.new_secret()
     share = Share(
         incident_id=incident.id,
@@ -46,6 +51,10 @@ def create(
         created_at_ms=now,
         expires_at_ms=data.expires_at_ms,
         allow_raw=data.allow_raw,
+        view=data.view.model_dump(exclude_defaults=True) if data.view else None,
+        redacted=data.redacted,
+        # Numbered now and kept: the same names read the same on every later request.
+        pseudonyms=assign(repository.known_names(session, incident.id)) if data.redacted else None,
     )
     session.add(share)
     session.flush()
@@ -71,3 +80,12 @@ def resolve(session: Session, token: str) -> Share | None:
     """The live share behind ``token`` (None when unknown, revoked, expired, or its maker
     is disabled: what a user shared stops with the user, as their API tokens do)."""
     return repository.live_by_hash(session, crypto.digest(token), now_ms())
+
+
+def redactor(session: Session, share: Share) -> Redactor | None:
+    """The redactor of a redacted share (None for a plain one): its stored pseudonyms, and
+    the next numbers for names its incident gained since."""
+    if not share.redacted:
+        return None
+    pseudonyms = assign(repository.known_names(session, share.incident_id), share.pseudonyms)
+    return Redactor(pseudonyms, key=share.token_hash.encode())

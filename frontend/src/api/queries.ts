@@ -13,10 +13,16 @@ import {
 } from "@tanstack/react-query";
 import { ApiError, apiGet, request } from "./client";
 import type {
+  ActionItem,
+  ActionItemCreate,
+  ActionItemPage,
+  ActionItemUpdate,
+  ActionStatus,
   Annotation,
   AnnotationCreate,
   Artifact,
   Checklist,
+  Comparison,
   Incident,
   IncidentCreate,
   IncidentPage,
@@ -30,6 +36,7 @@ import type {
   ShareCreated,
   ShareRead,
   SharedIncident,
+  ShareView,
   TokenCreated,
   TokenRead,
   TokenScope,
@@ -367,7 +374,7 @@ export function useCreateShare(incidentId: string) {
   return useMutation<
     ShareCreated,
     ApiError,
-    { label: string; expires_at_ms: number | null; allow_raw: boolean }
+    { label: string; expires_at_ms: number | null; allow_raw: boolean; redacted: boolean; view: ShareView | null }
   >({
     mutationFn: (body) =>
       request<ShareCreated>("POST", `${incidentBase(incidentId)}/shares`, { json: body }),
@@ -458,5 +465,87 @@ export function useRevisions(apiBase: string, section: SectionKey, enabled: bool
     queryKey: [apiBase, "revisions", section],
     queryFn: ({ signal }) => apiGet<Revision[]>(`${apiBase}/postmortem/revisions`, { section }, signal),
     enabled,
+  });
+}
+
+// ---- action items ----------------------------------------------------------------------------
+
+const ALL_ACTIONS_KEY = ["action-items"] as const;
+const actionItemsKey = (apiBase: string) => [apiBase, "action-items"] as const;
+
+export function useActionItems(apiBase: string) {
+  return useQuery<ActionItem[], ApiError>({
+    queryKey: actionItemsKey(apiBase),
+    queryFn: ({ signal }) => apiGet<ActionItem[]>(`${apiBase}/action-items`, undefined, signal),
+  });
+}
+
+export interface ActionFilters {
+  owner?: string;
+  status?: ActionStatus[];
+  due_before?: string;
+}
+
+/** Action items across incidents, by owner then due date. */
+export function useAllActionItems(filters: ActionFilters) {
+  return useQuery<ActionItemPage, ApiError>({
+    queryKey: [...ALL_ACTIONS_KEY, filters],
+    queryFn: ({ signal }) =>
+      apiGet<ActionItemPage>(
+        "/api/action-items",
+        { owner: filters.owner || undefined, status: filters.status, due_before: filters.due_before || undefined, limit: 1000 },
+        signal,
+      ),
+    placeholderData: (previous) => previous,
+  });
+}
+
+function invalidateActionItems(client: QueryClient, apiBase: string) {
+  void client.invalidateQueries({ queryKey: actionItemsKey(apiBase) });
+  void client.invalidateQueries({ queryKey: ALL_ACTIONS_KEY });
+}
+
+export function useCreateActionItem(apiBase: string) {
+  const client = useQueryClient();
+  return useMutation<ActionItem, ApiError, ActionItemCreate>({
+    mutationFn: (body) => request<ActionItem>("POST", `${apiBase}/action-items`, { json: body }),
+    onSuccess: () => invalidateActionItems(client, apiBase),
+  });
+}
+
+/** Changes an item of any incident (the /actions page edits items of many). */
+export function useUpdateActionItem() {
+  const client = useQueryClient();
+  return useMutation<ActionItem, ApiError, { item: ActionItem; changes: ActionItemUpdate }>({
+    mutationFn: ({ item, changes }) =>
+      request<ActionItem>("PATCH", `${incidentBase(item.incident_id)}/action-items/${item.id}`, { json: changes }),
+    onSuccess: (item) => invalidateActionItems(client, incidentBase(item.incident_id)),
+  });
+}
+
+export function useDeleteActionItem() {
+  const client = useQueryClient();
+  return useMutation<void, ApiError, ActionItem>({
+    mutationFn: (item) => request<void>("DELETE", `${incidentBase(item.incident_id)}/action-items/${item.id}`),
+    onSuccess: (_data, item) => invalidateActionItems(client, incidentBase(item.incident_id)),
+  });
+}
+
+// ---- compare ---------------------------------------------------------------------------------
+
+export interface CompareParams {
+  a: string;
+  b: string;
+  a_from?: number;
+  a_to?: number;
+  b_from?: number;
+  b_to?: number;
+}
+
+export function useComparison(params: CompareParams | null) {
+  return useQuery<Comparison, ApiError>({
+    queryKey: ["compare", params],
+    queryFn: ({ signal }) => apiGet<Comparison>("/api/compare", { ...params }, signal),
+    enabled: params !== null,
   });
 }

@@ -4,6 +4,26 @@
  */
 
 export interface paths {
+    "/api/action-items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search Action Items
+         * @description Action items across incidents, by owner, then due date (undated last), then age.
+         */
+        get: operations["search_action_items_api_action_items_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -106,6 +126,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare Checklists
+         * @description Before and after: both checklists side by side, verdicts with their key numbers, and
+         *     what changed from A to B. A side with a range (`a_from` and `a_to`) has its checklist
+         *     computed over that range only; without one, the incident's checklist is read.
+         */
+        get: operations["compare_checklists_api_compare_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -176,6 +218,78 @@ export interface paths {
          * @description Change title, summary, time zone, status or the incident window.
          */
         patch: operations["update_incident_api_incidents__incident_id__patch"];
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/action-items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Action Items
+         * @description The incident's action items, oldest first.
+         */
+        get: operations["list_action_items_api_incidents__incident_id__action_items_get"];
+        put?: never;
+        /**
+         * Create Action Item
+         * @description Add an action item. With `finding_id` and `remedy_index` it is made from that remedy:
+         *     its text and its setting or command are copied in (and its first words are the title
+         *     unless one is given).
+         */
+        post: operations["create_action_item_api_incidents__incident_id__action_items_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/action-items/external/{external_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upsert Action Item
+         * @description Create or update the item carrying this external id (a ticketing integration's sync):
+         *     201 when created, 200 when updated. Fields left out stay as they are.
+         */
+        put: operations["upsert_action_item_api_incidents__incident_id__action_items_external__external_id__put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/action-items/{item_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete Action Item
+         * @description Remove an action item.
+         */
+        delete: operations["delete_action_item_api_incidents__incident_id__action_items__item_id__delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update Action Item
+         * @description Change an action item; `verified_incident_id` marks it verified fixed by an
+         *     after-capture incident (refused unless that incident's checklist rules its cause out).
+         */
+        patch: operations["update_action_item_api_incidents__incident_id__action_items__item_id__patch"];
         trace?: never;
     };
     "/api/incidents/{incident_id}/annotations": {
@@ -606,9 +720,30 @@ export interface paths {
         };
         /**
          * Get Shared
-         * @description The shared incident, and whether its raw artifacts may be downloaded.
+         * @description The shared incident, whether its raw artifacts may be downloaded, the view the link
+         *     opens, and whether its names and addresses are pseudonyms.
          */
         get: operations["get_shared_api_shared__token__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shared/{token}/action-items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Action Items
+         * @description The incident's action items, oldest first.
+         */
+        get: operations["list_action_items_api_shared__token__action_items_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -911,6 +1046,163 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** ActionItemCreate */
+        ActionItemCreate: {
+            /**
+             * Command
+             * @description The setting or command to apply; from a remedy, copied from its text unless given.
+             */
+            command?: string | null;
+            /**
+             * Due Date
+             * @description ISO date, e.g. 2026-12-31.
+             */
+            due_date?: string | null;
+            /**
+             * External Id
+             * @description The ticketing system's id; unique. `PUT .../action-items/external/{id}` upserts by it.
+             */
+            external_id?: string | null;
+            /**
+             * Finding Id
+             * @description The checklist id the item answers.
+             */
+            finding_id?: string | null;
+            /** Notes */
+            notes?: string | null;
+            /**
+             * Owner
+             * @description Who does it.
+             */
+            owner?: string | null;
+            /**
+             * Remedy Index
+             * @description Index of the finding's remedy it was made from (its text is copied).
+             */
+            remedy_index?: number | null;
+            /** Status */
+            status?: ("open" | "in_progress" | "done" | "wont_do") | null;
+            /**
+             * Ticket Url
+             * @description Link to the ticket (http or https).
+             */
+            ticket_url?: string | null;
+            /**
+             * Title
+             * @description Required unless made from a remedy (then its first words).
+             */
+            title?: string | null;
+        };
+        /** ActionItemPage */
+        ActionItemPage: {
+            /** Items */
+            items: components["schemas"]["ActionItemRead"][];
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+            /** Total */
+            total: number;
+        };
+        /** ActionItemRead */
+        ActionItemRead: {
+            /**
+             * Command
+             * @description The setting or command to apply, one a line.
+             */
+            command: string;
+            /** Created At Ms */
+            created_at_ms: number;
+            /** Created By */
+            created_by: string;
+            /** Due Date */
+            due_date: string | null;
+            /** External Id */
+            external_id: string | null;
+            /** Finding Id */
+            finding_id: string | null;
+            /** Id */
+            id: number;
+            /**
+             * Incident Id
+             * Format: uuid
+             */
+            incident_id: string;
+            /**
+             * Incident Title
+             * @default
+             */
+            incident_title: string;
+            /** Notes */
+            notes: string;
+            /** Owner */
+            owner: string;
+            /**
+             * Remedy
+             * @description The remedy's text when the item was made from one.
+             */
+            remedy: string;
+            /** Remedy Index */
+            remedy_index: number | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "open" | "in_progress" | "done" | "wont_do";
+            /** Ticket Url */
+            ticket_url: string | null;
+            /** Title */
+            title: string;
+            /** Updated At Ms */
+            updated_at_ms: number;
+            /** Verified At Ms */
+            verified_at_ms: number | null;
+            /** Verified By */
+            verified_by: string | null;
+            /** Verified Incident Id */
+            verified_incident_id: string | null;
+            /** Verified Incident Title */
+            verified_incident_title?: string | null;
+        };
+        /**
+         * ActionItemUpdate
+         * @description Fields left out stay as they are; `verified_incident_id: null` clears the mark.
+         */
+        ActionItemUpdate: {
+            /**
+             * Command
+             * @description The setting or command to apply; from a remedy, copied from its text unless given.
+             */
+            command?: string | null;
+            /**
+             * Due Date
+             * @description ISO date, e.g. 2026-12-31.
+             */
+            due_date?: string | null;
+            /** External Id */
+            external_id?: string | null;
+            /** Notes */
+            notes?: string | null;
+            /**
+             * Owner
+             * @description Who does it.
+             */
+            owner?: string | null;
+            /** Status */
+            status?: ("open" | "in_progress" | "done" | "wont_do") | null;
+            /**
+             * Ticket Url
+             * @description Link to the ticket (http or https).
+             */
+            ticket_url?: string | null;
+            /** Title */
+            title?: string | null;
+            /**
+             * Verified Incident Id
+             * @description Mark it verified fixed by this after-capture incident: its checklist must rule the item's checklist id out (computed verdict `ruled_out`).
+             */
+            verified_incident_id?: string | null;
+        };
         /** AnnotationCreate */
         AnnotationCreate: {
             /**
@@ -1062,6 +1354,70 @@ export interface components {
             rules_version: string;
             /** @description The application's symptom window from its own series (`app.*`), if they show one. */
             symptom?: components["schemas"]["SymptomRead"] | null;
+        };
+        /** CompareRow */
+        CompareRow: {
+            a: components["schemas"]["CompareVerdict"];
+            b: components["schemas"]["CompareVerdict"];
+            /**
+             * Change
+             * @description From A to B: `better` when the verdict moved toward ruled out, `worse` toward confirmed, `unclear` when one side lacks the data to say.
+             * @enum {string}
+             */
+            change: "same" | "better" | "worse" | "unclear";
+            /** Id */
+            id: string;
+            /** Title */
+            title: string;
+        };
+        /** CompareSide */
+        CompareSide: {
+            /**
+             * From Ms
+             * @description Start of the range compared (null: no data).
+             */
+            from_ms: number | null;
+            /** Incident Id */
+            incident_id: string;
+            /** Timezone */
+            timezone: string;
+            /** Title */
+            title: string;
+            /** To Ms */
+            to_ms: number | null;
+            /**
+             * Windowed
+             * @description Whether the checklist was computed over a range only.
+             */
+            windowed: boolean;
+        };
+        /** CompareVerdict */
+        CompareVerdict: {
+            /**
+             * Key Numbers
+             * @description The evidence measured against thresholds (at most 4).
+             */
+            key_numbers: components["schemas"]["KeyNumber"][];
+            /** Summary */
+            summary: string;
+            /**
+             * Verdict
+             * @description Effective verdict (the team's override, if any).
+             * @enum {string}
+             */
+            verdict: "confirmed" | "likely" | "ruled_out" | "insufficient_data";
+        };
+        /** Comparison */
+        Comparison: {
+            a: components["schemas"]["CompareSide"];
+            b: components["schemas"]["CompareSide"];
+            /**
+             * Rows
+             * @description Changed rows first (worse, better, unclear), then the rest.
+             */
+            rows: components["schemas"]["CompareRow"][];
+            /** Rules Version */
+            rules_version: string;
         };
         /** DiagnosticRead */
         DiagnosticRead: {
@@ -1369,6 +1725,19 @@ export interface components {
             /** Window Start Ms */
             window_start_ms?: number | null;
         };
+        /** KeyNumber */
+        KeyNumber: {
+            /** Met */
+            met: boolean | null;
+            /** Observed */
+            observed: number | string | null;
+            /** Summary */
+            summary: string;
+            /** Threshold */
+            threshold: number | string | null;
+            /** Unit */
+            unit: string;
+        };
         /** LoginRequest */
         LoginRequest: {
             /** Password */
@@ -1611,6 +1980,14 @@ export interface components {
              * @default
              */
             label: string;
+            /**
+             * Redacted
+             * @description Show IP addresses, host names and ports as consistent pseudonyms (`host-a`, `10.0.0.1`, `port-1`); raw downloads are then off.
+             * @default false
+             */
+            redacted: boolean;
+            /** @description The view the link opens. */
+            view?: components["schemas"]["ShareView"] | null;
         };
         /** ShareCreated */
         ShareCreated: {
@@ -1633,6 +2010,11 @@ export interface components {
             label: string;
             /** Prefix */
             prefix: string;
+            /**
+             * Redacted
+             * @default false
+             */
+            redacted: boolean;
             /** Revoked */
             revoked: boolean;
             /**
@@ -1645,6 +2027,7 @@ export interface components {
              * @description Path of the shared view in the web app, `/share/<token>`.
              */
             url: string;
+            view?: components["schemas"]["ShareView"] | null;
         };
         /** ShareRead */
         ShareRead: {
@@ -1667,14 +2050,56 @@ export interface components {
             label: string;
             /** Prefix */
             prefix: string;
+            /**
+             * Redacted
+             * @default false
+             */
+            redacted: boolean;
             /** Revoked */
             revoked: boolean;
+            view?: components["schemas"]["ShareView"] | null;
+        };
+        /**
+         * ShareView
+         * @description The view a link opens: the range, host, finding (and evidence item) and the lanes
+         *     added to the timeline when it was made.
+         */
+        ShareView: {
+            /** Evidence */
+            evidence?: number | null;
+            /**
+             * Finding
+             * @description Selected checklist id.
+             */
+            finding?: string | null;
+            /**
+             * From Ms
+             * @description Visible range start, UTC epoch ms.
+             */
+            from_ms?: number | null;
+            /** Host */
+            host?: string | null;
+            /**
+             * Lanes
+             * @description Series names added as lanes.
+             */
+            lanes?: string[];
+            /** To Ms */
+            to_ms?: number | null;
         };
         /** SharedIncident */
         SharedIncident: {
             /** Allow Raw */
             allow_raw: boolean;
             incident: components["schemas"]["IncidentRead"];
+            /**
+             * Redacted
+             * @description Names and addresses are pseudonyms.
+             * @default false
+             */
+            redacted: boolean;
+            /** @description The view the link opens. */
+            view?: components["schemas"]["ShareView"] | null;
         };
         /**
          * StatusConflict
@@ -1940,6 +2365,47 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    search_action_items_api_action_items_get: {
+        parameters: {
+            query?: {
+                /** @description Exactly this owner. */
+                owner?: string | null;
+                /** @description Any of these states (repeat the parameter). */
+                status?: ("open" | "in_progress" | "done" | "wont_do")[] | null;
+                /** @description Due before this date, YYYY-MM-DD (undated items never match). */
+                due_before?: string | null;
+                /** @description Only this incident's. */
+                incident?: string | null;
+                limit?: number;
+                /** @description Items to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActionItemPage"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     login_api_auth_login_post: {
         parameters: {
             query?: never;
@@ -2110,6 +2576,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    compare_checklists_api_compare_get: {
+        parameters: {
+            query: {
+                /** @description Incident A (before). */
+                a: string;
+                /** @description Incident B (after); may be A with other ranges. */
+                b: string;
+                /** @description Range of A: epoch ms/s or ISO-8601. */
+                a_from?: string | null;
+                a_to?: string | null;
+                /** @description Range of B. */
+                b_from?: string | null;
+                b_to?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Comparison"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
             };
         };
     };
@@ -2292,6 +2798,184 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IncidentRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_action_items_api_incidents__incident_id__action_items_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActionItemRead"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    create_action_item_api_incidents__incident_id__action_items_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionItemCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActionItemRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    upsert_action_item_api_incidents__incident_id__action_items_external__external_id__put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ticketing system's id. */
+                external_id: string;
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionItemCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActionItemRead"];
+                };
+            };
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActionItemRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_action_item_api_incidents__incident_id__action_items__item_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                item_id: number;
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    update_action_item_api_incidents__incident_id__action_items__item_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                item_id: number;
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionItemUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActionItemRead"];
                 };
             };
             /** @description Validation Error */
@@ -3206,6 +3890,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SharedIncident"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_action_items_api_shared__token__action_items_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The share token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActionItemRead"][];
                 };
             };
             /** @description Validation Error */

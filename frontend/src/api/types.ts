@@ -35,6 +35,17 @@ export type TokenCreated = Schemas["TokenCreated"];
 export type ShareRead = Schemas["ShareRead"];
 export type ShareCreated = Schemas["ShareCreated"];
 export type SharedIncident = Schemas["SharedIncident"];
+export type ShareView = Schemas["ShareView"];
+
+export type ActionItem = Schemas["ActionItemRead"];
+export type ActionItemCreate = Schemas["ActionItemCreate"];
+export type ActionItemUpdate = Schemas["ActionItemUpdate"];
+export type ActionItemPage = Schemas["ActionItemPage"];
+export type ActionStatus = ActionItem["status"];
+
+export type Comparison = Schemas["Comparison"];
+export type CompareRow = Schemas["CompareRow"];
+export type CompareSide = Schemas["CompareSide"];
 
 export const VERDICTS: readonly Verdict[] = ["confirmed", "likely", "insufficient_data", "ruled_out"];
 
@@ -58,3 +69,12 @@ export const ARTIFACT_STATUS_LABELS: Record<ArtifactStatus, string> = {
 export function isQueued(artifact: { status: ArtifactStatus }): boolean {
   return artifact.status === "pending" || artifact.status === "parsing";
 }
+
+export const ACTION_STATUSES: readonly ActionStatus[] = ["open", "in_progress", "done", "wont_do"];
+
+export const ACTION_STATUS_LABELS: Record<ActionStatus, string> = {
+  open: "Open",
+  in_progress: "In progress",
+  done: "Done",
+  wont_do: "Won't do",
+};

@@ -8,6 +8,7 @@ describe("view state in the URL", () => {
       host: "web-01",
       finding: "time_wait_storm",
       evidence: 2,
+      lanes: [],
     });
   });
 
@@ -27,7 +28,7 @@ describe("view state in the URL", () => {
   });
 
   it("writes what it reads, keeping unrelated parameters", () => {
-    const state = { range: { from: 1.4, to: 99.6 }, host: "db 1", finding: "gc_pauses", evidence: 0 };
+    const state = { range: { from: 1.4, to: 99.6 }, host: "db 1", finding: "gc_pauses", evidence: 0, lanes: [] };
     const params = formatViewState(state, "?tab=artifacts&host=old");
     expect(params.get("tab")).toBe("artifacts");
     expect(params.toString()).toBe("tab=artifacts&from=1&to=100&host=db+1&finding=gc_pauses&evidence=0");
@@ -35,8 +36,16 @@ describe("view state in the URL", () => {
   });
 
   it("drops cleared fields", () => {
-    const params = formatViewState({ range: null, host: null, finding: null, evidence: 3 }, "from=1&to=2&finding=x");
+    const params = formatViewState({ range: null, host: null, finding: null, evidence: 3, lanes: [] }, "from=1&to=2&finding=x&lanes=a");
     expect(params.toString()).toBe("");
+  });
+});
+
+describe("lanes in the URL", () => {
+  it("keeps the added lanes in order, once each", () => {
+    const view = parseViewState("?lanes=tcp.conn.cwnd&lanes=gc.pause_ms&lanes=tcp.conn.cwnd&lanes=%20");
+    expect(view.lanes).toEqual(["tcp.conn.cwnd", "gc.pause_ms"]);
+    expect(formatViewState(view).toString()).toBe("lanes=tcp.conn.cwnd&lanes=gc.pause_ms");
   });
 });
 

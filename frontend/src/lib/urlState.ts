@@ -1,7 +1,8 @@
 /**
  * The incident and share pages keep their view in the query string, so a copied URL opens the
  * same view: `from`/`to` (visible range, UTC epoch ms), `host`, `finding` (selected checklist
- * item) and `evidence` (index of the selected evidence item within that finding).
+ * item), `evidence` (index of the selected evidence item within that finding) and `lanes`
+ * (series added to the timeline, repeated).
  */
 
 export interface TimeRange {
@@ -14,9 +15,13 @@ export interface ViewState {
   host: string | null;
   finding: string | null;
   evidence: number | null;
+  /** Series names added to the timeline as lanes of their own. */
+  lanes: string[];
 }
 
-const VIEW_KEYS = ["from", "to", "host", "finding", "evidence"] as const;
+const VIEW_KEYS = ["from", "to", "host", "finding", "evidence", "lanes"] as const;
+/** Lanes a link may add (the share API keeps at most 50). */
+export const MAX_LANES = 50;
 
 /** Epoch ms, or an ISO-8601 instant (hand-written links); null when unreadable. */
 export function parseInstant(text: string | null): number | null {
@@ -40,7 +45,8 @@ export function parseViewState(search: URLSearchParams | string): ViewState {
   const evidenceText = params.get("evidence");
   const evidence =
     finding && evidenceText && /^\d+$/.test(evidenceText) ? Number(evidenceText) : null;
-  return { range, host, finding, evidence };
+  const lanes = [...new Set(params.getAll("lanes").map((lane) => lane.trim()).filter((lane) => lane && lane.length <= 200))].slice(0, MAX_LANES);
+  return { range, host, finding, evidence, lanes };
 }
 
 /** The query string for `state`, keeping any unrelated parameters of `base`. */
@@ -56,6 +62,7 @@ export function formatViewState(state: ViewState, base?: URLSearchParams | strin
     params.set("finding", state.finding);
     if (state.evidence !== null) params.set("evidence", String(state.evidence));
   }
+  for (const lane of state.lanes ?? []) params.append("lanes", lane);
   return params;
 }
 

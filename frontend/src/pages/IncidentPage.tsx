@@ -6,6 +6,7 @@ import { DeleteIncidentDialog, EditIncidentDialog } from "../features/incidents/
 import { IncidentHeader } from "../features/incidents/IncidentHeader";
 import { IncidentWorkspace } from "../features/incidents/IncidentWorkspace";
 import { ShareDialog } from "../features/share/ShareDialog";
+import { useViewState } from "../lib/useViewState";
 
 export function IncidentPage() {
   const { id = "" } = useParams();
@@ -14,6 +15,7 @@ export function IncidentPage() {
   const me = useMe();
   const navigate = useNavigate();
   const [dialog, setDialog] = useState<"share" | "edit" | "delete" | null>(null);
+  const [view] = useViewState();
 
   if (incident.isPending) return <main className="page"><Loading label="Loading the incident…" /></main>;
   if (incident.isError)
@@ -40,7 +42,9 @@ export function IncidentPage() {
         allowRaw
         author={me.data?.user.username}
       />
-      {dialog === "share" && <ShareDialog incidentId={data.id} timezone={data.timezone} onClose={() => setDialog(null)} />}
+      {dialog === "share" && (
+        <ShareDialog incidentId={data.id} timezone={data.timezone} view={view} onClose={() => setDialog(null)} />
+      )}
       {dialog === "edit" && <EditIncidentDialog incident={data} onClose={() => setDialog(null)} />}
       {dialog === "delete" && (
         <DeleteIncidentDialog

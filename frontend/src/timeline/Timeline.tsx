@@ -90,11 +90,20 @@ function batchesFor(plan: Plan, range: TimeRange | null, maxPoints: number): Bat
 }
 
 export default function Timeline(props: TimelineProps) {
-  const { apiBase, timezone, window: incidentWindow, range, onRangeChange, host, onHostChange, highlight, readOnly, onAnnotate } = props;
+  const { apiBase, timezone, window: incidentWindow, range, onRangeChange, host, onHostChange, highlight, readOnly, onAnnotate, lanes, onLanesChange } = props;
   const [lanesRef, width] = useWidth<HTMLDivElement>();
   const plotWidth = plotWidthOf(width);
   const [layout, setLayout] = useLayout();
-  const added = layout.added;
+  // Added series: the page's when it keeps them (its view state, `lanes=` in the URL, which a
+  // share link stores), else the layout's.
+  const added = lanes ?? layout.added;
+  const setAdded = useCallback(
+    (update: (current: string[]) => string[]) => {
+      if (onLanesChange) onLanesChange(update(lanes ?? []));
+      else setLayout((l) => ({ ...l, added: update(l.added) }));
+    },
+    [lanes, onLanesChange, setLayout],
+  );
   const allZeros = useMemo(
     () => new Set(Object.entries(layout.lanes).filter(([, l]) => l.zeros).map(([k]) => k)),
     [layout.lanes],
@@ -276,10 +285,10 @@ export default function Timeline(props: TimelineProps) {
   const removeFns = useMemo(() => {
     const fns = new Map<string, () => void>();
     for (const p of added) {
-      fns.set(`added:${p}`, () => setLayout((l) => ({ ...l, added: l.added.filter((x) => x !== p) })));
+      fns.set(`added:${p}`, () => setAdded((a) => a.filter((x) => x !== p)));
     }
     return fns;
-  }, [added, setLayout]);
+  }, [added, setAdded]);
   const onLaneLayout = useCallback(
     (key: string, change: Partial<LaneLayout>) => setLayout((l) => patchLane(l, key, change)),
     [setLayout],
@@ -373,7 +382,7 @@ export default function Timeline(props: TimelineProps) {
               {host && !hosts.includes(host) && <option value={host}>{host}</option>}
             </select>
           </label>
-          <SeriesPicker names={names} onAdd={(p) => setLayout((l) => (l.added.includes(p) ? l : { ...l, added: [...l.added, p] }))} />
+          <SeriesPicker names={names} onAdd={(p) => setAdded((a) => (a.includes(p) ? a : [...a, p]))} />
         </div>
       </div>
       <div className="tl-status" aria-live="polite">

@@ -27,6 +27,9 @@ export interface TimelineProps {
   highlight: SeriesHighlight | null;
   readOnly: boolean;
   onAnnotate?: (range: TimeRange) => void;
+  /** Series names added as lanes (kept by the page, e.g. in the URL); the timeline keeps its own without. */
+  lanes?: string[];
+  onLanesChange?: (lanes: string[]) => void;
 }
 
 export type SeriesMeta = Schemas["SeriesRead"];

@@ -15,6 +15,8 @@ export function AppHeader() {
         <NavLink to="/" end>
           Incidents
         </NavLink>
+        <NavLink to="/actions">Action items</NavLink>
+        <NavLink to="/compare">Compare</NavLink>
         {user && <NavLink to="/account">Account</NavLink>}
       </nav>
       <div className="header-user">

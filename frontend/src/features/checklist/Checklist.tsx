@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState } from "react";
-import { useArtifacts, useChecklist, useReviewFinding } from "../../api/queries";
+import { useArtifacts, useChecklist, useCreateActionItem, useReviewFinding } from "../../api/queries";
 import { VERDICTS, VERDICT_LABELS, isQueued, type Evidence, type Finding, type Symptom, type Verdict } from "../../api/types";
 import { CopyButton } from "../../components/CopyButton";
 import { Empty, ErrorMessage, Loading } from "../../components/States";
@@ -295,9 +295,12 @@ function FindingCard({
       {finding.remedies.length > 0 && (
         <details className="finding-more">
           <summary>Remedies ({finding.remedies.length})</summary>
-          <ul>
+          <ul className="remedies">
             {finding.remedies.map((remedy, index) => (
-              <li key={index}>{remedy}</li>
+              <li key={index} data-testid="remedy">
+                {remedy}
+                {!readOnly && <CreateActionItem apiBase={apiBase} finding={finding} index={index} />}
+              </li>
             ))}
           </ul>
         </details>
@@ -337,6 +340,32 @@ function FindingCard({
 
       {!readOnly && <ReviewForm finding={finding} apiBase={apiBase} author={author} />}
     </article>
+  );
+}
+
+/** One click: an action item made from this remedy (its setting or command copied in). */
+function CreateActionItem({ apiBase, finding, index }: { apiBase: string; finding: Finding; index: number }) {
+  const create = useCreateActionItem(apiBase);
+  if (create.isSuccess)
+    return (
+      <p className="small action-created" role="status">
+        ✓ Action item created: <strong>{create.data.title}</strong>
+        {create.data.command && <code className="mono block">{create.data.command}</code>}
+      </p>
+    );
+  return (
+    <div className="remedy-actions">
+      <button
+        type="button"
+        className="button-small"
+        disabled={create.isPending}
+        onClick={() => create.mutate({ finding_id: finding.id, remedy_index: index })}
+      >
+        {create.isPending ? "Creating…" : "Create action item"}
+        <span className="visually-hidden"> from remedy {index + 1} of {finding.title}</span>
+      </button>
+      {create.isError && <ErrorMessage error={create.error} />}
+    </div>
   );
 }
 

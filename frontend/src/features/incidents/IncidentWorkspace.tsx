@@ -9,6 +9,7 @@ import { useViewState } from "../../lib/useViewState";
 // Bundled eagerly (not a lazy chunk): the timeline's /series and /timeline requests then start as
 // soon as the incident is read, instead of after one more round trip for the chunk.
 import Timeline, { type SeriesHighlight } from "../../timeline/Timeline";
+import { ActionItemsPanel } from "../actions/ActionItems";
 import { AnnotationForm, AnnotationList } from "../annotations/Annotations";
 import { ArtifactsTable } from "../artifacts/ArtifactsTable";
 import { Checklist, ParseProgress } from "../checklist/Checklist";
@@ -81,6 +82,7 @@ export function IncidentWorkspace({
   );
   const onRangeChange = useCallback((range: TimeRange | null) => setView({ range }), [setView]);
   const onHostChange = useCallback((host: string | null) => setView({ host }), [setView]);
+  const onLanesChange = useCallback((lanes: string[]) => setView({ lanes }), [setView]);
 
   return (
     <>
@@ -103,6 +105,8 @@ export function IncidentWorkspace({
                 highlight={highlight}
                 readOnly={readOnly}
                 onAnnotate={readOnly ? undefined : setAnnotating}
+                lanes={view.lanes}
+                onLanesChange={onLanesChange}
               />
             </ErrorBoundary>
           </section>
@@ -131,6 +135,12 @@ export function IncidentWorkspace({
             </div>
             <ErrorBoundary label="The annotations">
               <AnnotationList apiBase={apiBase} timezone={timezone} readOnly={readOnly} onShowRange={(range) => setView({ range })} />
+            </ErrorBoundary>
+          </section>
+          <section className="panel" aria-labelledby="actions-title">
+            <h2 id="actions-title">Action items</h2>
+            <ErrorBoundary label="The action items">
+              <ActionItemsPanel apiBase={apiBase} readOnly={readOnly} />
             </ErrorBoundary>
           </section>
         </div>

@@ -1,11 +1,12 @@
 import { useState } from "react";
 import { useCreateShare, useRevokeShare, useShares } from "../../api/queries";
-import type { ShareCreated, ShareRead } from "../../api/types";
+import type { ShareCreated, ShareRead, ShareView } from "../../api/types";
 import { Modal } from "../../components/Modal";
 import { OneTimeSecret } from "../../components/OneTimeSecret";
 import { Empty, ErrorMessage, Loading } from "../../components/States";
 import { Table } from "../../components/Table";
-import { formatInstant } from "../../lib/time";
+import { formatInstant, formatRange } from "../../lib/time";
+import type { ViewState } from "../../lib/urlState";
 
 const EXPIRY_CHOICES: { label: string; hours: number | null }[] = [
   { label: "Never", hours: null },
@@ -20,14 +21,42 @@ export function shareStatus(share: ShareRead): "active" | "expired" | "revoked" 
   return "active";
 }
 
-/** Create read-only links (shown once), list them with their status, revoke. */
+/** What a link stores of the page's view: it opens there. */
+export function shareViewOf(view: ViewState): ShareView | null {
+  const stored: ShareView = {
+    from_ms: view.range ? Math.round(view.range.from) : null,
+    to_ms: view.range ? Math.round(view.range.to) : null,
+    host: view.host,
+    finding: view.finding,
+    evidence: view.finding ? view.evidence : null,
+    lanes: view.lanes,
+  };
+  const empty = !stored.from_ms && !stored.host && !stored.finding && stored.lanes?.length === 0;
+  return empty ? null : stored;
+}
+
+/** The view a link opens, in words. */
+export function describeView(view: ShareView | null | undefined, timezone: string): string {
+  if (!view) return "the whole incident";
+  const parts = [
+    view.from_ms && view.to_ms ? formatRange(view.from_ms, view.to_ms, timezone) : "the whole incident",
+  ];
+  if (view.host) parts.push(`host ${view.host}`);
+  if (view.finding) parts.push(`finding ${view.finding}`);
+  if (view.lanes?.length) parts.push(`${view.lanes.length} added lane${view.lanes.length === 1 ? "" : "s"}`);
+  return parts.join(", ");
+}
+
+/** Create read-only links (shown once) that open the current view, list them, revoke. */
 export function ShareDialog({
   incidentId,
   timezone,
+  view,
   onClose,
 }: {
   incidentId: string;
   timezone: string;
+  view: ViewState;
   onClose: () => void;
 }) {
   const shares = useShares(incidentId);
@@ -36,6 +65,9 @@ export function ShareDialog({
   const [label, setLabel] = useState("");
   const [expiry, setExpiry] = useState(0);
   const [allowRaw, setAllowRaw] = useState(false);
+  const [redacted, setRedacted] = useState(false);
+  const [keepView, setKeepView] = useState(true);
+  const current = shareViewOf(view);
   const [created, setCreated] = useState<ShareCreated | null>(null);
 
   const link = created ? new URL(created.url, window.location.origin).toString() : "";
@@ -51,7 +83,9 @@ export function ShareDialog({
             {
               label: label.trim(),
               expires_at_ms: hours === null ? null : Date.now() + hours * 3_600_000,
-              allow_raw: allowRaw,
+              allow_raw: allowRaw && !redacted,
+              redacted,
+              view: keepView ? current : null,
             },
             {
               onSuccess: (share) => {
@@ -79,8 +113,23 @@ export function ShareDialog({
           ))}
         </select>
         <label className="checkbox">
-          <input type="checkbox" checked={allowRaw} onChange={(event) => setAllowRaw(event.target.checked)} />
-          Allow downloading the original files
+          <input type="checkbox" checked={keepView} disabled={!current} onChange={(event) => setKeepView(event.target.checked)} />
+          Open at this view ({describeView(current, timezone)})
+        </label>
+        <label className="checkbox">
+          <input
+            type="checkbox"
+            checked={redacted}
+            onChange={(event) => {
+              setRedacted(event.target.checked);
+              if (event.target.checked) setAllowRaw(false);
+            }}
+          />
+          Redact IP addresses, host names and ports (shown as host-a, 10.0.0.1, port-1)
+        </label>
+        <label className="checkbox">
+          <input type="checkbox" checked={allowRaw} disabled={redacted} onChange={(event) => setAllowRaw(event.target.checked)} />
+          Allow downloading the original files{redacted && " (not with a redacted link)"}
         </label>
         {create.isError && <ErrorMessage error={create.error} />}
         <div className="form-actions">
@@ -93,8 +142,10 @@ export function ShareDialog({
       {created && (
         <OneTimeSecret value={link} name="Share link" copyLabel="Copy link">
           <strong>Copy this link now:</strong> it is shown only once. Anyone with it can read this
-          incident{created.allow_raw ? ", including the original files," : ""} until it is revoked
-          {created.expires_at_ms ? ` or expires (${formatInstant(created.expires_at_ms, timezone, false)})` : ""}.
+          incident{created.allow_raw ? ", including the original files," : ""}
+          {created.redacted ? " with addresses, host names and ports replaced by pseudonyms," : ""} until it is revoked
+          {created.expires_at_ms ? ` or expires (${formatInstant(created.expires_at_ms, timezone, false)})` : ""}. It
+          opens at {describeView(created.view, timezone)}.
         </OneTimeSecret>
       )}
 
@@ -104,7 +155,7 @@ export function ShareDialog({
       {shares.data && shares.data.length === 0 && <Empty>No links yet.</Empty>}
       {revoke.isError && <ErrorMessage error={revoke.error} title="Revoke" />}
       {shares.data && shares.data.length > 0 && (
-        <Table className="shares" columns={["Link", "Created", "Expires", "Originals", "Status"]}>
+        <Table className="shares" columns={["Link", "Created", "Expires", "Originals", "Redacted", "Status"]}>
           {shares.data.map((share) => {
             const status = shareStatus(share);
             return (
@@ -119,6 +170,7 @@ export function ShareDialog({
                 </td>
                 <td>{share.expires_at_ms ? formatInstant(share.expires_at_ms, timezone, false) : "never"}</td>
                 <td>{share.allow_raw ? "downloadable" : "no"}</td>
+                <td>{share.redacted ? "yes" : "no"}</td>
                 <td>
                   <span className={`badge share-${status}`}>{status}</span>
                 </td>

@@ -1,0 +1,106 @@
+"""Redacted share links, applied once to everything `/api/shared/<token>/...` answers.
+
+Every route a share serves is one of the domains' ``read_routes`` (and the postmortem's, and
+whatever is added later): rather than each of them knowing about redaction, this middleware
+rewrites their JSON answers through the share's `Redactor` and turns the pseudonyms in the
+query string back into the originals (``?host=host-a`` filters on the real host). A
+redacted link answers nothing but JSON: a raw download (already refused by the share's
+``allow_raw``) could not be rewritten.
+
+The share is looked up in a short transaction of its own before the route runs, and the
+answer is rewritten in a worker thread: a timeline's JSON can be megabytes.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from anyio import to_thread
+from sqlalchemy.orm import Session, sessionmaker
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from rootline.shares import service
+from rootline.shares.redaction import Redactor
+
+PREFIX = "/api/shared/"
+
+
+def _token(path: str) -> str | None:
+    if not path.startswith(PREFIX):
+        return None
+    token = path[len(PREFIX) :].split("/", 1)[0]
+    return token or None
+
+
+class RedactSharedResponses:
+    """ASGI middleware: the answers of a redacted share link, redacted."""
+
+    def __init__(self, app: ASGIApp, *, sessions: sessionmaker[Session]) -> None:
+        self.app = app
+        self.sessions = sessions
+
+    def _redactor(self, token: str) -> Redactor | None:
+        with self.sessions.begin() as session:
+            share = service.resolve(session, token)
+            return None if share is None else service.redactor(session, share)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        token = _token(scope["path"]) if scope["type"] == "http" else None
+        if token is None:
+            await self.app(scope, receive, send)
+            return
+        redactor = await to_thread.run_sync(self._redactor, token)
+        if redactor is None:
+            # Unknown, revoked or plain: the route answers (and counts a failed lookup).
+            await self.app(scope, receive, send)
+            return
+        scope = {**scope, "query_string": redactor.original_query(scope.get("query_string", b""))}
+        start: Message | None = None
+        chunks: list[bytes] = []
+
+        async def capture(message: Message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start":
+                start = message
+                return
+            if message["type"] != "http.response.body":
+                await send(message)
+                return
+            chunks.append(message.get("body", b""))
+            if message.get("more_body", False):
+                return
+            assert start is not None
+            status, headers, body = await to_thread.run_sync(
+                _rewrite, redactor, start, b"".join(chunks)
+            )
+            await send({**start, "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+
+        await self.app(scope, receive, capture)
+
+
+def _rewrite(
+    redactor: Redactor, start: Message, body: bytes
+) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+    content_type = next((v for k, v in headers if k.lower() == b"content-type"), b"")
+    status: int = start["status"]
+    if not body or status == 204:
+        out = body
+    elif content_type.startswith(b"application/json"):
+        data: Any = json.loads(body)
+        out = json.dumps(
+            redactor.value(data), ensure_ascii=False, allow_nan=False, separators=(",", ":")
+        ).encode()
+    else:
+        status = 403
+        headers = [
+            (k, v) for k, v in headers if k.lower() not in {b"content-type", b"content-disposition"}
+        ]
+        headers.append((b"content-type", b"application/json"))
+        out = json.dumps(
+            {"code": "redacted", "message": "a redacted share link shows no original files"}
+        ).encode()
+    headers.append((b"content-length", str(len(out)).encode()))
+    return status, headers, out

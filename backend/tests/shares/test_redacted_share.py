@@ -1,0 +1,223 @@
+"""A redacted share link, end to end: no route it serves shows an original address, host
+name or port; the pseudonyms are the same on every request; filters take the pseudonyms;
+raw downloads are off; and the link opens the view it was made from."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from rootline.auth import api_routes
+from tests.actions.conftest import bundle
+
+# Written for this test: one snapshot of `ss -tan` between two IPv6 hosts and two
+# IPv4-mapped ones.
+SS_V6 = """State  Recv-Q Send-Q        Local Address:Port          Peer Address:Port Process
+LISTEN 0      128                       *:8443                     *:*
+ESTAB  0      1200       [2001:db8:10::5]:8443      [2001:db8:20::9]:51234
+ESTAB  0      300   [::ffff:192.168.7.20]:9090 [::ffff:192.168.7.31]:40122
+"""
+HOSTS = {"sender", "db-primary-7"}
+V4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d])")
+V6 = re.compile(r"(?<![\w:])(?:[0-9a-fA-F]{0,4}:){2,7}[0-9a-fA-F.]*(?![\w:])")
+
+
+def addresses_in(text: str) -> set[str]:
+    """Every IP literal in ``text`` that names a host (not 0.0.0.0, ::, loopback)."""
+    found = set()
+    for match in V4.findall(text) + V6.findall(text):
+        try:
+            address = ipaddress.ip_address(match.rstrip("."))
+        except ValueError:
+            continue
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        if not (address.is_unspecified or address.is_loopback):
+            found.add(str(address))
+    return found
+
+
+def ports_in_labels(series: list[dict[str, Any]]) -> set[str]:
+    ports = set()
+    for item in series:
+        for key, value in item["labels"].items():
+            if key == "port":
+                ports.add(value)
+            elif re.search(r":(\d+)$", value):
+                ports.add(re.search(r":(\d+)$", value).group(1))  # type: ignore[union-attr]
+    return ports
+
+
+def setup_incident(client: TestClient) -> tuple[str, str]:
+    response = client.post(
+        "/api/incidents",
+        json={"title": "sender stalls on db-primary-7", "summary": "10.77.0.1 to 10.77.0.2"},
+    )
+    incident = str(response.json()["id"])
+    base = f"/api/incidents/{incident}"
+    path = bundle("base")
+    uploaded = client.post(
+        f"{base}/artifacts",
+        files={"file": (path.name, path.read_bytes(), "application/gzip")},
+        params={"wait": 120},
+    )
+    assert uploaded.status_code == 201, uploaded.text
+    v6 = client.post(
+        f"{base}/artifacts",
+        params={"filename": "db-primary-7-ss.txt", "host": "db-primary-7", "wait": 60},
+        content=SS_V6.encode(),
+        headers={"Content-Type": "application/octet-stream"},
+    )
+    assert v6.status_code == 201, v6.text
+    note = client.post(
+        f"{base}/annotations",
+        json={
+            "from_ms": 1_763_700_000_000,
+            "text": "failover: db-primary-7 [2001:db8:10::5]:8443 took 10.77.0.2's traffic",
+            "host": "db-primary-7",
+        },
+    )
+    assert note.status_code == 201, note.text
+    artifact = next(a["id"] for a in v6.json()["artifacts"])
+    return incident, artifact
+
+
+def shared_gets(app: FastAPI) -> list[str]:
+    return sorted(
+        path
+        for path, route in api_routes(app)
+        if path.startswith("/api/shared/{token}") and "GET" in (route.methods or ())
+    )
+
+
+def test_no_route_of_a_redacted_link_shows_an_original(
+    app: FastAPI, client: TestClient, anon_client: TestClient
+) -> None:
+    incident, artifact = setup_incident(client)
+    base = f"/api/incidents/{incident}"
+    series = client.get(f"{base}/series").json()["items"]
+    every_private = json.dumps(
+        [
+            client.get(f"{base}{path}").json()
+            for path in (
+                "",
+                "/series",
+                "/events",
+                "/facts",
+                "/checklist",
+                "/annotations",
+                "/artifacts",
+            )
+        ]
+    )
+    addresses = addresses_in(every_private)
+    ports = ports_in_labels(series)
+    hosts = {a["host"] for a in client.get(f"{base}/artifacts").json() if a["host"]}
+    assert hosts == HOSTS
+    assert {
+        "10.77.0.1",
+        "10.77.0.2",
+        "2001:db8:10::5",
+        "2001:db8:20::9",
+        "192.168.7.20",
+    } <= addresses
+    assert {"5001", "8443", "9090", "51234"} <= ports
+
+    view = {
+        "from_ms": 1_763_700_000_000,
+        "to_ms": 1_763_700_060_000,
+        "host": "sender",
+        "finding": "small_send_buffer",
+        "evidence": 1,
+        "lanes": ["tcp.conn.cwnd"],
+    }
+    created = client.post(f"{base}/shares", json={"redacted": True, "view": view})
+    assert created.status_code == 201, created.text
+    assert created.json()["redacted"] is True and created.json()["allow_raw"] is False
+    token = created.json()["token"]
+    assert (
+        client.post(f"{base}/shares", json={"redacted": True, "allow_raw": True}).status_code == 400
+    )
+
+    routes = shared_gets(app)
+    assert {
+        "/api/shared/{token}",
+        "/api/shared/{token}/series",
+        "/api/shared/{token}/timeline",
+        "/api/shared/{token}/checklist",
+        "/api/shared/{token}/action-items",
+    } <= set(routes)
+    params = {"/api/shared/{token}/timeline": {"max_points": 50}}
+    answers: dict[str, str] = {}
+    for path in routes:
+        url = path.format(token=token, artifact_id=artifact)
+        response = anon_client.get(url, params=params.get(path))
+        if path.endswith("/raw"):
+            assert response.status_code == 403, response.text
+        else:
+            assert response.status_code == 200, (path, response.text)
+        answers[path] = response.text
+
+    for path, text in answers.items():
+        assert not addresses_in(text) & addresses, (path, addresses_in(text) & addresses)
+        lowered = text.lower()
+        for host in HOSTS:
+            assert not re.search(rf"(?<![a-z0-9_]){re.escape(host)}(?![a-z0-9_])", lowered), (
+                path,
+                host,
+            )
+        for port in ports:
+            assert not re.search(rf"[\]\d*a-z]:{port}(?!\d)", text), (path, port)
+            assert f'"port":"{port}"' not in text, (path, port)
+
+    # The pseudonyms: in order, the same on every request.
+    shared = anon_client.get(f"/api/shared/{token}").json()
+    assert shared["redacted"] is True and shared["allow_raw"] is False
+    assert shared["incident"]["title"] == "host-b stalls on host-a"
+    assert shared["view"] == {**view, "host": "host-b"}
+    labels = [s["labels"] for s in anon_client.get(f"/api/shared/{token}/series").json()["items"]]
+    locals_ = {item["local"].rsplit(":", 1)[0] for item in labels if "local" in item}
+    assert {"10.0.0.1", "[fd00::1]", "[::ffff:10.0.0.3]", "*"} <= locals_, locals_
+    assert all(re.fullmatch(r"port-\d+", item["port"]) for item in labels if "port" in item)
+    for path in ("/series", "/checklist", "/annotations"):
+        assert (
+            anon_client.get(f"/api/shared/{token}{path}").text
+            == answers[f"/api/shared/{{token}}{path}"]
+        )
+    # A filter takes the pseudonym.
+    on_b = anon_client.get(f"/api/shared/{token}/series", params={"host": "host-b"}).json()
+    private_on_sender = client.get(f"{base}/series", params={"host": "sender"}).json()
+    assert on_b["total"] == private_on_sender["total"] > 0
+
+    # A plain link of the same incident shows it as it is.
+    plain = client.post(f"{base}/shares", json={"view": view}).json()
+    plain_shared = anon_client.get(f"/api/shared/{plain['token']}").json()
+    assert plain_shared["view"] == view and plain_shared["redacted"] is False
+    assert "sender" in anon_client.get(f"/api/shared/{plain['token']}/artifacts").text
+
+
+def test_share_view_is_validated_and_listed(client: TestClient, incident_id: str) -> None:
+    url = f"/api/incidents/{incident_id}/shares"
+    for bad in (
+        {"from_ms": 2_000_000_000_000, "to_ms": 1_000_000_000_000},
+        {"from_ms": 1_000_000_000_000},
+        {"lanes": ["x" * 201]},
+        {"evidence": -1},
+    ):
+        assert client.post(url, json={"view": bad}).status_code == 422, bad
+    made = client.post(url, json={"view": {"host": "web-1", "lanes": ["gc.pause_ms"]}}).json()
+    assert made["view"] == {
+        "from_ms": None,
+        "to_ms": None,
+        "host": "web-1",
+        "finding": None,
+        "evidence": None,
+        "lanes": ["gc.pause_ms"],
+    }
+    assert client.get(url).json()[0]["view"]["host"] == "web-1"
+    assert client.post(url, json={}).json()["view"] is None
