@@ -2,9 +2,10 @@
 
 Every route a share serves is one of the domains' ``read_routes`` (and the postmortem's, and
 whatever is added later): rather than each of them knowing about redaction, this middleware
-rewrites their JSON answers through the share's `Redactor` and turns the pseudonyms in the
+rewrites their JSON answers (and the postmortem's SVG charts, text too) through the share's
+`Redactor` and turns the pseudonyms in the
 query string back into the originals (``?host=host-a`` filters on the real host). A
-redacted link answers nothing but JSON: a raw download (already refused by the share's
+redacted link answers nothing but JSON and SVG: a raw download (already refused by the share's
 ``allow_raw``) could not be rewritten.
 
 The share is looked up in a short transaction of its own before the route runs, and the
@@ -93,6 +94,9 @@ def _rewrite(
         out = json.dumps(
             redactor.value(data), ensure_ascii=False, allow_nan=False, separators=(",", ":")
         ).encode()
+    elif content_type.startswith(b"image/svg+xml"):
+        # A chart: host names, addresses and ports in its labels, as in any text.
+        out = redactor.text(body.decode("utf-8")).encode("utf-8")
     else:
         status = 403
         headers = [

@@ -29,6 +29,8 @@ gets one derived from a keyed hash, stable for the share (``10.255.x.y``).
 'host-a (rootline-host-a.tar.gz) talks to 10.0.0.2:port-1 from 10.0.0.1:port-xf895'
 >>> redactor.text("DB-7 listens on port 5432, see [::ffff:10.77.0.1]:5432; 127.0.0.1 stays")
 'host-a listens on port port-1, see [::ffff:10.0.0.1]:port-1; 127.0.0.1 stays'
+>>> redactor.text(r"failover to \\[::ffff:10.77.0.2\\]:5432")
+'failover to \\\\[::ffff:10.0.0.2\\\\]:port-1'
 >>> redactor.original("host-a")
 'db-7'
 """
@@ -78,12 +80,13 @@ _V4 = r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1
 _V6 = r"(?:[0-9A-Fa-f]{0,4}:){2,7}(?:" + _V4 + r"|[0-9A-Fa-f]{1,4})?"
 _PORT = r"(?::(?P<{name}>\d{{1,5}})(?!\d))?"
 _ADDRESS_PATTERNS = (
-    r"\[(?P<v6b>" + _V6 + r")\]" + _PORT.format(name="v6b_port"),
+    # Brackets may come escaped (`\\[::1\\]:80`, Markdown the postmortem writes).
+    r"(?P<open>\\?)\[(?P<v6b>" + _V6 + r")(?P<close>\\?)\]" + _PORT.format(name="v6b_port"),
     r"(?<![\w:.])(?P<v6>" + _V6 + r")(?![\w:.])",
     r"(?<![\w.])(?P<v4>" + _V4 + r")(?![\w]|\.\d)" + _PORT.format(name="v4_port"),
     r"(?<![\w*])\*:(?P<star_port>\d{1,5})(?!\d)",
 )
-_ADDRESS_PORT = re.compile(r"(" + _V4 + r"|\[" + _V6 + r"\]|\*):(\d{1,5})(?!\d)")
+_ADDRESS_PORT = re.compile(r"(" + _V4 + r"|\\?\[" + _V6 + r"\\?\]|\*):(\d{1,5})(?!\d)")
 _NAME_EDGE_BEFORE = r"(?<![A-Za-z0-9_])"
 _NAME_EDGE_AFTER = r"(?![A-Za-z0-9_])"
 
@@ -113,7 +116,7 @@ class Known:
     def add_text(self, text: str) -> None:
         """Addresses with their ports (``10.0.0.1:80``) and bare addresses in a label value."""
         for address, port in _ADDRESS_PORT.findall(text):
-            self.add_address(address.strip("[]"))
+            self.add_address(address.strip("[]\\"))
             if port:
                 self.ports.add(str(int(port)))
         for match in re.finditer(_V4 + "|" + _V6, text):
@@ -282,7 +285,8 @@ class Redactor:
             if _address(groups["v6b"]) is None:
                 return match.group(0)
             port = groups.get("v6b_port")
-            return f"[{self.address(groups['v6b'])}]" + (f":{self.port(port)}" if port else "")
+            bracketed = f"{groups['open']}[{self.address(groups['v6b'])}{groups['close']}]"
+            return bracketed + (f":{self.port(port)}" if port else "")
         if groups.get("v6") is not None:
             return self.address(groups["v6"]) if _address(groups["v6"]) else match.group(0)
         if groups.get("v4") is not None:

@@ -144,6 +144,16 @@ def test_no_route_of_a_redacted_link_shows_an_original(
         client.post(f"{base}/shares", json={"redacted": True, "allow_raw": True}).status_code == 400
     )
 
+    # The document and its charts too: published, so the share shows them (a draft it would not).
+    assert client.post(f"{base}/postmortem").status_code == 201
+    published = client.patch(f"{base}/postmortem", json={"status": "published", "version": 1})
+    assert published.status_code == 200, published.text
+    charted = next(
+        f["id"]
+        for f in client.get(f"{base}/checklist").json()["findings"]
+        if f["verdict"] == "confirmed"
+    )
+
     routes = shared_gets(app)
     assert {
         "/api/shared/{token}",
@@ -151,11 +161,13 @@ def test_no_route_of_a_redacted_link_shows_an_original(
         "/api/shared/{token}/timeline",
         "/api/shared/{token}/checklist",
         "/api/shared/{token}/action-items",
+        "/api/shared/{token}/postmortem",
+        "/api/shared/{token}/postmortem/charts/{finding_id}.svg",
     } <= set(routes)
     params = {"/api/shared/{token}/timeline": {"max_points": 50}}
     answers: dict[str, str] = {}
     for path in routes:
-        url = path.format(token=token, artifact_id=artifact)
+        url = path.format(token=token, artifact_id=artifact, finding_id=charted)
         response = anon_client.get(url, params=params.get(path))
         if path.endswith("/raw"):
             assert response.status_code == 403, response.text
@@ -172,7 +184,8 @@ def test_no_route_of_a_redacted_link_shows_an_original(
                 host,
             )
         for port in ports:
-            assert not re.search(rf"[\]\d*a-z]:{port}(?!\d)", text), (path, port)
+            leak = re.search(rf"[\]\d*a-z]:{port}(?!\d)", text)
+            assert not leak, (path, port, text[max(0, leak.start() - 80) : leak.end() + 40])
             assert f'"port":"{port}"' not in text, (path, port)
 
     # The pseudonyms: in order, the same on every request.
