@@ -9,7 +9,7 @@ but its place in line (no thread, no database connection); the few that run shar
 interpreter with the cheap requests only.
 
 Heavy: the routes whose work grows with the data (timeline points, raw downloads, a
-checklist computed afresh). They wait for a slot up to ``heavy_wait_s`` seconds, then are
+checklist computed afresh, a thread dump read again from its file). They wait for a slot up to ``heavy_wait_s`` seconds, then are
 answered 503 with ``Retry-After``, which the web app retries. Everything else goes straight
 through.
 """
@@ -28,6 +28,7 @@ HEAVY_ROUTES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("GET", re.compile(_INCIDENT + r"/timeline$")),
     ("GET", re.compile(_INCIDENT + r"/artifacts/[^/]+/raw$")),
     ("GET", re.compile(_INCIDENT + r"/checklist$")),
+    ("GET", re.compile(_INCIDENT + r"/events/[^/]+/threads$")),
 )
 
 

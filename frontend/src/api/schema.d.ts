@@ -304,6 +304,9 @@ export interface paths {
          * Reparse Artifact
          * @description Parse the stored bytes again (a bundle: its members), replacing what was extracted
          *     before once the new parse is stored; until then the old data stays visible.
+         *
+         *     The optional body changes the upload's options first: e.g. `{"jvm_start":
+         *     "2026-11-21T07:00:00Z"}` anchors a GC log that has only JVM uptimes.
          */
         post: operations["reparse_artifact_api_incidents__incident_id__artifacts__artifact_id__reparse_post"];
         delete?: never;
@@ -366,6 +369,27 @@ export interface paths {
          * @description Events in time order (GC pauses, rejections, dumps ...) with per-kind counts.
          */
         get: operations["list_events_api_incidents__incident_id__events_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/events/{event_id}/threads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Dump Threads
+         * @description Every thread of one thread dump (a `thread_dump` event): name, pool, state, the whole
+         *     stack and its locks, read again from the stored file.
+         */
+        get: operations["get_dump_threads_api_incidents__incident_id__events__event_id__threads_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -473,6 +497,29 @@ export interface paths {
          *     rollups when the range holds far more points than asked for.
          */
         get: operations["get_timeline_api_incidents__incident_id__timeline_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Version
+         * @description A counter that grows with every change of what the incident shows (an upload, a
+         *     parse, new findings, a review, an annotation, an edit): poll it, and read the rest
+         *     again when it moves. As cheap as a request gets: the incident's row, already read
+         *     to check access.
+         */
+        get: operations["get_version_api_incidents__incident_id__version_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -621,6 +668,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/shared/{token}/events/{event_id}/threads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Dump Threads
+         * @description Every thread of one thread dump (a `thread_dump` event): name, pool, state, the whole
+         *     stack and its locks, read again from the stored file.
+         */
+        get: operations["get_dump_threads_api_shared__token__events__event_id__threads_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/shared/{token}/facts": {
         parameters: {
             query?: never;
@@ -676,6 +744,29 @@ export interface paths {
          *     rollups when the range holds far more points than asked for.
          */
         get: operations["get_timeline_api_shared__token__timeline_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shared/{token}/version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Version
+         * @description A counter that grows with every change of what the incident shows (an upload, a
+         *     parse, new findings, a review, an annotation, an edit): poll it, and read the rest
+         *     again when it moves. As cheap as a request gets: the incident's row, already read
+         *     to check access.
+         */
+        get: operations["get_version_api_shared__token__version_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1198,6 +1289,29 @@ export interface components {
             /** Window Start Ms */
             window_start_ms?: number | null;
         };
+        /** IncidentVersion */
+        IncidentVersion: {
+            /**
+             * Version
+             * @description Grows with every change of what the incident shows; compare, never order.
+             */
+            version: number;
+        };
+        /** LockRead */
+        LockRead: {
+            /**
+             * Class Name
+             * @description The monitor's class, '' when not printed.
+             */
+            class_name: string;
+            /** Monitor */
+            monitor: string;
+            /**
+             * Owner
+             * @description The holder, when the dump names it.
+             */
+            owner?: string | null;
+        };
         /** LoginRequest */
         LoginRequest: {
             /** Password */
@@ -1245,6 +1359,38 @@ export interface components {
             title: string;
             /** Url */
             url?: string | null;
+        };
+        /**
+         * ReparseOptions
+         * @description What a re-parse may change before the stored bytes are read again (the upload's options).
+         *
+         *     A field left out keeps its value; ``null`` clears it (the host named in the file, the
+         *     incident's zone, no JVM start, the sniffed kind). Given for a bundle, it applies to every
+         *     member.
+         */
+        ReparseOptions: {
+            /**
+             * Clock Offset S
+             * @description Seconds added to every time of the file.
+             */
+            clock_offset_s?: number | null;
+            /** Host */
+            host?: string | null;
+            /**
+             * Jvm Start
+             * @description JVM start time anchoring an uptime-only GC log: ISO-8601 (UTC if no zone) or epoch seconds/ms, within 1970-01-01..2200-01-01 UTC.
+             */
+            jvm_start?: string | null;
+            /**
+             * Kind
+             * @description Read as this kind instead of sniffing.
+             */
+            kind?: string | null;
+            /**
+             * Timezone
+             * @description IANA zone for the file's zone-less times.
+             */
+            timezone?: string | null;
         };
         /** ReviewRead */
         ReviewRead: {
@@ -1399,6 +1545,70 @@ export interface components {
             /** Allow Raw */
             allow_raw: boolean;
             incident: components["schemas"]["IncidentRead"];
+        };
+        /** ThreadDumpRead */
+        ThreadDumpRead: {
+            /** Artifact Id */
+            artifact_id: string;
+            /**
+             * Dump Index
+             * @description The dump's position in its file, from 0.
+             */
+            dump_index: number;
+            /** Event Id */
+            event_id: number;
+            /** Host */
+            host: string | null;
+            /**
+             * Threads
+             * @description Every thread, in the dump's order.
+             */
+            threads: components["schemas"]["ThreadRead"][];
+            /**
+             * Time Ms
+             * @description The dump's time (as the timeline has it), UTC epoch ms.
+             */
+            time_ms: number;
+        };
+        /** ThreadRead */
+        ThreadRead: {
+            /** Daemon */
+            daemon: boolean;
+            /**
+             * Frame Count
+             * @description Frames the dump printed (more than `frames` when cut).
+             */
+            frame_count: number;
+            /**
+             * Frames
+             * @description Stack frames, top first (at most 1024).
+             */
+            frames: string[];
+            /**
+             * Locked
+             * @description Monitors the thread holds.
+             */
+            locked: components["schemas"]["LockRead"][];
+            /** Name */
+            name: string;
+            /** @description The lock (an AQS synchronizer) parked on. */
+            parked_on: components["schemas"]["LockRead"] | null;
+            /**
+             * Pool
+             * @description The name without its member number (`http-nio-8080-exec`).
+             */
+            pool: string;
+            /**
+             * State
+             * @description runnable, blocked, waiting, timed_waiting, new, terminated.
+             */
+            state: string;
+            /**
+             * Vm
+             * @description A VM internal thread (GC, compiler): no Java state of its own.
+             */
+            vm: boolean;
+            waiting_to_lock: components["schemas"]["LockRead"] | null;
         };
         /** Timeline */
         Timeline: {
@@ -1678,7 +1888,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Signed in; go to the web app. */
+            /** @description Signed in; go to the web app. A browser (`Accept: text/html`) holding a link that is unknown, used or expired is sent to `/login?link=invalid` instead of 404. */
             303: {
                 headers: {
                     [name: string]: unknown;
@@ -2211,7 +2421,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ReparseOptions"] | null;
+            };
+        };
         responses: {
             /** @description Stored and parsed (within `wait`). */
             201: {
@@ -2336,6 +2550,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_dump_threads_api_incidents__incident_id__events__event_id__threads_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                event_id: number;
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadDumpRead"];
                 };
             };
             /** @description Validation Error */
@@ -2548,6 +2794,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Timeline"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_version_api_incidents__incident_id__version_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentVersion"];
                 };
             };
             /** @description Validation Error */
@@ -2796,6 +3073,39 @@ export interface operations {
             };
         };
     };
+    get_dump_threads_api_shared__token__events__event_id__threads_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                event_id: number;
+                /** @description The share token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadDumpRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     list_facts_api_shared__token__facts_get: {
         parameters: {
             query?: {
@@ -2902,6 +3212,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Timeline"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_version_api_shared__token__version_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The share token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentVersion"];
                 };
             };
             /** @description Validation Error */
