@@ -3,6 +3,7 @@
  * (`[apiBase, what]`, the timeline's too), so invalidating `[apiBase]` refreshes all of it; the
  * incident list is `["incidents", ...]`.
  */
+import { useEffect, useRef } from "react";
 import {
   type Query,
   type QueryClient,
@@ -11,7 +12,8 @@ import {
   useQueryClient,
   type UseQueryResult,
 } from "@tanstack/react-query";
-import { ApiError, apiGet, request } from "./client";
+import { api, ApiError, type Schemas, unwrap, unwrapEmpty } from "./client";
+import { parseApiBase, readGet } from "./reads";
 import type {
   Annotation,
   AnnotationCreate,
@@ -36,6 +38,19 @@ import { isQueued } from "./types";
 export const incidentBase = (id: string) => `/api/incidents/${encodeURIComponent(id)}`;
 export const sharedBase = (token: string) => `/api/shared/${encodeURIComponent(token)}`;
 
+/** The path parameter of a private incident's `apiBase` (writes exist for incidents only). */
+function incidentPath(apiBase: string): { incident_id: string } {
+  const base = parseApiBase(apiBase);
+  if (base.incident_id === undefined) throw new Error("a shared view writes nothing");
+  return { incident_id: base.incident_id };
+}
+
+function sharedPath(apiBase: string): { token: string } {
+  const base = parseApiBase(apiBase);
+  if (base.token === undefined) throw new Error(`not a share link: ${apiBase}`);
+  return { token: base.token };
+}
+
 // ---- auth ------------------------------------------------------------------------------------
 
 export const ME_KEY = ["auth", "me"] as const;
@@ -47,7 +62,7 @@ const sharesKey = (incidentId: string) => [incidentBase(incidentId), "shares"] a
 export function useMe(): UseQueryResult<Me, ApiError> {
   return useQuery<Me, ApiError>({
     queryKey: ME_KEY,
-    queryFn: ({ signal }) => apiGet<Me>("/api/auth/me", undefined, signal),
+    queryFn: ({ signal }) => unwrap(api.GET("/api/auth/me", { signal })),
     retry: false,
     staleTime: 60_000,
   });
@@ -56,7 +71,7 @@ export function useMe(): UseQueryResult<Me, ApiError> {
 export function useLogin() {
   const client = useQueryClient();
   return useMutation<Me, ApiError, { username: string; password: string }>({
-    mutationFn: (body) => request<Me>("POST", "/api/auth/login", { json: body }),
+    mutationFn: (body) => unwrap(api.POST("/api/auth/login", { body })),
     onSuccess: (me) => {
       client.clear();
       client.setQueryData(ME_KEY, me);
@@ -67,7 +82,7 @@ export function useLogin() {
 export function useLogout() {
   const client = useQueryClient();
   return useMutation<void, ApiError>({
-    mutationFn: () => request<void>("POST", "/api/auth/logout"),
+    mutationFn: () => unwrapEmpty(api.POST("/api/auth/logout")),
     onSettled: () => client.clear(),
   });
 }
@@ -79,7 +94,7 @@ export function useChangePassword() {
     ApiError,
     { current_password: string | null; new_password: string }
   >({
-    mutationFn: (body) => request<void>("POST", "/api/auth/password", { json: body }),
+    mutationFn: (body) => unwrapEmpty(api.POST("/api/auth/password", { body })),
     onSuccess: () => client.invalidateQueries({ queryKey: ME_KEY }),
   });
 }
@@ -89,7 +104,7 @@ export function useChangePassword() {
 export function useTokens() {
   return useQuery<TokenRead[], ApiError>({
     queryKey: TOKENS_KEY,
-    queryFn: ({ signal }) => apiGet<TokenRead[]>("/api/tokens", undefined, signal),
+    queryFn: ({ signal }) => unwrap(api.GET("/api/tokens", { signal })),
   });
 }
 
@@ -100,7 +115,7 @@ export function useCreateToken() {
     ApiError,
     { name: string; scope: TokenScope; incident_id: string | null }
   >({
-    mutationFn: (body) => request<TokenCreated>("POST", "/api/tokens", { json: body }),
+    mutationFn: (body) => unwrap(api.POST("/api/tokens", { body })),
     onSuccess: () => client.invalidateQueries({ queryKey: TOKENS_KEY }),
   });
 }
@@ -108,7 +123,7 @@ export function useCreateToken() {
 export function useRevokeToken() {
   const client = useQueryClient();
   return useMutation<void, ApiError, TokenRead["id"]>({
-    mutationFn: (id) => request<void>("DELETE", `/api/tokens/${encodeURIComponent(String(id))}`),
+    mutationFn: (id) => unwrapEmpty(api.DELETE("/api/tokens/{token_id}", { params: { path: { token_id: id } } })),
     onSuccess: () => client.invalidateQueries({ queryKey: TOKENS_KEY }),
   });
 }
@@ -121,10 +136,11 @@ export function useIncidents(q: string, page: number) {
   return useQuery<IncidentPage, ApiError>({
     queryKey: [...INCIDENTS_KEY, q, page],
     queryFn: ({ signal }) =>
-      apiGet<IncidentPage>(
-        "/api/incidents",
-        { q: q || undefined, limit: INCIDENTS_PAGE_SIZE, offset: page * INCIDENTS_PAGE_SIZE },
-        signal,
+      unwrap(
+        api.GET("/api/incidents", {
+          params: { query: { q: q || undefined, limit: INCIDENTS_PAGE_SIZE, offset: page * INCIDENTS_PAGE_SIZE } },
+          signal,
+        }),
       ),
     placeholderData: (previous) => previous,
   });
@@ -133,14 +149,15 @@ export function useIncidents(q: string, page: number) {
 export function useIncident(apiBase: string) {
   return useQuery<Incident, ApiError>({
     queryKey: [apiBase, "incident"],
-    queryFn: ({ signal }) => apiGet<Incident>(apiBase, undefined, signal),
+    queryFn: ({ signal }) =>
+      unwrap(api.GET("/api/incidents/{incident_id}", { params: { path: incidentPath(apiBase) }, signal })),
   });
 }
 
 export function useSharedIncident(apiBase: string) {
   return useQuery<SharedIncident, ApiError>({
     queryKey: [apiBase, "share-info"],
-    queryFn: ({ signal }) => apiGet<SharedIncident>(apiBase, undefined, signal),
+    queryFn: ({ signal }) => unwrap(api.GET("/api/shared/{token}", { params: { path: sharedPath(apiBase) }, signal })),
     retry: false,
   });
 }
@@ -148,7 +165,7 @@ export function useSharedIncident(apiBase: string) {
 export function useCreateIncident() {
   const client = useQueryClient();
   return useMutation<Incident, ApiError, IncidentCreate>({
-    mutationFn: (body) => request<Incident>("POST", "/api/incidents", { json: body }),
+    mutationFn: (body) => unwrap(api.POST("/api/incidents", { body })),
     onSuccess: () => client.invalidateQueries({ queryKey: INCIDENTS_KEY }),
   });
 }
@@ -156,7 +173,7 @@ export function useCreateIncident() {
 export function useUpdateIncident(id: string) {
   const client = useQueryClient();
   return useMutation<Incident, ApiError, IncidentUpdate>({
-    mutationFn: (body) => request<Incident>("PATCH", incidentBase(id), { json: body }),
+    mutationFn: (body) => unwrap(api.PATCH("/api/incidents/{incident_id}", { params: { path: { incident_id: id } }, body })),
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: INCIDENTS_KEY });
       // A new timezone changes how zone-less artifacts are read: refresh everything.
@@ -168,7 +185,7 @@ export function useUpdateIncident(id: string) {
 export function useDeleteIncident() {
   const client = useQueryClient();
   return useMutation<void, ApiError, string>({
-    mutationFn: (id) => request<void>("DELETE", incidentBase(id)),
+    mutationFn: (id) => unwrapEmpty(api.DELETE("/api/incidents/{incident_id}", { params: { path: { incident_id: id } } })),
     onSuccess: (_data, id) => {
       client.removeQueries({ queryKey: [incidentBase(id)] });
       void client.invalidateQueries({ queryKey: INCIDENTS_KEY });
@@ -268,7 +285,7 @@ export function useArtifacts(apiBase: string) {
   return useQuery<Artifact[], ApiError>({
     queryKey: artifactsKey(apiBase),
     queryFn: async ({ client, signal }) => {
-      const artifacts = await apiGet<Artifact[]>(`${apiBase}/artifacts`, undefined, signal);
+      const artifacts = await readGet(apiBase, "/artifacts", { signal });
       // Compared here, once per read, however many components show the list.
       const finished = parseFinished(client.getQueryData<Artifact[]>(artifactsKey(apiBase)), artifacts);
       refreshParsedData(client, apiBase, finished, artifacts.some(isQueued));
@@ -282,11 +299,19 @@ export function useArtifacts(apiBase: string) {
   });
 }
 
+export type ReparseOptions = Schemas["ReparseOptions"];
+
+/** Re-parse an artifact, with the upload's options changed first (those given; `null` clears one). */
 export function useReparse(apiBase: string) {
   const client = useQueryClient();
-  return useMutation<UploadResult, ApiError, string>({
-    mutationFn: (artifactId) =>
-      request<UploadResult>("POST", `${apiBase}/artifacts/${encodeURIComponent(artifactId)}/reparse`),
+  return useMutation<UploadResult, ApiError, { artifactId: string; options?: ReparseOptions }>({
+    mutationFn: ({ artifactId, options }) =>
+      unwrap(
+        api.POST("/api/incidents/{incident_id}/artifacts/{artifact_id}/reparse", {
+          params: { path: { ...incidentPath(apiBase), artifact_id: artifactId } },
+          body: options ?? null,
+        }),
+      ),
     onSuccess: (result) => artifactsQueued(client, apiBase, result),
   });
 }
@@ -296,7 +321,7 @@ export function useReparse(apiBase: string) {
 export function useChecklist(apiBase: string) {
   return useQuery<Checklist, ApiError>({
     queryKey: [apiBase, "checklist"],
-    queryFn: ({ signal }) => apiGet<Checklist>(`${apiBase}/checklist`, undefined, signal),
+    queryFn: ({ signal }) => readGet(apiBase, "/checklist", { signal }),
   });
 }
 
@@ -308,7 +333,12 @@ export function useReviewFinding(apiBase: string) {
     { findingId: string; verdict_override: Verdict | null; note: string; author: string }
   >({
     mutationFn: ({ findingId, ...body }) =>
-      request("PATCH", `${apiBase}/checklist/${encodeURIComponent(findingId)}`, { json: body }),
+      unwrap(
+        api.PATCH("/api/incidents/{incident_id}/checklist/{finding_id}", {
+          params: { path: { ...incidentPath(apiBase), finding_id: findingId } },
+          body,
+        }),
+      ),
     // A review changes verdicts (the checklist, the incident's top causes), not the timeline's data.
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: [apiBase, "checklist"] });
@@ -326,14 +356,15 @@ const annotationsKey = (apiBase: string) => [apiBase, "annotations"] as const;
 export function useAnnotations(apiBase: string) {
   return useQuery<Annotation[], ApiError>({
     queryKey: annotationsKey(apiBase),
-    queryFn: ({ signal }) => apiGet<Annotation[]>(`${apiBase}/annotations`, undefined, signal),
+    queryFn: ({ signal }) => readGet(apiBase, "/annotations", { signal }),
   });
 }
 
 export function useCreateAnnotation(apiBase: string) {
   const client = useQueryClient();
   return useMutation<Annotation, ApiError, AnnotationCreate>({
-    mutationFn: (body) => request<Annotation>("POST", `${apiBase}/annotations`, { json: body }),
+    mutationFn: (body) =>
+      unwrap(api.POST("/api/incidents/{incident_id}/annotations", { params: { path: incidentPath(apiBase) }, body })),
     onSuccess: () => client.invalidateQueries({ queryKey: annotationsKey(apiBase) }),
   });
 }
@@ -342,7 +373,11 @@ export function useDeleteAnnotation(apiBase: string) {
   const client = useQueryClient();
   return useMutation<void, ApiError, number>({
     mutationFn: (annotationId) =>
-      request<void>("DELETE", `${apiBase}/annotations/${annotationId}`),
+      unwrapEmpty(
+        api.DELETE("/api/incidents/{incident_id}/annotations/{annotation_id}", {
+          params: { path: { ...incidentPath(apiBase), annotation_id: annotationId } },
+        }),
+      ),
     onSuccess: () => client.invalidateQueries({ queryKey: annotationsKey(apiBase) }),
   });
 }
@@ -353,7 +388,7 @@ export function useShares(incidentId: string) {
   return useQuery<ShareRead[], ApiError>({
     queryKey: sharesKey(incidentId),
     queryFn: ({ signal }) =>
-      apiGet<ShareRead[]>(`${incidentBase(incidentId)}/shares`, undefined, signal),
+      unwrap(api.GET("/api/incidents/{incident_id}/shares", { params: { path: { incident_id: incidentId } }, signal })),
   });
 }
 
@@ -365,7 +400,7 @@ export function useCreateShare(incidentId: string) {
     { label: string; expires_at_ms: number | null; allow_raw: boolean }
   >({
     mutationFn: (body) =>
-      request<ShareCreated>("POST", `${incidentBase(incidentId)}/shares`, { json: body }),
+      unwrap(api.POST("/api/incidents/{incident_id}/shares", { params: { path: { incident_id: incidentId } }, body })),
     onSuccess: () =>
       client.invalidateQueries({ queryKey: sharesKey(incidentId) }),
   });
@@ -375,11 +410,56 @@ export function useRevokeShare(incidentId: string) {
   const client = useQueryClient();
   return useMutation<void, ApiError, ShareRead["id"]>({
     mutationFn: (shareId) =>
-      request<void>(
-        "DELETE",
-        `${incidentBase(incidentId)}/shares/${encodeURIComponent(String(shareId))}`,
+      unwrapEmpty(
+        api.DELETE("/api/incidents/{incident_id}/shares/{share_id}", {
+          params: { path: { incident_id: incidentId, share_id: shareId } },
+        }),
       ),
     onSuccess: () =>
       client.invalidateQueries({ queryKey: sharesKey(incidentId) }),
   });
+}
+
+// ---- live updates ------------------------------------------------------------------------------
+
+/** How often an open incident (or shared) page asks whether anything changed. */
+export const VERSION_POLL_MS = 3000;
+
+/**
+ * Keeps a page live: polls the incident's data version (one indexed read on the server; a counter
+ * bumped by uploads, parses, new findings, reviews, annotations and edits) and, when it moves,
+ * invalidates everything under `apiBase`, so artifacts, lanes, markers and verdicts are read
+ * again, whoever made the change (the collector's `--upload`, curl, another browser).
+ *
+ * Polling rather than server-sent events: the server keeps no per-client state and holds no
+ * connection or thread per open page (several stateless workers, SQLite or PostgreSQL, no
+ * pub/sub between processes); a hidden tab stops polling; a poll costs one small request.
+ */
+export function useLiveIncident(apiBase: string, enabled = true) {
+  const client = useQueryClient();
+  const version = useQuery<Schemas["IncidentVersion"], ApiError>({
+    queryKey: [apiBase, "version"],
+    queryFn: ({ signal }) => readGet(apiBase, "/version", { signal }),
+    enabled,
+    refetchInterval: (query) =>
+      query.state.error && query.state.error.status >= 400 && query.state.error.status < 500 ? false : VERSION_POLL_MS,
+    refetchIntervalInBackground: false,
+    refetchOnWindowFocus: true,
+    staleTime: 0,
+    retry: false,
+  });
+  const current = version.data?.version;
+  const seen = useRef<number | undefined>(undefined);
+  useEffect(() => {
+    if (current === undefined) return;
+    const before = seen.current;
+    seen.current = current;
+    if (before !== undefined && before !== current) {
+      void client.invalidateQueries({
+        predicate: (query) => query.queryKey[0] === apiBase && query.queryKey[1] !== "version",
+      });
+      void client.invalidateQueries({ queryKey: INCIDENTS_KEY });
+    }
+  }, [client, apiBase, current]);
+  return version;
 }

@@ -1141,6 +1141,16 @@ export interface components {
             /** Value */
             value: string;
         };
+        /** FieldProblem */
+        FieldProblem: {
+            /**
+             * Loc
+             * @description Where: `['body', 'jvm_start']`, `['query', 'limit']`, `['path', 'incident_id']`.
+             */
+            loc: (string | number)[];
+            /** Message */
+            message: string;
+        };
         /** FindingRead */
         FindingRead: {
             /** Computed At Ms */
@@ -1201,11 +1211,6 @@ export interface components {
              * @enum {string}
              */
             verdict: "confirmed" | "likely" | "ruled_out" | "insufficient_data";
-        };
-        /** HTTPValidationError */
-        HTTPValidationError: {
-            /** Detail */
-            detail?: components["schemas"]["ValidationError"][];
         };
         /** IncidentCreate */
         IncidentCreate: {
@@ -1296,6 +1301,24 @@ export interface components {
              * @description Grows with every change of what the incident shows; compare, never order.
              */
             version: number;
+        };
+        /**
+         * InvalidRequest
+         * @description The body of every 422 answer (see :func:`invalid_request`).
+         */
+        InvalidRequest: {
+            /**
+             * Code
+             * @constant
+             */
+            code: "invalid_request";
+            /**
+             * Errors
+             * @description Each problem, naming its field.
+             */
+            errors: components["schemas"]["FieldProblem"][];
+            /** Message */
+            message: string;
         };
         /** LockRead */
         LockRead: {
@@ -1763,19 +1786,6 @@ export interface components {
             /** Username */
             username: string;
         };
-        /** ValidationError */
-        ValidationError: {
-            /** Context */
-            ctx?: Record<string, never>;
-            /** Input */
-            input?: unknown;
-            /** Location */
-            loc: (string | number)[];
-            /** Message */
-            msg: string;
-            /** Error Type */
-            type: string;
-        };
     };
     responses: never;
     parameters: never;
@@ -1814,13 +1824,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Too Many Requests */
@@ -1902,13 +1912,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Too Many Requests */
@@ -1940,13 +1950,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Too Many Requests */
@@ -2011,13 +2021,13 @@ export interface operations {
                     "application/json": components["schemas"]["IncidentPage"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2044,13 +2054,13 @@ export interface operations {
                     "application/json": components["schemas"]["IncidentRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2075,13 +2085,13 @@ export interface operations {
                     "application/json": components["schemas"]["IncidentRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2104,13 +2114,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2139,13 +2149,13 @@ export interface operations {
                     "application/json": components["schemas"]["IncidentRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2170,13 +2180,13 @@ export interface operations {
                     "application/json": components["schemas"]["AnnotationRead"][];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2205,13 +2215,13 @@ export interface operations {
                     "application/json": components["schemas"]["AnnotationRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2235,13 +2245,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2266,13 +2276,13 @@ export interface operations {
                     "application/json": components["schemas"]["ArtifactRead"][];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2333,13 +2343,13 @@ export interface operations {
                     "application/json": components["schemas"]["UploadResult"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2365,13 +2375,13 @@ export interface operations {
                     "application/json": components["schemas"]["ArtifactRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2397,13 +2407,13 @@ export interface operations {
                     "application/octet-stream": unknown;
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2445,13 +2455,13 @@ export interface operations {
                     "application/json": components["schemas"]["UploadResult"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2476,13 +2486,13 @@ export interface operations {
                     "application/json": components["schemas"]["Checklist"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2512,13 +2522,13 @@ export interface operations {
                     "application/json": components["schemas"]["FindingRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2552,13 +2562,13 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2584,13 +2594,13 @@ export interface operations {
                     "application/json": components["schemas"]["ThreadDumpRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2622,13 +2632,13 @@ export interface operations {
                     "application/json": components["schemas"]["FactPage"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2660,13 +2670,13 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesPage"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2691,13 +2701,13 @@ export interface operations {
                     "application/json": components["schemas"]["ShareRead"][];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2726,13 +2736,13 @@ export interface operations {
                     "application/json": components["schemas"]["ShareCreated"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2756,13 +2766,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2796,13 +2806,13 @@ export interface operations {
                     "application/json": components["schemas"]["Timeline"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2827,13 +2837,13 @@ export interface operations {
                     "application/json": components["schemas"]["IncidentVersion"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2859,13 +2869,13 @@ export interface operations {
                     "application/json": components["schemas"]["SharedIncident"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2891,13 +2901,13 @@ export interface operations {
                     "application/json": components["schemas"]["AnnotationRead"][];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2923,13 +2933,13 @@ export interface operations {
                     "application/json": components["schemas"]["ArtifactRead"][];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2956,13 +2966,13 @@ export interface operations {
                     "application/json": components["schemas"]["ArtifactRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2989,13 +2999,13 @@ export interface operations {
                     "application/octet-stream": unknown;
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3021,13 +3031,13 @@ export interface operations {
                     "application/json": components["schemas"]["Checklist"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3062,13 +3072,13 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3095,13 +3105,13 @@ export interface operations {
                     "application/json": components["schemas"]["ThreadDumpRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3134,13 +3144,13 @@ export interface operations {
                     "application/json": components["schemas"]["FactPage"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3173,13 +3183,13 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesPage"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3214,13 +3224,13 @@ export interface operations {
                     "application/json": components["schemas"]["Timeline"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3246,13 +3256,13 @@ export interface operations {
                     "application/json": components["schemas"]["IncidentVersion"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3299,13 +3309,13 @@ export interface operations {
                     "application/json": components["schemas"]["TokenCreated"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3328,13 +3338,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
