@@ -3,12 +3,14 @@ import { sharedBase, useSharedIncident } from "../api/queries";
 import { ErrorMessage, Loading } from "../components/States";
 import { IncidentHeader } from "../features/incidents/IncidentHeader";
 import { IncidentWorkspace } from "../features/incidents/IncidentWorkspace";
+import { useDocumentTitle } from "../lib/useDocumentTitle";
 
 /** `/share/{token}`: the incident read-only, through the share's own API routes. */
 export function SharePage() {
   const { token = "" } = useParams();
   const apiBase = sharedBase(token);
   const shared = useSharedIncident(apiBase);
+  useDocumentTitle(shared.data?.incident.title ?? (shared.isError ? "Link not working" : null));
   return (
     <>
       <header className="app-header app-header-shared">

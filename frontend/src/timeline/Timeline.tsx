@@ -69,7 +69,7 @@ function batchesFor(plan: Plan, range: TimeRange | null, maxPoints: number): Bat
 }
 
 export default function Timeline(props: TimelineProps) {
-  const { apiBase, timezone, window: incidentWindow, range, onRangeChange, host, onHostChange, highlight, readOnly, onAnnotate } = props;
+  const { apiBase, timezone, window: incidentWindow, range, onRangeChange, host, onHostChange, highlight, readOnly, onAnnotate, onMarkerSelect } = props;
   const [lanesRef, width] = useWidth<HTMLDivElement>();
   const plotWidth = plotWidthOf(width);
   const [added, setAdded] = useState<string[]>([]);
@@ -158,10 +158,12 @@ export default function Timeline(props: TimelineProps) {
       const gc: Marker[] = [];
       (points.get("gc_pauses") ?? []).forEach((p, i) => {
         const top = largestPoints(p, visible, MAX_MARKERS);
-        const label = gcLane?.lines[i]?.label ?? "";
+        const line = gcLane?.lines[i];
+        const label = line?.label ?? "";
         top.t.forEach((t, j) => {
           const v = top.v[j]!;
-          gc.push({ kind: "gc", t, duration: v, text: `pause ${formatValue(v, "ms")} ${label}`.trim() });
+          const source = line ? { name: line.name, labels: line.labels, value: v, previousT: null } : undefined;
+          gc.push({ kind: "gc", t, duration: v, text: `pause ${formatValue(v, "ms")} ${label}`.trim(), source });
         });
       });
       gc.sort((a, b) => b.duration! - a.duration!);
@@ -174,7 +176,8 @@ export default function Timeline(props: TimelineProps) {
         for (let j = 0; j < p.t.length; j++) {
           const t = p.t[j]!;
           if (p.v[j]! > 0 && t >= visible.from && t <= visible.to) {
-            ov.push({ kind: "overflow", t, duration: null, text: `${+p.v[j]!.toPrecision(3)}/s ${line.label}`.trim() });
+            const source = { name: line.name, labels: line.labels, value: p.v[j]!, previousT: j > 0 ? p.t[j - 1]! : null };
+            ov.push({ kind: "overflow", t, duration: null, text: `${+p.v[j]!.toPrecision(3)}/s ${line.label}`.trim(), source });
           }
         }
       });
@@ -183,7 +186,7 @@ export default function Timeline(props: TimelineProps) {
       for (const e of events.data?.items ?? []) {
         const kind = markerKind(e.kind);
         if (!byKind.has(kind)) byKind.set(kind, []);
-        byKind.get(kind)!.push({ kind, t: e.time_ms, duration: e.duration_ms, text: eventText(e) });
+        byKind.get(kind)!.push({ kind, t: e.time_ms, duration: e.duration_ms, text: eventText(e), event: e });
       }
       for (const [kind, list] of byKind) {
         const total = (events.data?.kinds ?? [])
@@ -401,7 +404,7 @@ export default function Timeline(props: TimelineProps) {
       </div>
       {visible && width > 0 && (
         <div className="tl-strip" style={{ paddingLeft: PLOT_LEFT, paddingRight: PLOT_RIGHT }}>
-          <MarkerStrip markers={markerInfo.markers} range={visible} width={plotWidth} timezone={timezone} />
+          <MarkerStrip markers={markerInfo.markers} range={visible} width={plotWidth} timezone={timezone} onSelect={onMarkerSelect} />
           <ul className="tl-strip__legend" aria-label="Event markers">
             {(Object.keys(markerInfo.counts) as MarkerKind[])
               .filter((k) => (markerInfo.counts[k]?.total ?? 0) > 0)
