@@ -117,7 +117,7 @@ export function ThreadDumpView({ apiBase, event, timezone }: { apiBase: string; 
           </button>
         ))}
       </div>
-      {view === "stacks" && <StackGroups groups={groupByStack(threads)} />}
+      {view === "stacks" && <StackGroups groups={groupByStack(threads)} owners={lockOwners(threads)} />}
       {view === "threads" && <ThreadTable threads={java} />}
       {view === "diff" && (
         <div className="dump-compare">
@@ -159,7 +159,14 @@ function Stack({ frames, total }: { frames: readonly string[]; total?: number })
 const OPEN_GROUPS = 3;
 const NAMES_SHOWN = 12;
 
-function StackGroups({ groups }: { groups: StackGroup[] }) {
+/** Monitor -> the thread holding it, from the threads' "- locked" lines. */
+function lockOwners(threads: readonly Thread[]): Map<string, string> {
+  const owners = new Map<string, string>();
+  for (const thread of threads) for (const lock of thread.locked) if (!owners.has(lock.monitor)) owners.set(lock.monitor, thread.name);
+  return owners;
+}
+
+function StackGroups({ groups, owners }: { groups: StackGroup[]; owners: Map<string, string> }) {
   return (
     <ol className="stack-groups" aria-label="Threads grouped by identical stack">
       {groups.map((group, index) => (
@@ -178,7 +185,7 @@ function StackGroups({ groups }: { groups: StackGroup[] }) {
                 .join(", ")}
               {group.threads.length > NAMES_SHOWN && ` and ${group.threads.length - NAMES_SHOWN} more`}
             </p>
-            <Locks thread={group.threads[0]!} />
+            <Locks thread={group.threads[0]!} owners={owners} />
             <Stack frames={group.frames} total={group.threads[0]!.frame_count} />
           </details>
         </li>
@@ -187,8 +194,9 @@ function StackGroups({ groups }: { groups: StackGroup[] }) {
   );
 }
 
-function Locks({ thread }: { thread: Thread }) {
+function Locks({ thread, owners }: { thread: Thread; owners?: Map<string, string> }) {
   const waiting = thread.waiting_to_lock ?? thread.parked_on;
+  const owner = waiting && ("owner" in waiting && waiting.owner ? waiting.owner : owners?.get(waiting.monitor));
   if (!waiting && thread.locked.length === 0) return null;
   return (
     <p className="small">
@@ -196,7 +204,7 @@ function Locks({ thread }: { thread: Thread }) {
         <>
           Waiting for <span className="mono">{waiting.class_name || "a lock"}</span>{" "}
           <span className="mono muted">&lt;{waiting.monitor}&gt;</span>
-          {"owner" in waiting && waiting.owner ? <> held by {waiting.owner}</> : null}.{" "}
+          {owner ? <> held by <strong>{owner}</strong></> : null}.{" "}
         </>
       )}
       {thread.locked.length > 0 && (
@@ -214,6 +222,7 @@ function Locks({ thread }: { thread: Thread }) {
 }
 
 function ThreadTable({ threads }: { threads: Thread[] }) {
+  const owners = useMemo(() => lockOwners(threads), [threads]);
   const [filter, setFilter] = useState("");
   const [open, setOpen] = useState<string | null>(null);
   const needle = filter.trim().toLowerCase();
@@ -256,7 +265,7 @@ function ThreadTable({ threads }: { threads: Thread[] }) {
                   {thread.daemon && <span className="muted small"> daemon</span>}
                   {open === key && (
                     <>
-                      <Locks thread={thread} />
+                      <Locks thread={thread} owners={owners} />
                       <Stack frames={thread.frames} total={thread.frame_count} />
                     </>
                   )}

@@ -55,6 +55,13 @@ describe("grouping threads by identical stacks", () => {
     expect(groupByStack(first, true)).toHaveLength(4);
   });
 
+  it("puts threads without Java frames (the JVM's own) last, however many", () => {
+    const jvm = ["Signal Dispatcher", "C2 CompilerThread0", "C1 CompilerThread0", "Sweeper thread"].map((name) => thread(name, "runnable", []));
+    const groups = groupByStack([...jvm, ...first]);
+    expect(groups.map((g) => g.threads.length)).toEqual([3, 3, 1, 4]);
+    expect(headline(groups[3]!.frames)).toBe("(no Java frames)");
+  });
+
   it("counts a group's states and names the most common one", () => {
     const mixed = [thread("a-1", "runnable", PAY), thread("a-2", "blocked", PAY), thread("a-3", "blocked", PAY)];
     const [group] = groupByStack(mixed);

@@ -30,7 +30,8 @@ export function stackKey(frames: readonly string[]): string {
 
 /**
  * Threads grouped by identical stacks, biggest group first (ties: the group whose first thread
- * comes first in the dump). VM internal threads are left out unless `withVm`.
+ * comes first in the dump), threads without Java frames last. VM internal threads are left out
+ * unless `withVm`.
  */
 export function groupByStack(threads: readonly Thread[], withVm = false): StackGroup[] {
   const groups = new Map<string, StackGroup>();
@@ -46,8 +47,9 @@ export function groupByStack(threads: readonly Thread[], withVm = false): StackG
   for (const group of list) {
     group.state = Object.entries(group.states).sort((a, b) => b[1] - a[1] || stateRank(a[0]) - stateRank(b[0]))[0]![0];
   }
-  // Stable sort: equal counts keep dump order.
-  return list.sort((a, b) => b.threads.length - a.threads.length);
+  // Threads that printed no Java frame (compiler, signal and service threads of the JVM) say
+  // nothing about the application: last. Stable sort: equal counts keep dump order.
+  return list.sort((a, b) => Number(a.frames.length === 0) - Number(b.frames.length === 0) || b.threads.length - a.threads.length);
 }
 
 function stateRank(state: string): number {
