@@ -134,7 +134,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [(list(e.get("loc", ())), str(e.get("msg", ""))) for e in exc.errors()]
+        # Pydantic prefixes a validator's own message with "Value error, ": the field is named
+        # in `loc` already, the reader wants the reason.
+        errors = [
+            (list(e.get("loc", ())), str(e.get("msg", "")).removeprefix("Value error, "))
+            for e in exc.errors()
+        ]
         return JSONResponse(invalid_request(errors), status_code=422)
 
     @app.exception_handler(sqlalchemy.exc.DataError)

@@ -26,11 +26,11 @@ describe("error mapping", () => {
     const body = {
       code: "invalid_request",
       message: "the request is not valid",
-      errors: [{ loc: ["body", "jvm_start"], message: "Value error, not a time" }],
+      errors: [{ loc: ["body", "jvm_start"], message: "not a time" }],
     };
     const error = errorFromJson(422, "Unprocessable Entity", body);
-    expect([error.code, error.message]).toEqual(["invalid_request", "jvm_start: Value error, not a time"]);
-    expect(error.problemWith("jvm_start")).toBe("Value error, not a time");
+    expect([error.code, error.message]).toEqual(["invalid_request", "jvm_start: not a time"]);
+    expect(error.problemWith("jvm_start")).toBe("not a time");
     expect(error.problemWith("host")).toBeUndefined();
     expect(fieldName({ loc: ["path", "incident_id"], message: "" })).toBe("incident_id");
     expect(fieldName({ loc: ["body", "files", 0, "filename"], message: "" })).toBe("files.0.filename");
