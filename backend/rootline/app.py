@@ -7,6 +7,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy.exc
 from anyio import to_thread
@@ -45,7 +46,7 @@ from rootline.shares.endpoints import router as shares_router
 from rootline.shares.endpoints import shared_router
 from rootline.shares.middleware import RedactSharedResponses
 from rootline.storage import make_store
-from rootline.validation import RequestGuard, invalid_request
+from rootline.validation import RequestGuard, document_invalid_requests, invalid_request
 
 log = logging.getLogger("rootline")
 
@@ -142,7 +143,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [(list(e.get("loc", ())), str(e.get("msg", ""))) for e in exc.errors()]
+        # Pydantic prefixes a validator's own message with "Value error, ": the field is named
+        # in `loc` already, the reader wants the reason.
+        errors = [
+            (list(e.get("loc", ())), str(e.get("msg", "")).removeprefix("Value error, "))
+            for e in exc.errors()
+        ]
         return JSONResponse(invalid_request(errors), status_code=422)
 
     @app.exception_handler(sqlalchemy.exc.DataError)
@@ -196,8 +202,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(Bulkhead, slots=settings.heavy_requests, wait_s=settings.heavy_wait_s)
     _mount_frontend(app, settings.resolved_frontend_dir)
     annotate_routes(app)
+    _document_invalid_requests(app)
     app.add_middleware(SecurityHeaders)
     return app
+
+
+def _document_invalid_requests(app: FastAPI) -> None:
+    """The OpenAPI document's 422 answers in the shape the API sends (see `validation`)."""
+    build = app.openapi
+    done: list[dict[str, Any]] = []
+
+    def openapi() -> dict[str, Any]:
+        if not done:
+            done.append(document_invalid_requests(build()))
+        return done[0]
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 async def _sweep_store_periodically(app: FastAPI, sessions: sessionmaker[Session]) -> None:

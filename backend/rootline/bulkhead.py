@@ -9,9 +9,10 @@ but its place in line (no thread, no database connection); the few that run shar
 interpreter with the cheap requests only.
 
 Heavy: the routes whose work grows with the data (timeline points, raw downloads, a
-checklist computed afresh, two compared, postmortem drafts, charts and exports: a PDF
-runs Chromium). They wait for a slot up to ``heavy_wait_s`` seconds, then are answered
-503 with ``Retry-After``, which the web app retries. Everything else goes straight through.
+checklist computed afresh, two compared, a thread dump read again from its file,
+postmortem drafts, charts and exports: a PDF runs Chromium). They wait for a slot up to
+``heavy_wait_s`` seconds, then are answered 503 with ``Retry-After``, which the web app
+retries. Everything else goes straight through.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ HEAVY_ROUTES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("GET", re.compile(_INCIDENT + r"/postmortem/charts/[^/]+$")),
     ("POST", re.compile(_INCIDENT + r"/postmortem$")),
     ("GET", re.compile(r"^/api/compare$")),
+    ("GET", re.compile(_INCIDENT + r"/events/[^/]+/threads$")),
 )
 
 

@@ -410,6 +410,20 @@ def test_one_time_link_signs_in_once(anon_client: TestClient, database_url: str)
     assert stale.status_code == 404
 
 
+def test_a_browser_holding_a_spent_link_gets_a_page(
+    anon_client: TestClient, database_url: str
+) -> None:
+    """Someone who clicks a used or expired link lands on the login page saying so, not JSON."""
+    expired = add_link(database_url, add_user(database_url, "li.wei", password=None), ttl_ms=-1)
+    clicked = anon_client.get(
+        f"/api/auth/one-time/{expired}",
+        headers={"Accept": "text/html,application/xhtml+xml"},
+        follow_redirects=False,
+    )
+    assert clicked.status_code == 303 and clicked.headers["location"] == "/login?link=invalid"
+    assert "rootline_session" not in _set_cookies(clicked.headers.multi_items())
+
+
 def test_first_start_creates_admin_and_a_link_until_it_signs_in(
     db: sessionmaker[Session],
 ) -> None:

@@ -106,6 +106,7 @@ class World:
     other_incident: str
     artifact: str
     annotation: str
+    dump_event: int
     share_id: int
     share_token: str
     token_id: int
@@ -122,6 +123,7 @@ class World:
             "incident_id": self.incident,
             "artifact_id": self.artifact,
             "annotation_id": self.annotation,
+            "event_id": str(self.dump_event),
             "share_id": str(self.share_id),
             "token_id": str(self.token_id),
             "finding_id": self.finding,
@@ -134,6 +136,7 @@ class World:
 
 Body = Callable[[World], dict[str, Any]]
 CAPTURE = (FIXTURES_DIR / "ss" / "ss-tan.txt").read_bytes()
+DUMP = (FIXTURES_DIR / "thread_dump" / "dump-changes-jdk17-jstack-2-dumps.txt").read_bytes()
 
 
 def _json(payload: Callable[[World], Any]) -> Body:
@@ -200,6 +203,7 @@ OPERATIONS: dict[tuple[str, str], tuple[str, Body]] = {
         _json(lambda w: {"title": "new", "summary": "s", "timezone": "Europe/Paris"}),
     ),
     ("GET", INC): ("read", _none),
+    ("GET", f"{INC}/version"): ("read", _none),
     ("PATCH", INC): ("write", _json(lambda w: {"title": "renamed", "summary": "changed"})),
     ("DELETE", INC): ("write", _none),
     ("POST", f"{INC}/artifacts"): ("ingest", _upload),
@@ -210,6 +214,7 @@ OPERATIONS: dict[tuple[str, str], tuple[str, Body]] = {
     ("GET", f"{INC}/series"): ("read", lambda w: {"params": {"name": "tcp.*", "limit": 5}}),
     ("GET", f"{INC}/timeline"): ("read", lambda w: {"params": {"max_points": 100}}),
     ("GET", f"{INC}/events"): ("read", _none),
+    ("GET", f"{INC}/events/{{event_id}}/threads"): ("read", _none),
     ("GET", f"{INC}/facts"): ("read", _none),
     ("GET", f"{INC}/checklist"): ("read", _none),
     ("PATCH", f"{INC}/checklist/{{finding_id}}"): (
@@ -249,6 +254,8 @@ OPERATIONS: dict[tuple[str, str], tuple[str, Body]] = {
     ("GET", f"{SHR}/series"): ("shared", lambda w: {"params": {"name": "tcp.*", "limit": 5}}),
     ("GET", f"{SHR}/timeline"): ("shared", lambda w: {"params": {"max_points": 100}}),
     ("GET", f"{SHR}/events"): ("shared", _none),
+    ("GET", f"{SHR}/events/{{event_id}}/threads"): ("shared", _none),
+    ("GET", f"{SHR}/version"): ("shared", _none),
     ("GET", f"{SHR}/facts"): ("shared", _none),
     ("GET", f"{SHR}/checklist"): ("shared", _none),
     ("GET", f"{SHR}/annotations"): ("shared", _none),
@@ -388,6 +395,19 @@ class Lab:
             ),
             201,
         )
+        _ok(
+            client.post(
+                f"{base}/artifacts",
+                params={"filename": "jstack.txt", "host": "web-1", "wait": 60},
+                content=DUMP,
+                headers={**admin_headers, "Content-Type": "application/octet-stream"},
+            ),
+            201,
+        )
+        dump_event = _ok(
+            client.get(f"{base}/events", params={"kind": "thread_dump"}, headers=admin_headers),
+            200,
+        )["items"][0]["id"]
         annotation = _ok(
             client.post(
                 f"{base}/annotations",
@@ -449,6 +469,7 @@ class Lab:
             other_incident=other,
             artifact=uploaded["artifacts"][0]["id"],
             annotation=annotation,
+            dump_event=dump_event,
             share_id=int(share["id"]),
             share_token=str(share["token"]),
             token_id=spare.id,

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from rootline.detectors.registry import IDS
 from tests.conftest import FIXTURES_DIR
 
@@ -79,3 +81,28 @@ def test_openapi_prints_the_document_the_frontend_types_come_from() -> None:
     generated = (Path(__file__).parents[2] / "frontend" / "src" / "api" / "schema.d.ts").read_text()
     stale = [path for path in document["paths"] if f'"{path}"' not in generated]
     assert not stale, f"frontend/src/api/schema.d.ts is stale, regenerate it (README): {stale}"
+
+
+def test_the_committed_frontend_types_are_what_the_document_generates(tmp_path: Path) -> None:
+    """The whole of schema.d.ts, regenerated and compared: a changed parameter, field or
+    answer shape is drift too, not only a missing path."""
+    frontend = Path(__file__).parents[2] / "frontend"
+    generator = frontend / "node_modules" / ".bin" / "openapi-typescript"
+    if not generator.exists():
+        pytest.skip("frontend/node_modules is not installed (make setup)")
+    document = tmp_path / "openapi.json"
+    result = run("openapi")
+    assert result.returncode == 0, result.stderr
+    document.write_text(result.stdout)
+    generated = tmp_path / "schema.d.ts"
+    made = subprocess.run(
+        [str(generator), str(document), "-o", str(generated)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert made.returncode == 0, made.stderr
+    committed = (frontend / "src" / "api" / "schema.d.ts").read_text()
+    assert generated.read_text() == committed, (
+        "frontend/src/api/schema.d.ts is stale: cd frontend && npm run api-types"
+    )

@@ -159,6 +159,8 @@ export function shareWithWorkers(server: RunningServer, username: string): void 
   const password = randomPassword();
   createUser(server, username, password);
   process.env.ROOTLINE_E2E_URL = server.url;
+  // For specs that act as the operator (`rootline users link NAME` on the same database).
+  process.env.ROOTLINE_E2E_DATA_DIR = server.dataDir;
   process.env.ROOTLINE_E2E_USER = username;
   process.env.ROOTLINE_E2E_PASSWORD = password;
 }

@@ -166,7 +166,16 @@ def change_password(
     "/one-time/{token}",
     status_code=status.HTTP_303_SEE_OTHER,
     response_class=RedirectResponse,
-    responses={303: {"description": "Signed in; go to the web app."}, 404: {}, 429: {}},
+    responses={
+        303: {
+            "description": (
+                "Signed in; go to the web app. A browser (`Accept: text/html`) holding a link "
+                "that is unknown, used or expired is sent to `/login?link=invalid` instead of 404."
+            )
+        },
+        404: {},
+        429: {},
+    },
 )
 def one_time_sign_in(
     token: Annotated[str, Path(max_length=128)],
@@ -187,6 +196,9 @@ def one_time_sign_in(
         session.commit()
         failures.admit(session)
         session.commit()
+        if "text/html" in request.headers.get("accept", ""):
+            # Someone clicked the link: a page that says why, not a JSON body.
+            return RedirectResponse("/login?link=invalid", status_code=status.HTTP_303_SEE_OTHER)
         raise NotFound("link_not_found", "this sign-in link is unknown, used or expired")
     response = RedirectResponse("/", status_code=status.HTTP_303_SEE_OTHER)
     _sign_in(session, user, request, response, settings)

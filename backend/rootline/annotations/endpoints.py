@@ -10,6 +10,7 @@ from rootline.annotations.schemas import AnnotationCreate, AnnotationRead
 from rootline.auth import PrincipalDep, WriteIncident, read_incident
 from rootline.deps import SessionDep
 from rootline.errors import NotFound
+from rootline.incidents import repository as incidents_repository
 from rootline.incidents.models import Incident
 from rootline.params import IdPath
 
@@ -47,6 +48,7 @@ def create_annotation(
     )
     session.add(annotation)
     session.flush()
+    incidents_repository.bump_version(session, incident.id)
     return AnnotationRead.model_validate(annotation)
 
 
@@ -63,6 +65,7 @@ def delete_annotation(
             "annotation_not_found", f"no annotation {annotation_id} in incident {incident.id}"
         )
     session.delete(annotation)
+    incidents_repository.bump_version(session, incident.id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 

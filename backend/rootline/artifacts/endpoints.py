@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from typing import Annotated, Any
 from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Body, Depends, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import StreamingResponse
@@ -16,10 +16,11 @@ from starlette.datastructures import FormData, UploadFile
 
 from rootline.artifacts import multipart, service
 from rootline.artifacts.models import Artifact
-from rootline.artifacts.schemas import ArtifactRead, UploadResult
+from rootline.artifacts.schemas import ArtifactRead, ReparseOptions, UploadResult
 from rootline.auth import IngestIncident, WriteIncident, read_incident
 from rootline.deps import SessionDep, SettingsDep, StoreDep
 from rootline.errors import BadRequest, PayloadTooLarge
+from rootline.incidents import repository as incidents_repository
 from rootline.incidents.models import Incident
 from rootline.settings import Settings
 from rootline.storage import ArtifactStore, StoredBlob, TooLarge
@@ -405,14 +406,22 @@ async def reparse_artifact(
     artifact_id: uuid.UUID,
     incident: WriteIncident,
     session: SessionDep,
+    options: Annotated[ReparseOptions | None, Body()] = None,
     wait: WaitQuery = 0,
 ) -> UploadResult:
     """Parse the stored bytes again (a bundle: its members), replacing what was extracted
-    before once the new parse is stored; until then the old data stays visible."""
+    before once the new parse is stored; until then the old data stays visible.
+
+    The optional body changes the upload's options first: e.g. `{"jvm_start":
+    "2026-11-21T07:00:00Z"}` anchors a GC log that has only JVM uptimes.
+    """
 
     def queue() -> None:
         artifact = service.get_or_404(session, incident=incident, artifact_id=artifact_id)
+        if options is not None:
+            service.set_parse_options(session, artifact=artifact, options=options)
         service.queue_reparse(session, artifact=artifact)
+        incidents_repository.bump_version(session, incident.id)
 
     await run_in_threadpool(queue)
     return await _answer(request, response, session, incident, [artifact_id], set(), wait)

@@ -3,7 +3,11 @@ from __future__ import annotations
 import uuid
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from rootline.parsers import registry
+from rootline.timeutil import INSTANT_RANGE, check_clock_offset, check_zone, parse_instant
+from rootline.validation import RequestModel
 
 # pending: stored, waiting for a parse worker; parsing: a worker has it; then one of the last three.
 ArtifactStatus = Literal["pending", "parsing", "parsed", "partial", "failed"]
@@ -56,3 +60,63 @@ class UploadResult(BaseModel):
             "False where the same bytes were already in the incident (and for a re-parse)."
         )
     )
+
+
+class ReparseOptions(RequestModel):
+    """What a re-parse may change before the stored bytes are read again (the upload's options).
+
+    A field left out keeps its value; ``null`` clears it (the host named in the file, the
+    incident's zone, no JVM start, the sniffed kind). Given for a bundle, it applies to every
+    member.
+    """
+
+    host: str | None = Field(default=None, max_length=255)
+    kind: str | None = Field(
+        default=None, max_length=64, description="Read as this kind instead of sniffing."
+    )
+    timezone: str | None = Field(
+        default=None, max_length=64, description="IANA zone for the file's zone-less times."
+    )
+    clock_offset_s: float | None = Field(
+        default=None, description="Seconds added to every time of the file."
+    )
+    jvm_start: str | None = Field(
+        default=None,
+        max_length=64,
+        description=(
+            "JVM start time anchoring an uptime-only GC log: ISO-8601 (UTC if no zone) or "
+            f"epoch seconds/ms, within {INSTANT_RANGE}."
+        ),
+    )
+
+    _zone = field_validator("timezone")(check_zone)
+
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, value: str | None) -> str | None:
+        if value is not None and value not in registry.PARSERS:
+            raise ValueError(
+                f"unknown kind {value!r}; known: {', '.join(sorted(registry.PARSERS))}"
+            )
+        return value
+
+    @field_validator("clock_offset_s")
+    @classmethod
+    def _offset(cls, value: float | None) -> float | None:
+        return None if value is None else check_clock_offset(value)
+
+    @field_validator("jvm_start")
+    @classmethod
+    def _instant(cls, value: str | None) -> str | None:
+        if value is not None and value.strip():
+            try:
+                parse_instant(value)
+            except ValueError:
+                raise ValueError(
+                    f"not a time: ISO-8601 or epoch seconds/ms within {INSTANT_RANGE}"
+                ) from None
+        return value
+
+    def jvm_start_ms(self) -> int | None:
+        """The JVM start as UTC epoch ms (None when cleared)."""
+        return parse_instant(self.jvm_start) if self.jvm_start and self.jvm_start.strip() else None

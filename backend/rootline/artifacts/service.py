@@ -15,8 +15,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from rootline.artifacts import repository
 from rootline.artifacts.models import Artifact
+from rootline.artifacts.schemas import ReparseOptions
 from rootline.db import on_commit
-from rootline.errors import NotFound
+from rootline.errors import Conflict, NotFound
 from rootline.incidents import repository as incidents_repository
 from rootline.incidents.models import Incident
 from rootline.parsers import registry
@@ -117,6 +118,7 @@ def record_uploads(
     """Record uploaded blobs (see ``record``) and take back the claims their uploads made."""
     recorded = record_all(session, incident=incident, items=items)
     release_claims(session, blobs=[blob for blob, _ in items])
+    incidents_repository.bump_version(session, incident.id)
     return recorded
 
 
@@ -136,6 +138,33 @@ def queue_reparse(session: Session, *, artifact: Artifact) -> list[Artifact]:
     artifact.parse_attempts = 0
     session.flush()
     return [artifact]
+
+
+def set_parse_options(session: Session, *, artifact: Artifact, options: ReparseOptions) -> None:
+    """Store the options a re-parse was given (those sent; ``null`` clears one) on the
+    artifact and, for a bundle, on its members at any depth."""
+    given = options.model_fields_set
+    if "host" in given and (options.host or None) != artifact.host:
+        other = repository.same_upload(session, artifact.incident_id, artifact.sha256, options.host)
+        if options.host and other is not None and other.id != artifact.id:
+            raise Conflict(
+                "duplicate_artifact",
+                f"the incident already holds these bytes for host {options.host!r} ({other.filename})",
+            )
+        artifact.host = options.host or None
+        artifact.dedup_host = options.host or ""
+    if "kind" in given and artifact.kind != BUNDLE_KIND:
+        artifact.requested_kind = options.kind
+    if "timezone" in given:
+        artifact.timezone = options.timezone
+    if "clock_offset_s" in given:
+        artifact.clock_offset_s = options.clock_offset_s or 0.0
+    if "jvm_start" in given:
+        artifact.jvm_start_ms = options.jvm_start_ms()
+    if artifact.kind == BUNDLE_KIND:
+        for member in repository.members(session, [artifact.id]):
+            set_parse_options(session, artifact=member, options=options)
+    session.flush()
 
 
 QUEUED_STATUSES = frozenset({"pending", "parsing"})

@@ -327,6 +327,8 @@ def _finish(session: Session, artifact: Artifact, started: float) -> None:
     if artifact.parent_id is not None:
         _widen_parent(session, artifact)
     session.flush()
+    # Open pages of the incident poll this to show the parse (see incidents.endpoints).
+    incidents_repository.bump_version(session, artifact.incident_id)
     _refresh_checklist(session, artifact.incident_id)
 
 

@@ -44,6 +44,7 @@ def recompute(session: Session, *, incident: Incident) -> None:
         ],
     )
     session.flush()
+    incidents_repository.bump_version(session, incident.id)
 
 
 def has_stale(session: Session) -> bool:
@@ -142,3 +143,4 @@ def review(session: Session, *, incident: Incident, finding_id: str, data: Revie
     row.author = data.author
     row.updated_at_ms = now_ms()
     session.flush()
+    incidents_repository.bump_version(session, incident.id)

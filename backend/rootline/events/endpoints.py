@@ -6,11 +6,11 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 
 from rootline.auth import read_incident
-from rootline.deps import SessionDep
+from rootline.deps import SessionDep, StoreDep
 from rootline.events import service
-from rootline.events.schemas import EventPage
+from rootline.events.schemas import EventPage, ThreadDumpRead
 from rootline.incidents.models import Incident
-from rootline.params import OffsetQuery, split_list, time_param
+from rootline.params import IdPath, OffsetQuery, split_list, time_param
 
 MAX_EVENTS_PAGE = 10_000
 
@@ -45,6 +45,18 @@ def read_routes(incident_dep: Callable[..., Incident]) -> APIRouter:
             limit=limit,
             offset=offset,
         )
+
+    @router.get("/events/{event_id}/threads")
+    def get_dump_threads(
+        *,
+        event_id: IdPath,
+        incident: Incident = Depends(incident_dep),
+        session: SessionDep,
+        store: StoreDep,
+    ) -> ThreadDumpRead:
+        """Every thread of one thread dump (a `thread_dump` event): name, pool, state, the whole
+        stack and its locks, read again from the stored file."""
+        return service.dump_threads(session, store, incident=incident, event_id=event_id)
 
     return router
 

@@ -75,3 +75,9 @@ def all_of_kind(
     if host:
         query = query.where(Event.host == host)
     return session.scalars(query.order_by(Event.time_ms, Event.id)).all()
+
+
+def get(session: Session, incident_id: uuid.UUID, event_id: int) -> Event | None:
+    """One event of the incident (None if it has no such event)."""
+    event = session.get(Event, event_id)
+    return event if event is not None and event.incident_id == incident_id else None

@@ -1,13 +1,21 @@
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response, status
+from fastapi import APIRouter, Depends, Query, Response, status
 
-from rootline.auth import IncidentsDep, ReadIncident, WriteIncident
+from rootline.auth import IncidentsDep, ReadIncident, WriteIncident, read_incident
 from rootline.deps import SessionDep, StoreDep
 from rootline.incidents import service
-from rootline.incidents.schemas import IncidentCreate, IncidentPage, IncidentRead, IncidentUpdate
+from rootline.incidents.models import Incident
+from rootline.incidents.schemas import (
+    IncidentCreate,
+    IncidentPage,
+    IncidentRead,
+    IncidentUpdate,
+    IncidentVersion,
+)
 from rootline.params import OffsetQuery
 
 router = APIRouter(prefix="/api/incidents", tags=["incidents"])
@@ -56,3 +64,24 @@ def delete_incident(incident: WriteIncident, session: SessionDep, store: StoreDe
     """Delete an incident with its artifacts and everything parsed from them."""
     service.delete(session, store, incident=incident)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+def read_routes(incident_dep: Callable[..., Incident]) -> APIRouter:
+    """The read routes, for whichever dependency resolves the incident (private or shared)."""
+    router = APIRouter(tags=["incidents"])
+
+    @router.get("/version")
+    def get_version(
+        *, response: Response, incident: Incident = Depends(incident_dep)
+    ) -> IncidentVersion:
+        """A counter that grows with every change of what the incident shows (an upload, a
+        parse, new findings, a review, an annotation, an edit): poll it, and read the rest
+        again when it moves. As cheap as a request gets: the incident's row, already read
+        to check access."""
+        response.headers["Cache-Control"] = "no-store"
+        return IncidentVersion(version=incident.data_version)
+
+    return router
+
+
+router.include_router(read_routes(read_incident), prefix="/{incident_id}")

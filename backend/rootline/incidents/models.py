@@ -22,3 +22,6 @@ class Incident(Base):
     window_end_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     created_at_ms: Mapped[int] = mapped_column(BigInteger, default=now_ms)
     updated_at_ms: Mapped[int] = mapped_column(BigInteger, default=now_ms, onupdate=now_ms)
+    # Bumped by every write that changes what the incident's pages show (an upload, a parse,
+    # recomputed findings, a review, an annotation): open pages poll it to refresh (issue 14).
+    data_version: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")

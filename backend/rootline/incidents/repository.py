@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import case, func, or_, select
+from sqlalchemy import case, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from rootline.artifacts.models import Artifact
@@ -95,3 +95,22 @@ def lock(session: Session, incident_id: uuid.UUID) -> None:
     session.execute(
         select(Incident.id).where(Incident.id == incident_id).with_for_update(key_share=True)
     )
+
+
+def bump_version(session: Session, incident_id: uuid.UUID) -> None:
+    """Count one more change of what the incident shows (``Incident.data_version``).
+
+    One atomic ``UPDATE ... SET data_version = data_version + 1``: concurrent writers each
+    add theirs, and ``updated_at_ms`` is left alone (a parse is not an edit of the incident).
+    """
+    session.execute(
+        update(Incident)
+        .where(Incident.id == incident_id)
+        .values(data_version=Incident.data_version + 1, updated_at_ms=Incident.updated_at_ms)
+        .execution_options(synchronize_session=False)
+    )
+
+
+def version(session: Session, incident_id: uuid.UUID) -> int | None:
+    """The incident's data version (one read by primary key), None if there is no such incident."""
+    return session.scalar(select(Incident.data_version).where(Incident.id == incident_id))

@@ -54,6 +54,12 @@ class IncidentRead(BaseModel):
     )
 
 
+class IncidentVersion(BaseModel):
+    version: int = Field(
+        description="Grows with every change of what the incident shows; compare, never order."
+    )
+
+
 class IncidentPage(BaseModel):
     items: list[IncidentRead]
     total: int

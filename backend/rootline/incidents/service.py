@@ -108,6 +108,7 @@ def update(session: Session, *, incident: Incident, data: IncidentUpdate) -> Inc
             continue
         setattr(incident, field, value)
     session.flush()
+    repository.bump_version(session, incident.id)
     return incident
 
 

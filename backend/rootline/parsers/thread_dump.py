@@ -46,6 +46,9 @@ is also what the JVM reports for a thread blocked in native code (``socketAccept
 ``socketRead0``, ``epollWait``): the top frames tell a thread on CPU from one waiting for
 input.
 
+:func:`read_threads` reads the same dumps again with every thread and its whole stack (up to
+:data:`VIEW_FRAMES` frames) for the thread-dump view; nothing of it is stored.
+
 Dump time: the last timestamp line since the previous dump (zone-less in ``context.timezone``),
 JRockit's date line right after its header, JSON's ``time``; a dump with none is placed at
 ``context.default_time_ms`` plus one second per dump before it in the file, so several
@@ -203,6 +206,7 @@ def sniff(head: str) -> float:
 
 class _Thread:
     __slots__ = (
+        "daemon",
         "frame_count",
         "frames",
         "has_state_line",
@@ -217,6 +221,7 @@ class _Thread:
     def __init__(self, name: str, state: str) -> None:
         self.name = name
         self.state = state
+        self.daemon = False
         self.has_state_line = False
         self.frames: list[str] = []
         self.frame_count = 0
@@ -251,9 +256,12 @@ class _Dump:
 class _Reader:
     """The line-by-line state machine for text dumps."""
 
-    def __init__(self, context: ParseContext, result: ParseResult) -> None:
+    def __init__(
+        self, context: ParseContext, result: ParseResult, frame_limit: int = STACK_FRAMES
+    ) -> None:
         self.context = context
         self.result = result
+        self.frame_limit = frame_limit
         self.hours = HourCache(context.timezone)
         self.dumps: list[_Dump] = []
         self.dump: _Dump | None = None
@@ -276,13 +284,14 @@ class _Reader:
         return dump
 
     def read(self, text: str) -> None:
+        frame_limit = self.frame_limit
         for line_no, raw in enumerate(text.splitlines(), 1):
             line = raw.strip()
             # Stack frames are most of a dump: handled inline, without a call.
             if line.startswith("at "):
                 thread = self.thread
                 if thread is not None:
-                    if thread.frame_count < STACK_FRAMES:
+                    if thread.frame_count < frame_limit:
                         thread.frames.append(line[3:])
                     thread.frame_count += 1
             elif line:
@@ -348,6 +357,7 @@ class _Reader:
         self.deadlock = None
         dump = self.dump if self.dump is not None else self.open_dump()
         thread = _Thread(match["name"], state_from_header(rest))
+        thread.daemon = " daemon " in rest
         dump.threads.append(thread)
         self.thread = thread
         self.synchronizer_owner = thread
@@ -472,7 +482,9 @@ def parse(text: str, context: ParseContext) -> ParseResult:
     return result
 
 
-def _read_json(text: str, context: ParseContext, result: ParseResult) -> list[_Dump]:
+def _read_json(
+    text: str, context: ParseContext, result: ParseResult, frame_limit: int = STACK_FRAMES
+) -> list[_Dump]:
     try:
         document = json.loads(text)
         body = document["threadDump"]
@@ -498,7 +510,7 @@ def _read_json(text: str, context: ParseContext, result: ParseResult) -> list[_D
             else:
                 thread = _Thread(str(entry.get("name", "")), _state_from_top_frame(frames))
                 dump.inferred = True
-            thread.frames = frames[:STACK_FRAMES]
+            thread.frames = frames[:frame_limit]
             thread.frame_count = len(frames)
             dump.threads.append(thread)
     return [dump]
@@ -641,3 +653,66 @@ def _contention_events(dump: _Dump, time_ms: int, result: ParseResult) -> None:
                 },
             )
         )
+
+
+# --- Every thread, for the thread-dump view ----------------------------------------------
+
+#: Frames kept per thread by :func:`read_threads` (a runaway recursion is cut there).
+VIEW_FRAMES = 1024
+
+
+def read_threads(text: str, context: ParseContext) -> list[dict[str, Any]]:
+    """Every dump of ``text`` with every thread, for reading a dump (``parse`` stores only
+    summaries): per dump ``index``, ``time_ms`` (None when undated) and ``threads``, each with
+    ``name``, ``pool`` (:func:`pool_of`), ``state``, ``daemon``, ``vm`` (a VM internal thread,
+    not counted in the summaries), ``frames`` (top first, at most :data:`VIEW_FRAMES`),
+    ``frame_count``, ``locked`` (monitors held), ``waiting_to_lock`` and ``parked_on``.
+
+    >>> text = chr(10).join([
+    ...     "Full thread dump OpenJDK 64-Bit Server VM (17.0.15+6 mixed mode):",
+    ...     '"worker-1" #15 daemon prio=5 os_prio=0 tid=0x1 nid=0x2a waiting on condition',
+    ...     "   java.lang.Thread.State: TIMED_WAITING (sleeping)",
+    ...     "    at java.lang.Thread.sleep(java.base@17.0.15/Native Method)",
+    ...     "    at Demo.main(Demo.java:3)",
+    ... ])
+    >>> [thread] = read_threads(text, ParseContext.for_zone("UTC"))[0]["threads"]
+    >>> thread["name"], thread["pool"], thread["state"], thread["daemon"], thread["frame_count"]
+    ('worker-1', 'worker', 'timed_waiting', True, 2)
+    """
+    result = ParseResult(kind=KIND)
+    if text.lstrip().startswith("{"):
+        dumps = _read_json(text, context, result, frame_limit=VIEW_FRAMES)
+    else:
+        reader = _Reader(context, result, frame_limit=VIEW_FRAMES)
+        reader.read(text)
+        dumps = reader.dumps
+    return [
+        {
+            "index": dump.index,
+            "time_ms": dump.time_ms,
+            "threads": [
+                _thread_view(t, vm=dump.has_state_lines and not t.has_state_line)
+                for t in dump.threads
+            ],
+        }
+        for dump in dumps
+    ]
+
+
+def _thread_view(thread: _Thread, *, vm: bool) -> dict[str, Any]:
+    waiting = thread.waiting_to_lock
+    parked = thread.parked_on
+    return {
+        "name": thread.name,
+        "pool": pool_of(thread.name),
+        "state": thread.state,
+        "daemon": thread.daemon,
+        "vm": vm,
+        "frames": thread.frames,
+        "frame_count": thread.frame_count,
+        "locked": [{"monitor": m, "class_name": cls} for m, cls in thread.locked.items()],
+        "waiting_to_lock": None
+        if waiting is None
+        else {"monitor": waiting[0], "class_name": waiting[1], "owner": waiting[2]},
+        "parked_on": None if parked is None else {"monitor": parked[0], "class_name": parked[1]},
+    }

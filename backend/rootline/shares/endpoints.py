@@ -25,6 +25,7 @@ from rootline.events.endpoints import read_routes as event_reads
 from rootline.facts.endpoints import read_routes as fact_reads
 from rootline.incidents import repository as incidents_repository
 from rootline.incidents import service as incidents_service
+from rootline.incidents.endpoints import read_routes as incident_reads
 from rootline.incidents.models import Incident
 from rootline.params import IdPath
 from rootline.postmortems.endpoints import read_routes as postmortem_reads
@@ -158,6 +159,7 @@ def get_shared(shared: SharedAccessDep, session: SessionDep) -> SharedIncident:
 
 
 for _reads in (
+    incident_reads(shared_incident),
     series_reads(shared_incident),
     event_reads(shared_incident),
     fact_reads(shared_incident),

@@ -153,6 +153,52 @@ def test_reparse_gives_the_same_result(client: TestClient, incident_id: str) -> 
     assert client.get(f"/api/incidents/{incident_id}/series").json()["total"] == series_before
 
 
+GC_UPTIME_ONLY = FIXTURES_DIR / "gc_unified" / "parallel-uptime.log"
+
+
+def test_reparse_with_a_jvm_start_anchors_an_uptime_only_gc_log(
+    client: TestClient, incident_id: str
+) -> None:
+    base = f"/api/incidents/{incident_id}"
+    artifact = upload_raw(client, incident_id, GC_UPTIME_ONLY.read_bytes(), filename="gc.log")
+    before = artifact["artifacts"][0]
+    assert before["anchored"] is False and before["jvm_start_ms"] is None
+    start_ms = 1_795_000_000_000
+    reparsed = client.post(
+        f"{base}/artifacts/{before['id']}/reparse",
+        params={"wait": 60},
+        json={"jvm_start": "2026-11-18T11:06:40Z", "host": "app-7", "clock_offset_s": 1.5},
+    )
+    assert reparsed.status_code == 201, reparsed.text
+    after = reparsed.json()["artifacts"][0]
+    assert after["anchored"] is True and after["jvm_start_ms"] == start_ms
+    assert after["host"] == "app-7" and after["clock_offset_s"] == 1.5
+    assert start_ms < after["time_start_ms"] < start_ms + 60_000
+    # Left out: kept; null: cleared.
+    kept = client.post(f"{base}/artifacts/{before['id']}/reparse", params={"wait": 60}, json={})
+    assert kept.json()["artifacts"][0]["jvm_start_ms"] == start_ms
+    cleared = client.post(
+        f"{base}/artifacts/{before['id']}/reparse", params={"wait": 60}, json={"jvm_start": None}
+    )
+    assert cleared.json()["artifacts"][0]["anchored"] is False
+
+
+def test_reparse_options_are_checked_and_the_field_named(
+    client: TestClient, incident_id: str
+) -> None:
+    artifact = upload_raw(client, incident_id, SS_LOOP.read_bytes())["artifacts"][0]
+    url = f"/api/incidents/{incident_id}/artifacts/{artifact['id']}/reparse"
+    for body, field in (
+        ({"jvm_start": "yesterday"}, "jvm_start"),
+        ({"timezone": "Mars/Olympus"}, "timezone"),
+        ({"kind": "tea_leaves"}, "kind"),
+        ({"clock_offset_s": 1e12}, "clock_offset_s"),
+    ):
+        refused = client.post(url, json=body)
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["errors"][0]["loc"] == ["body", field]
+
+
 def test_binary_upload_is_kept_and_failed_with_a_reason(
     client: TestClient, incident_id: str
 ) -> None:

@@ -20,7 +20,8 @@ from tests.parsers.jvm_parser_kit import foreign_files, head_of, mutated, text_o
 
 JSTACK_FIXTURE = FIXTURES_DIR / "thread_dump" / "pool-saturation-jdk17-jstack-3-dumps.txt"
 CORPUS_DUMPS = [p for p in corpus_files("threads") if not p.name.startswith("dubbo-")]
-OWN_FILES = [JSTACK_FIXTURE, *CORPUS_DUMPS]
+CHANGES_FIXTURE = FIXTURES_DIR / "thread_dump" / "dump-changes-jdk17-jstack-2-dumps.txt"
+OWN_FILES = [JSTACK_FIXTURE, CHANGES_FIXTURE, *CORPUS_DUMPS]
 
 STATE_LINE_RE = re.compile(r"java\.lang\.Thread\.State: ([A-Z_]+)")
 # Thread headers, not the '"name":' lines of deadlock reports.
@@ -33,6 +34,7 @@ DUMPS_PER_FILE = {
     "jrockit-r26-jdk15-windows-dump-tda-fork.txt": 2,
     "sap-jvm-j2ee-engine-std-server-dump-tda-fork.log": 2,
     "pool-saturation-jdk17-jstack-3-dumps.txt": 3,
+    "dump-changes-jdk17-jstack-2-dumps.txt": 2,
 }
 
 
@@ -257,3 +259,23 @@ def test_runnable_stacks_of_the_sap_dump_show_rfc_listen() -> None:
     assert stacks[0]["count"] == 35
     assert "nativeSAP_CMACCPTP" in stacks[0]["frames"][0]
     assert any("RfcListen" in f or ".listen(" in f for f in stacks[0]["frames"])
+
+
+def test_read_threads_gives_every_thread_and_whole_stacks() -> None:
+    """The thread-dump view's reading: the same dumps and threads as the parse, stacks uncut."""
+    text = CHANGES_FIXTURE.read_text()
+    dumps = thread_dump.read_threads(text, ParseContext())
+    summaries = [
+        e for e in thread_dump.parse(text, ParseContext()).events if e.kind == "thread_dump"
+    ]
+    assert [d["index"] for d in dumps] == [0, 1]
+    for dump, summary in zip(dumps, summaries, strict=True):
+        java = [t for t in dump["threads"] if not t["vm"]]
+        assert len(java) == summary.attrs["total"]
+        assert len(dump["threads"]) - len(java) == summary.attrs["vm_threads"]
+    deep = max(dumps[0]["threads"], key=lambda t: t["frame_count"])
+    assert len(deep["frames"]) == deep["frame_count"] > thread_dump.STACK_FRAMES  # uncut
+    states = {t["name"]: t["state"] for t in dumps[0]["threads"]}
+    later = {t["name"]: t["state"] for t in dumps[1]["threads"]}
+    assert states["payment-2"] == "blocked" and later["payment-2"] == "timed_waiting"
+    assert "order-pool-4" in states and "order-pool-4" not in later

@@ -1,48 +1,46 @@
-/** The one way the app talks to the API: same origin, cookies, CSRF header on writes, JSON errors. */
-import type { components } from "./schema";
+/**
+ * The one way the app talks to the API: `openapi-fetch` over the generated `paths` (schema.d.ts,
+ * `npm run api-types`), so every call's path, parameters, body and answer are typed from the
+ * OpenAPI document. Same origin, cookies, CSRF header on writes; errors become `ApiError`s read
+ * from the API's error body (`{code, message}`, plus `errors[]` naming each field on a 422).
+ */
+import createClient, { type Middleware } from "openapi-fetch";
+import type { components, paths } from "./schema";
 
 export type Schemas = components["schemas"];
+export type FieldProblem = Schemas["FieldProblem"];
 
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
+    /** A 422's problems, each naming its field (`loc` like `["body", "jvm_start"]`). */
+    readonly fields: readonly FieldProblem[] = [],
     /** The whole JSON body (a 409 carries what is stored now). */
     readonly body: unknown = null,
   ) {
     super(message);
     this.name = "ApiError";
   }
-}
 
-export type Params = Record<string, string | number | boolean | null | undefined | string[]>;
-
-export function withParams(path: string, params?: Params): string {
-  if (!params) return path;
-  const query = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) {
-    if (value === null || value === undefined) continue;
-    if (Array.isArray(value)) value.forEach((v) => query.append(key, v));
-    else query.set(key, String(value));
+  /** What is wrong with `field` (the last part of a problem's `loc`), if the API said. */
+  problemWith(field: string): string | undefined {
+    return this.fields.find((problem) => fieldName(problem) === field)?.message;
   }
-  const text = query.toString();
-  return text ? `${path}?${text}` : path;
 }
+
+/** The field a problem names: `jvm_start` for `["body", "jvm_start"]`, `files.0.filename` deeper. */
+export function fieldName(problem: FieldProblem): string {
+  const parts = problem.loc.filter((part, index) => !(index === 0 && typeof part === "string" && LOCATIONS.has(part)));
+  return parts.join(".") || String(problem.loc[0] ?? "");
+}
+
+const LOCATIONS = new Set(["body", "query", "path", "header", "cookie"]);
 
 export function csrfToken(): string | null {
   const match = document.cookie.match(/(?:^|;\s*)rootline_csrf=([^;]+)/);
   return match ? decodeURIComponent(match[1]!) : null;
-}
-
-async function toError(response: Response): Promise<ApiError> {
-  let text = "";
-  try {
-    text = await response.text();
-  } catch {
-    // The body could not be read: the status line is the best there is.
-  }
-  return errorFromBody(response.status, response.statusText, text);
 }
 
 /**
@@ -64,29 +62,38 @@ export function reportUnauthorized(path: string, error: ApiError): void {
   if (error.status === 401 && !isPublicPath(path)) unauthorizedHandler?.(error);
 }
 
-/** The API's JSON error body (`{code, message}`) from any response-like text, or a fallback. */
-export function errorFromBody(status: number, statusText: string, text: string): ApiError {
+/** The API's error (`{code, message, errors?}`) from a parsed body, or a fallback from the status. */
+export function errorFromJson(status: number, statusText: string, body: unknown): ApiError {
   let code = "http_error";
   let message = `${status} ${statusText}`.trim();
-  let parsed: unknown = null;
-  try {
-    const body = JSON.parse(text) as { code?: unknown; message?: unknown; detail?: unknown };
-    parsed = body;
-    if (typeof body.code === "string") code = body.code;
-    if (typeof body.message === "string") message = body.message;
-    else if (typeof body.detail === "string") message = body.detail;
-    else if (Array.isArray(body.detail)) {
-      // FastAPI's validation error: [{loc, msg}, ...]
-      const first = body.detail[0] as { loc?: unknown[]; msg?: string } | undefined;
-      if (first?.msg) {
-        code = "validation_error";
-        message = `${(first.loc ?? []).filter((part) => part !== "body").join(".")}: ${first.msg}`;
+  let fields: FieldProblem[] = [];
+  if (body && typeof body === "object") {
+    const shape = body as { code?: unknown; message?: unknown; errors?: unknown };
+    if (typeof shape.code === "string") code = shape.code;
+    if (typeof shape.message === "string") message = shape.message;
+    if (Array.isArray(shape.errors)) {
+      fields = shape.errors.filter(
+        (problem): problem is FieldProblem =>
+          !!problem && Array.isArray((problem as FieldProblem).loc) && typeof (problem as FieldProblem).message === "string",
+      );
+      // "the request is not valid" says nothing: name the field and what is wrong with it.
+      if (fields.length > 0) {
+        message = fields.map((problem) => `${fieldName(problem)}: ${problem.message}`).join("; ");
       }
     }
+  }
+  return new ApiError(status, code, message, fields, body);
+}
+
+/** The API's error from any response-like text (the XHR upload path reads text). */
+export function errorFromBody(status: number, statusText: string, text: string): ApiError {
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
   } catch {
     // Not JSON (a proxy's error page): the status line is the best there is.
   }
-  return new ApiError(status, code, message, parsed);
+  return errorFromJson(status, statusText, body);
 }
 
 /** A message for any thrown value, for error states. */
@@ -96,38 +103,51 @@ export function errorMessage(error: unknown): string {
   return String(error);
 }
 
-export async function request<T>(
-  method: string,
-  path: string,
-  options: { params?: Params; json?: unknown; body?: BodyInit; signal?: AbortSignal; keepalive?: boolean } = {},
-): Promise<T> {
-  const headers: Record<string, string> = {};
-  if (method !== "GET" && method !== "HEAD") {
-    const token = csrfToken();
-    if (token) headers["X-CSRF-Token"] = token;
-  }
-  let body = options.body;
-  if (options.json !== undefined) {
-    headers["Content-Type"] = "application/json";
-    body = JSON.stringify(options.json);
-  }
-  const response = await fetch(withParams(path, options.params), {
-    method,
-    headers,
-    body,
-    credentials: "same-origin",
-    signal: options.signal,
-    // Outlives the page (a save sent as the tab closes).
-    keepalive: options.keepalive,
-  });
-  if (!response.ok) {
-    const error = await toError(response);
-    reportUnauthorized(path, error);
-    throw error;
-  }
-  if (response.status === 204) return undefined as T;
-  return (await response.json()) as T;
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+const csrfHeader: Middleware = {
+  onRequest({ request }) {
+    if (!SAFE_METHODS.has(request.method)) {
+      const token = csrfToken();
+      if (token) request.headers.set("X-CSRF-Token", token);
+    }
+    return request;
+  },
+};
+
+const unauthorized: Middleware = {
+  onResponse({ request, response }) {
+    if (response.status === 401) {
+      reportUnauthorized(new URL(request.url).pathname, new ApiError(401, "unauthenticated", "Sign in again"));
+    }
+    return response;
+  },
+};
+
+/** The typed client. `fetch` is looked up per call (tests stub it); the base is this origin. */
+export const api = createClient<paths>({
+  baseUrl: typeof window === "undefined" ? "" : window.location.origin,
+  credentials: "same-origin",
+  fetch: (request) => globalThis.fetch(request),
+});
+api.use(csrfHeader, unauthorized);
+
+/** What every openapi-fetch call answers. */
+interface Answer<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
 }
 
-export const apiGet = <T>(path: string, params?: Params, signal?: AbortSignal) =>
-  request<T>("GET", path, { params, signal });
+/** The data of a call, or the `ApiError` its answer describes. */
+export async function unwrap<T>(call: Promise<Answer<T>>): Promise<NonNullable<T>> {
+  const { data, error, response } = await call;
+  if (!response.ok) throw errorFromJson(response.status, response.statusText, error);
+  return data as NonNullable<T>;
+}
+
+/** For calls answered 204: nothing, or the `ApiError`. */
+export async function unwrapEmpty(call: Promise<Answer<unknown>>): Promise<void> {
+  const { error, response } = await call;
+  if (!response.ok) throw errorFromJson(response.status, response.statusText, error);
+}

@@ -214,7 +214,7 @@ describe("polling while files are parsed", () => {
     client.setQueryData([base, "artifacts"], [parsed]);
     vi.stubGlobal("fetch", vi.fn(async () => Response.json({ artifacts: [pending], created: [false] }, { status: 202 })));
     const { result } = renderHook(() => useReparse(base), { wrapper });
-    result.current.mutate("a");
+    result.current.mutate({ artifactId: "a" });
     await waitFor(() => expect(result.current.isSuccess).toBe(true));
     expect(client.getQueryData<Artifact[]>([base, "artifacts"])?.map((a) => a.status)).toEqual(["pending"]);
     expect(stale()).toEqual(["incidents ", `${base} incident`, `${base} artifacts`]);

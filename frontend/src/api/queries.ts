@@ -3,6 +3,7 @@
  * (`[apiBase, what]`, the timeline's too), so invalidating `[apiBase]` refreshes all of it; the
  * incident list is `["incidents", ...]`.
  */
+import { useEffect, useRef } from "react";
 import {
   type Query,
   type QueryClient,
@@ -11,7 +12,8 @@ import {
   useQueryClient,
   type UseQueryResult,
 } from "@tanstack/react-query";
-import { ApiError, apiGet, request } from "./client";
+import { api, ApiError, type Schemas, unwrap, unwrapEmpty } from "./client";
+import { parseApiBase, readGet } from "./reads";
 import type {
   ActionItem,
   ActionItemCreate,
@@ -48,6 +50,19 @@ import { isQueued } from "./types";
 export const incidentBase = (id: string) => `/api/incidents/${encodeURIComponent(id)}`;
 export const sharedBase = (token: string) => `/api/shared/${encodeURIComponent(token)}`;
 
+/** The path parameter of a private incident's `apiBase` (writes exist for incidents only). */
+function incidentPath(apiBase: string): { incident_id: string } {
+  const base = parseApiBase(apiBase);
+  if (base.incident_id === undefined) throw new Error("a shared view writes nothing");
+  return { incident_id: base.incident_id };
+}
+
+function sharedPath(apiBase: string): { token: string } {
+  const base = parseApiBase(apiBase);
+  if (base.token === undefined) throw new Error(`not a share link: ${apiBase}`);
+  return { token: base.token };
+}
+
 // ---- auth ------------------------------------------------------------------------------------
 
 export const ME_KEY = ["auth", "me"] as const;
@@ -59,7 +74,7 @@ const sharesKey = (incidentId: string) => [incidentBase(incidentId), "shares"] a
 export function useMe(): UseQueryResult<Me, ApiError> {
   return useQuery<Me, ApiError>({
     queryKey: ME_KEY,
-    queryFn: ({ signal }) => apiGet<Me>("/api/auth/me", undefined, signal),
+    queryFn: ({ signal }) => unwrap(api.GET("/api/auth/me", { signal })),
     retry: false,
     staleTime: 60_000,
   });
@@ -68,7 +83,7 @@ export function useMe(): UseQueryResult<Me, ApiError> {
 export function useLogin() {
   const client = useQueryClient();
   return useMutation<Me, ApiError, { username: string; password: string }>({
-    mutationFn: (body) => request<Me>("POST", "/api/auth/login", { json: body }),
+    mutationFn: (body) => unwrap(api.POST("/api/auth/login", { body })),
     onSuccess: (me) => {
       client.clear();
       client.setQueryData(ME_KEY, me);
@@ -79,7 +94,7 @@ export function useLogin() {
 export function useLogout() {
   const client = useQueryClient();
   return useMutation<void, ApiError>({
-    mutationFn: () => request<void>("POST", "/api/auth/logout"),
+    mutationFn: () => unwrapEmpty(api.POST("/api/auth/logout")),
     onSettled: () => client.clear(),
   });
 }
@@ -91,7 +106,7 @@ export function useChangePassword() {
     ApiError,
     { current_password: string | null; new_password: string }
   >({
-    mutationFn: (body) => request<void>("POST", "/api/auth/password", { json: body }),
+    mutationFn: (body) => unwrapEmpty(api.POST("/api/auth/password", { body })),
     onSuccess: () => client.invalidateQueries({ queryKey: ME_KEY }),
   });
 }
@@ -101,7 +116,7 @@ export function useChangePassword() {
 export function useTokens() {
   return useQuery<TokenRead[], ApiError>({
     queryKey: TOKENS_KEY,
-    queryFn: ({ signal }) => apiGet<TokenRead[]>("/api/tokens", undefined, signal),
+    queryFn: ({ signal }) => unwrap(api.GET("/api/tokens", { signal })),
   });
 }
 
@@ -112,7 +127,7 @@ export function useCreateToken() {
     ApiError,
     { name: string; scope: TokenScope; incident_id: string | null }
   >({
-    mutationFn: (body) => request<TokenCreated>("POST", "/api/tokens", { json: body }),
+    mutationFn: (body) => unwrap(api.POST("/api/tokens", { body })),
     onSuccess: () => client.invalidateQueries({ queryKey: TOKENS_KEY }),
   });
 }
@@ -120,7 +135,7 @@ export function useCreateToken() {
 export function useRevokeToken() {
   const client = useQueryClient();
   return useMutation<void, ApiError, TokenRead["id"]>({
-    mutationFn: (id) => request<void>("DELETE", `/api/tokens/${encodeURIComponent(String(id))}`),
+    mutationFn: (id) => unwrapEmpty(api.DELETE("/api/tokens/{token_id}", { params: { path: { token_id: id } } })),
     onSuccess: () => client.invalidateQueries({ queryKey: TOKENS_KEY }),
   });
 }
@@ -133,10 +148,11 @@ export function useIncidents(q: string, page: number) {
   return useQuery<IncidentPage, ApiError>({
     queryKey: [...INCIDENTS_KEY, q, page],
     queryFn: ({ signal }) =>
-      apiGet<IncidentPage>(
-        "/api/incidents",
-        { q: q || undefined, limit: INCIDENTS_PAGE_SIZE, offset: page * INCIDENTS_PAGE_SIZE },
-        signal,
+      unwrap(
+        api.GET("/api/incidents", {
+          params: { query: { q: q || undefined, limit: INCIDENTS_PAGE_SIZE, offset: page * INCIDENTS_PAGE_SIZE } },
+          signal,
+        }),
       ),
     placeholderData: (previous) => previous,
   });
@@ -145,14 +161,15 @@ export function useIncidents(q: string, page: number) {
 export function useIncident(apiBase: string) {
   return useQuery<Incident, ApiError>({
     queryKey: [apiBase, "incident"],
-    queryFn: ({ signal }) => apiGet<Incident>(apiBase, undefined, signal),
+    queryFn: ({ signal }) =>
+      unwrap(api.GET("/api/incidents/{incident_id}", { params: { path: incidentPath(apiBase) }, signal })),
   });
 }
 
 export function useSharedIncident(apiBase: string) {
   return useQuery<SharedIncident, ApiError>({
     queryKey: [apiBase, "share-info"],
-    queryFn: ({ signal }) => apiGet<SharedIncident>(apiBase, undefined, signal),
+    queryFn: ({ signal }) => unwrap(api.GET("/api/shared/{token}", { params: { path: sharedPath(apiBase) }, signal })),
     retry: false,
   });
 }
@@ -160,7 +177,7 @@ export function useSharedIncident(apiBase: string) {
 export function useCreateIncident() {
   const client = useQueryClient();
   return useMutation<Incident, ApiError, IncidentCreate>({
-    mutationFn: (body) => request<Incident>("POST", "/api/incidents", { json: body }),
+    mutationFn: (body) => unwrap(api.POST("/api/incidents", { body })),
     onSuccess: () => client.invalidateQueries({ queryKey: INCIDENTS_KEY }),
   });
 }
@@ -168,7 +185,7 @@ export function useCreateIncident() {
 export function useUpdateIncident(id: string) {
   const client = useQueryClient();
   return useMutation<Incident, ApiError, IncidentUpdate>({
-    mutationFn: (body) => request<Incident>("PATCH", incidentBase(id), { json: body }),
+    mutationFn: (body) => unwrap(api.PATCH("/api/incidents/{incident_id}", { params: { path: { incident_id: id } }, body })),
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: INCIDENTS_KEY });
       // A new timezone changes how zone-less artifacts are read: refresh everything.
@@ -180,7 +197,7 @@ export function useUpdateIncident(id: string) {
 export function useDeleteIncident() {
   const client = useQueryClient();
   return useMutation<void, ApiError, string>({
-    mutationFn: (id) => request<void>("DELETE", incidentBase(id)),
+    mutationFn: (id) => unwrapEmpty(api.DELETE("/api/incidents/{incident_id}", { params: { path: { incident_id: id } } })),
     onSuccess: (_data, id) => {
       client.removeQueries({ queryKey: [incidentBase(id)] });
       void client.invalidateQueries({ queryKey: INCIDENTS_KEY });
@@ -280,7 +297,7 @@ export function useArtifacts(apiBase: string) {
   return useQuery<Artifact[], ApiError>({
     queryKey: artifactsKey(apiBase),
     queryFn: async ({ client, signal }) => {
-      const artifacts = await apiGet<Artifact[]>(`${apiBase}/artifacts`, undefined, signal);
+      const artifacts = await readGet(apiBase, "/artifacts", { signal });
       // Compared here, once per read, however many components show the list.
       const finished = parseFinished(client.getQueryData<Artifact[]>(artifactsKey(apiBase)), artifacts);
       refreshParsedData(client, apiBase, finished, artifacts.some(isQueued));
@@ -294,11 +311,19 @@ export function useArtifacts(apiBase: string) {
   });
 }
 
+export type ReparseOptions = Schemas["ReparseOptions"];
+
+/** Re-parse an artifact, with the upload's options changed first (those given; `null` clears one). */
 export function useReparse(apiBase: string) {
   const client = useQueryClient();
-  return useMutation<UploadResult, ApiError, string>({
-    mutationFn: (artifactId) =>
-      request<UploadResult>("POST", `${apiBase}/artifacts/${encodeURIComponent(artifactId)}/reparse`),
+  return useMutation<UploadResult, ApiError, { artifactId: string; options?: ReparseOptions }>({
+    mutationFn: ({ artifactId, options }) =>
+      unwrap(
+        api.POST("/api/incidents/{incident_id}/artifacts/{artifact_id}/reparse", {
+          params: { path: { ...incidentPath(apiBase), artifact_id: artifactId } },
+          body: options ?? null,
+        }),
+      ),
     onSuccess: (result) => artifactsQueued(client, apiBase, result),
   });
 }
@@ -308,7 +333,7 @@ export function useReparse(apiBase: string) {
 export function useChecklist(apiBase: string) {
   return useQuery<Checklist, ApiError>({
     queryKey: [apiBase, "checklist"],
-    queryFn: ({ signal }) => apiGet<Checklist>(`${apiBase}/checklist`, undefined, signal),
+    queryFn: ({ signal }) => readGet(apiBase, "/checklist", { signal }),
   });
 }
 
@@ -320,7 +345,12 @@ export function useReviewFinding(apiBase: string) {
     { findingId: string; verdict_override: Verdict | null; note: string; author: string }
   >({
     mutationFn: ({ findingId, ...body }) =>
-      request("PATCH", `${apiBase}/checklist/${encodeURIComponent(findingId)}`, { json: body }),
+      unwrap(
+        api.PATCH("/api/incidents/{incident_id}/checklist/{finding_id}", {
+          params: { path: { ...incidentPath(apiBase), finding_id: findingId } },
+          body,
+        }),
+      ),
     // A review changes verdicts (the checklist, the incident's top causes), not the timeline's data.
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: [apiBase, "checklist"] });
@@ -338,14 +368,15 @@ const annotationsKey = (apiBase: string) => [apiBase, "annotations"] as const;
 export function useAnnotations(apiBase: string) {
   return useQuery<Annotation[], ApiError>({
     queryKey: annotationsKey(apiBase),
-    queryFn: ({ signal }) => apiGet<Annotation[]>(`${apiBase}/annotations`, undefined, signal),
+    queryFn: ({ signal }) => readGet(apiBase, "/annotations", { signal }),
   });
 }
 
 export function useCreateAnnotation(apiBase: string) {
   const client = useQueryClient();
   return useMutation<Annotation, ApiError, AnnotationCreate>({
-    mutationFn: (body) => request<Annotation>("POST", `${apiBase}/annotations`, { json: body }),
+    mutationFn: (body) =>
+      unwrap(api.POST("/api/incidents/{incident_id}/annotations", { params: { path: incidentPath(apiBase) }, body })),
     onSuccess: () => client.invalidateQueries({ queryKey: annotationsKey(apiBase) }),
   });
 }
@@ -354,7 +385,11 @@ export function useDeleteAnnotation(apiBase: string) {
   const client = useQueryClient();
   return useMutation<void, ApiError, number>({
     mutationFn: (annotationId) =>
-      request<void>("DELETE", `${apiBase}/annotations/${annotationId}`),
+      unwrapEmpty(
+        api.DELETE("/api/incidents/{incident_id}/annotations/{annotation_id}", {
+          params: { path: { ...incidentPath(apiBase), annotation_id: annotationId } },
+        }),
+      ),
     onSuccess: () => client.invalidateQueries({ queryKey: annotationsKey(apiBase) }),
   });
 }
@@ -365,7 +400,7 @@ export function useShares(incidentId: string) {
   return useQuery<ShareRead[], ApiError>({
     queryKey: sharesKey(incidentId),
     queryFn: ({ signal }) =>
-      apiGet<ShareRead[]>(`${incidentBase(incidentId)}/shares`, undefined, signal),
+      unwrap(api.GET("/api/incidents/{incident_id}/shares", { params: { path: { incident_id: incidentId } }, signal })),
   });
 }
 
@@ -377,7 +412,7 @@ export function useCreateShare(incidentId: string) {
     { label: string; expires_at_ms: number | null; allow_raw: boolean; redacted: boolean; view: ShareView | null }
   >({
     mutationFn: (body) =>
-      request<ShareCreated>("POST", `${incidentBase(incidentId)}/shares`, { json: body }),
+      unwrap(api.POST("/api/incidents/{incident_id}/shares", { params: { path: { incident_id: incidentId } }, body })),
     onSuccess: () =>
       client.invalidateQueries({ queryKey: sharesKey(incidentId) }),
   });
@@ -387,9 +422,10 @@ export function useRevokeShare(incidentId: string) {
   const client = useQueryClient();
   return useMutation<void, ApiError, ShareRead["id"]>({
     mutationFn: (shareId) =>
-      request<void>(
-        "DELETE",
-        `${incidentBase(incidentId)}/shares/${encodeURIComponent(String(shareId))}`,
+      unwrapEmpty(
+        api.DELETE("/api/incidents/{incident_id}/shares/{share_id}", {
+          params: { path: { incident_id: incidentId, share_id: shareId } },
+        }),
       ),
     onSuccess: () =>
       client.invalidateQueries({ queryKey: sharesKey(incidentId) }),
@@ -397,6 +433,13 @@ export function useRevokeShare(incidentId: string) {
 }
 
 // ---- postmortem ------------------------------------------------------------------------------
+
+/** The incident behind a private `apiBase` (a share link reads, never writes). */
+function editable(apiBase: string): { incident_id: string } {
+  const base = parseApiBase(apiBase);
+  if (base.incident_id === undefined) throw new Error("a share link is read-only");
+  return { incident_id: base.incident_id };
+}
 
 export const postmortemKey = (apiBase: string) => [apiBase, "postmortem"] as const;
 
@@ -406,7 +449,7 @@ export function usePostmortem(apiBase: string, options: { refetchMs?: number } =
     queryKey: postmortemKey(apiBase),
     queryFn: async ({ signal }) => {
       try {
-        return await apiGet<Postmortem>(`${apiBase}/postmortem`, undefined, signal);
+        return await readGet(apiBase, "/postmortem", { signal });
       } catch (error) {
         if (error instanceof ApiError && error.status === 404 && error.code.startsWith("postmortem_")) return null;
         throw error;
@@ -420,7 +463,7 @@ export function usePostmortem(apiBase: string, options: { refetchMs?: number } =
 export function useCreatePostmortem(apiBase: string) {
   const client = useQueryClient();
   return useMutation<Postmortem, ApiError>({
-    mutationFn: () => request<Postmortem>("POST", `${apiBase}/postmortem`),
+    mutationFn: () => unwrap(api.POST("/api/incidents/{incident_id}/postmortem", { params: { path: editable(apiBase) } })),
     onSuccess: (postmortem) => client.setQueryData(postmortemKey(apiBase), postmortem),
   });
 }
@@ -428,7 +471,7 @@ export function useCreatePostmortem(apiBase: string) {
 export function useSetPostmortemStatus(apiBase: string) {
   const client = useQueryClient();
   return useMutation<Postmortem, ApiError, { status: PostmortemStatus; version: number }>({
-    mutationFn: (body) => request<Postmortem>("PATCH", `${apiBase}/postmortem`, { json: body }),
+    mutationFn: (body) => unwrap(api.PATCH("/api/incidents/{incident_id}/postmortem", { params: { path: editable(apiBase) }, body })),
     onSuccess: (postmortem) => {
       client.setQueryData(postmortemKey(apiBase), postmortem);
       void client.invalidateQueries({ queryKey: [apiBase, "incident"] });
@@ -447,7 +490,14 @@ export function saveSection(
   body: { text: string; version: number },
   keepalive = false,
 ): Promise<PostmortemSection> {
-  return request<PostmortemSection>("PUT", `${apiBase}/postmortem/sections/${key}`, { json: body, keepalive });
+  return unwrap(
+    api.PUT("/api/incidents/{incident_id}/postmortem/sections/{section}", {
+      params: { path: { ...editable(apiBase), section: key } },
+      body,
+      // Outlives the page (a save sent as the tab closes).
+      keepalive,
+    }),
+  );
 }
 
 /** A saved section into the cached postmortem. */
@@ -463,7 +513,13 @@ export function sectionSaved(client: QueryClient, apiBase: string, section: Post
 export function useRevisions(apiBase: string, section: SectionKey, enabled: boolean) {
   return useQuery<Revision[], ApiError>({
     queryKey: [apiBase, "revisions", section],
-    queryFn: ({ signal }) => apiGet<Revision[]>(`${apiBase}/postmortem/revisions`, { section }, signal),
+    queryFn: ({ signal }) =>
+      unwrap(
+        api.GET("/api/incidents/{incident_id}/postmortem/revisions", {
+          params: { path: editable(apiBase), query: { section } },
+          signal,
+        }),
+      ),
     enabled,
   });
 }
@@ -476,7 +532,7 @@ const actionItemsKey = (apiBase: string) => [apiBase, "action-items"] as const;
 export function useActionItems(apiBase: string) {
   return useQuery<ActionItem[], ApiError>({
     queryKey: actionItemsKey(apiBase),
-    queryFn: ({ signal }) => apiGet<ActionItem[]>(`${apiBase}/action-items`, undefined, signal),
+    queryFn: ({ signal }) => readGet(apiBase, "/action-items", { signal }),
   });
 }
 
@@ -491,10 +547,13 @@ export function useAllActionItems(filters: ActionFilters) {
   return useQuery<ActionItemPage, ApiError>({
     queryKey: [...ALL_ACTIONS_KEY, filters],
     queryFn: ({ signal }) =>
-      apiGet<ActionItemPage>(
-        "/api/action-items",
-        { owner: filters.owner || undefined, status: filters.status, due_before: filters.due_before || undefined, limit: 1000 },
-        signal,
+      unwrap(
+        api.GET("/api/action-items", {
+          params: {
+            query: { owner: filters.owner || undefined, status: filters.status, due_before: filters.due_before || undefined, limit: 1000 },
+          },
+          signal,
+        }),
       ),
     placeholderData: (previous) => previous,
   });
@@ -508,7 +567,7 @@ function invalidateActionItems(client: QueryClient, apiBase: string) {
 export function useCreateActionItem(apiBase: string) {
   const client = useQueryClient();
   return useMutation<ActionItem, ApiError, ActionItemCreate>({
-    mutationFn: (body) => request<ActionItem>("POST", `${apiBase}/action-items`, { json: body }),
+    mutationFn: (body) => unwrap(api.POST("/api/incidents/{incident_id}/action-items", { params: { path: editable(apiBase) }, body })),
     onSuccess: () => invalidateActionItems(client, apiBase),
   });
 }
@@ -518,7 +577,12 @@ export function useUpdateActionItem() {
   const client = useQueryClient();
   return useMutation<ActionItem, ApiError, { item: ActionItem; changes: ActionItemUpdate }>({
     mutationFn: ({ item, changes }) =>
-      request<ActionItem>("PATCH", `${incidentBase(item.incident_id)}/action-items/${item.id}`, { json: changes }),
+      unwrap(
+        api.PATCH("/api/incidents/{incident_id}/action-items/{item_id}", {
+          params: { path: { incident_id: item.incident_id, item_id: item.id } },
+          body: changes,
+        }),
+      ),
     onSuccess: (item) => invalidateActionItems(client, incidentBase(item.incident_id)),
   });
 }
@@ -526,7 +590,12 @@ export function useUpdateActionItem() {
 export function useDeleteActionItem() {
   const client = useQueryClient();
   return useMutation<void, ApiError, ActionItem>({
-    mutationFn: (item) => request<void>("DELETE", `${incidentBase(item.incident_id)}/action-items/${item.id}`),
+    mutationFn: (item) =>
+      unwrapEmpty(
+        api.DELETE("/api/incidents/{incident_id}/action-items/{item_id}", {
+          params: { path: { incident_id: item.incident_id, item_id: item.id } },
+        }),
+      ),
     onSuccess: (_data, item) => invalidateActionItems(client, incidentBase(item.incident_id)),
   });
 }
@@ -545,7 +614,56 @@ export interface CompareParams {
 export function useComparison(params: CompareParams | null) {
   return useQuery<Comparison, ApiError>({
     queryKey: ["compare", params],
-    queryFn: ({ signal }) => apiGet<Comparison>("/api/compare", { ...params }, signal),
+    queryFn: ({ signal }) => {
+      const { a, b, a_from, a_to, b_from, b_to } = params!;
+      const time = (ms: number | undefined) => (ms === undefined ? undefined : String(ms));
+      const query = { a, b, a_from: time(a_from), a_to: time(a_to), b_from: time(b_from), b_to: time(b_to) };
+      return unwrap(api.GET("/api/compare", { params: { query }, signal }));
+    },
     enabled: params !== null,
   });
+}
+
+// ---- live updates ------------------------------------------------------------------------------
+
+/** How often an open incident (or shared) page asks whether anything changed. */
+export const VERSION_POLL_MS = 3000;
+
+/**
+ * Keeps a page live: polls the incident's data version (one indexed read on the server; a counter
+ * bumped by uploads, parses, new findings, reviews, annotations and edits) and, when it moves,
+ * invalidates everything under `apiBase`, so artifacts, lanes, markers and verdicts are read
+ * again, whoever made the change (the collector's `--upload`, curl, another browser).
+ *
+ * Polling rather than server-sent events: the server keeps no per-client state and holds no
+ * connection or thread per open page (several stateless workers, SQLite or PostgreSQL, no
+ * pub/sub between processes); a hidden tab stops polling; a poll costs one small request.
+ */
+export function useLiveIncident(apiBase: string, enabled = true) {
+  const client = useQueryClient();
+  const version = useQuery<Schemas["IncidentVersion"], ApiError>({
+    queryKey: [apiBase, "version"],
+    queryFn: ({ signal }) => readGet(apiBase, "/version", { signal }),
+    enabled,
+    refetchInterval: (query) =>
+      query.state.error && query.state.error.status >= 400 && query.state.error.status < 500 ? false : VERSION_POLL_MS,
+    refetchIntervalInBackground: false,
+    refetchOnWindowFocus: true,
+    staleTime: 0,
+    retry: false,
+  });
+  const current = version.data?.version;
+  const seen = useRef<number | undefined>(undefined);
+  useEffect(() => {
+    if (current === undefined) return;
+    const before = seen.current;
+    seen.current = current;
+    if (before !== undefined && before !== current) {
+      void client.invalidateQueries({
+        predicate: (query) => query.queryKey[0] === apiBase && query.queryKey[1] !== "version",
+      });
+      void client.invalidateQueries({ queryKey: INCIDENTS_KEY });
+    }
+  }, [client, apiBase, current]);
+  return version;
 }

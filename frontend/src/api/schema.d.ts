@@ -418,6 +418,9 @@ export interface paths {
          * Reparse Artifact
          * @description Parse the stored bytes again (a bundle: its members), replacing what was extracted
          *     before once the new parse is stored; until then the old data stays visible.
+         *
+         *     The optional body changes the upload's options first: e.g. `{"jvm_start":
+         *     "2026-11-21T07:00:00Z"}` anchors a GC log that has only JVM uptimes.
          */
         post: operations["reparse_artifact_api_incidents__incident_id__artifacts__artifact_id__reparse_post"];
         delete?: never;
@@ -480,6 +483,27 @@ export interface paths {
          * @description Events in time order (GC pauses, rejections, dumps ...) with per-kind counts.
          */
         get: operations["list_events_api_incidents__incident_id__events_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/incidents/{incident_id}/events/{event_id}/threads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Dump Threads
+         * @description Every thread of one thread dump (a `thread_dump` event): name, pool, state, the whole
+         *     stack and its locks, read again from the stored file.
+         */
+        get: operations["get_dump_threads_api_incidents__incident_id__events__event_id__threads_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -711,6 +735,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/incidents/{incident_id}/version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Version
+         * @description A counter that grows with every change of what the incident shows (an upload, a
+         *     parse, new findings, a review, an annotation, an edit): poll it, and read the rest
+         *     again when it moves. As cheap as a request gets: the incident's row, already read
+         *     to check access.
+         */
+        get: operations["get_version_api_incidents__incident_id__version_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/shared/{token}": {
         parameters: {
             query?: never;
@@ -872,6 +919,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/shared/{token}/events/{event_id}/threads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Dump Threads
+         * @description Every thread of one thread dump (a `thread_dump` event): name, pool, state, the whole
+         *     stack and its locks, read again from the stored file.
+         */
+        get: operations["get_dump_threads_api_shared__token__events__event_id__threads_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/shared/{token}/facts": {
         parameters: {
             query?: never;
@@ -970,6 +1038,29 @@ export interface paths {
          *     rollups when the range holds far more points than asked for.
          */
         get: operations["get_timeline_api_shared__token__timeline_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shared/{token}/version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Version
+         * @description A counter that grows with every change of what the incident shows (an upload, a
+         *     parse, new findings, a review, an annotation, an edit): poll it, and read the rest
+         *     again when it moves. As cheap as a request gets: the incident's row, already read
+         *     to check access.
+         */
+        get: operations["get_version_api_shared__token__version_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1567,6 +1658,16 @@ export interface components {
             /** Value */
             value: string;
         };
+        /** FieldProblem */
+        FieldProblem: {
+            /**
+             * Loc
+             * @description Where: `['body', 'jvm_start']`, `['query', 'limit']`, `['path', 'incident_id']`.
+             */
+            loc: (string | number)[];
+            /** Message */
+            message: string;
+        };
         /** FindingRead */
         FindingRead: {
             /** Computed At Ms */
@@ -1637,11 +1738,6 @@ export interface components {
              * @enum {string}
              */
             verdict: "confirmed" | "likely" | "ruled_out" | "insufficient_data";
-        };
-        /** HTTPValidationError */
-        HTTPValidationError: {
-            /** Detail */
-            detail?: components["schemas"]["ValidationError"][];
         };
         /** IncidentCreate */
         IncidentCreate: {
@@ -1725,6 +1821,32 @@ export interface components {
             /** Window Start Ms */
             window_start_ms?: number | null;
         };
+        /** IncidentVersion */
+        IncidentVersion: {
+            /**
+             * Version
+             * @description Grows with every change of what the incident shows; compare, never order.
+             */
+            version: number;
+        };
+        /**
+         * InvalidRequest
+         * @description The body of every 422 answer (see :func:`invalid_request`).
+         */
+        InvalidRequest: {
+            /**
+             * Code
+             * @constant
+             */
+            code: "invalid_request";
+            /**
+             * Errors
+             * @description Each problem, naming its field.
+             */
+            errors: components["schemas"]["FieldProblem"][];
+            /** Message */
+            message: string;
+        };
         /** KeyNumber */
         KeyNumber: {
             /** Met */
@@ -1737,6 +1859,21 @@ export interface components {
             threshold: number | string | null;
             /** Unit */
             unit: string;
+        };
+        /** LockRead */
+        LockRead: {
+            /**
+             * Class Name
+             * @description The monitor's class, '' when not printed.
+             */
+            class_name: string;
+            /** Monitor */
+            monitor: string;
+            /**
+             * Owner
+             * @description The holder, when the dump names it.
+             */
+            owner?: string | null;
         };
         /** LoginRequest */
         LoginRequest: {
@@ -1815,6 +1952,38 @@ export interface components {
             title: string;
             /** Url */
             url?: string | null;
+        };
+        /**
+         * ReparseOptions
+         * @description What a re-parse may change before the stored bytes are read again (the upload's options).
+         *
+         *     A field left out keeps its value; ``null`` clears it (the host named in the file, the
+         *     incident's zone, no JVM start, the sniffed kind). Given for a bundle, it applies to every
+         *     member.
+         */
+        ReparseOptions: {
+            /**
+             * Clock Offset S
+             * @description Seconds added to every time of the file.
+             */
+            clock_offset_s?: number | null;
+            /** Host */
+            host?: string | null;
+            /**
+             * Jvm Start
+             * @description JVM start time anchoring an uptime-only GC log: ISO-8601 (UTC if no zone) or epoch seconds/ms, within 1970-01-01..2200-01-01 UTC.
+             */
+            jvm_start?: string | null;
+            /**
+             * Kind
+             * @description Read as this kind instead of sniffing.
+             */
+            kind?: string | null;
+            /**
+             * Timezone
+             * @description IANA zone for the file's zone-less times.
+             */
+            timezone?: string | null;
         };
         /** ReviewRead */
         ReviewRead: {
@@ -2190,6 +2359,70 @@ export interface components {
             /** Unit */
             unit: string;
         };
+        /** ThreadDumpRead */
+        ThreadDumpRead: {
+            /** Artifact Id */
+            artifact_id: string;
+            /**
+             * Dump Index
+             * @description The dump's position in its file, from 0.
+             */
+            dump_index: number;
+            /** Event Id */
+            event_id: number;
+            /** Host */
+            host: string | null;
+            /**
+             * Threads
+             * @description Every thread, in the dump's order.
+             */
+            threads: components["schemas"]["ThreadRead"][];
+            /**
+             * Time Ms
+             * @description The dump's time (as the timeline has it), UTC epoch ms.
+             */
+            time_ms: number;
+        };
+        /** ThreadRead */
+        ThreadRead: {
+            /** Daemon */
+            daemon: boolean;
+            /**
+             * Frame Count
+             * @description Frames the dump printed (more than `frames` when cut).
+             */
+            frame_count: number;
+            /**
+             * Frames
+             * @description Stack frames, top first (at most 1024).
+             */
+            frames: string[];
+            /**
+             * Locked
+             * @description Monitors the thread holds.
+             */
+            locked: components["schemas"]["LockRead"][];
+            /** Name */
+            name: string;
+            /** @description The lock (an AQS synchronizer) parked on. */
+            parked_on: components["schemas"]["LockRead"] | null;
+            /**
+             * Pool
+             * @description The name without its member number (`http-nio-8080-exec`).
+             */
+            pool: string;
+            /**
+             * State
+             * @description runnable, blocked, waiting, timed_waiting, new, terminated.
+             */
+            state: string;
+            /**
+             * Vm
+             * @description A VM internal thread (GC, compiler): no Java state of its own.
+             */
+            vm: boolean;
+            waiting_to_lock: components["schemas"]["LockRead"] | null;
+        };
         /** Timeline */
         Timeline: {
             /** From Ms */
@@ -2343,19 +2576,6 @@ export interface components {
             /** Username */
             username: string;
         };
-        /** ValidationError */
-        ValidationError: {
-            /** Context */
-            ctx?: Record<string, never>;
-            /** Input */
-            input?: unknown;
-            /** Location */
-            loc: (string | number)[];
-            /** Message */
-            msg: string;
-            /** Error Type */
-            type: string;
-        };
     };
     responses: never;
     parameters: never;
@@ -2395,13 +2615,13 @@ export interface operations {
                     "application/json": components["schemas"]["ActionItemPage"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2435,13 +2655,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Too Many Requests */
@@ -2509,7 +2729,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Signed in; go to the web app. */
+            /** @description Signed in; go to the web app. A browser (`Accept: text/html`) holding a link that is unknown, used or expired is sent to `/login?link=invalid` instead of 404. */
             303: {
                 headers: {
                     [name: string]: unknown;
@@ -2523,13 +2743,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Too Many Requests */
@@ -2561,13 +2781,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description Too Many Requests */
@@ -2608,13 +2828,13 @@ export interface operations {
                     "application/json": components["schemas"]["Comparison"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2672,13 +2892,13 @@ export interface operations {
                     "application/json": components["schemas"]["IncidentPage"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2705,13 +2925,13 @@ export interface operations {
                     "application/json": components["schemas"]["IncidentRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2736,13 +2956,13 @@ export interface operations {
                     "application/json": components["schemas"]["IncidentRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2765,13 +2985,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2800,13 +3020,13 @@ export interface operations {
                     "application/json": components["schemas"]["IncidentRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2831,13 +3051,13 @@ export interface operations {
                     "application/json": components["schemas"]["ActionItemRead"][];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2866,13 +3086,13 @@ export interface operations {
                     "application/json": components["schemas"]["ActionItemRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2912,13 +3132,13 @@ export interface operations {
                     "application/json": components["schemas"]["ActionItemRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2942,13 +3162,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -2978,13 +3198,13 @@ export interface operations {
                     "application/json": components["schemas"]["ActionItemRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3009,13 +3229,13 @@ export interface operations {
                     "application/json": components["schemas"]["AnnotationRead"][];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3044,13 +3264,13 @@ export interface operations {
                     "application/json": components["schemas"]["AnnotationRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3074,13 +3294,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3105,13 +3325,13 @@ export interface operations {
                     "application/json": components["schemas"]["ArtifactRead"][];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3172,13 +3392,13 @@ export interface operations {
                     "application/json": components["schemas"]["UploadResult"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3204,13 +3424,13 @@ export interface operations {
                     "application/json": components["schemas"]["ArtifactRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3236,13 +3456,13 @@ export interface operations {
                     "application/octet-stream": unknown;
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3260,7 +3480,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ReparseOptions"] | null;
+            };
+        };
         responses: {
             /** @description Stored and parsed (within `wait`). */
             201: {
@@ -3280,13 +3504,13 @@ export interface operations {
                     "application/json": components["schemas"]["UploadResult"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3311,13 +3535,13 @@ export interface operations {
                     "application/json": components["schemas"]["Checklist"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3347,13 +3571,13 @@ export interface operations {
                     "application/json": components["schemas"]["FindingRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3387,13 +3611,45 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
+            };
+        };
+    };
+    get_dump_threads_api_incidents__incident_id__events__event_id__threads_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                event_id: number;
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadDumpRead"];
+                };
+            };
+            /** @description The request is not valid; each problem names its field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3425,13 +3681,13 @@ export interface operations {
                     "application/json": components["schemas"]["FactPage"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3456,13 +3712,13 @@ export interface operations {
                     "application/json": components["schemas"]["PostmortemRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3487,13 +3743,13 @@ export interface operations {
                     "application/json": components["schemas"]["PostmortemRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3531,13 +3787,13 @@ export interface operations {
                     "application/json": components["schemas"]["StatusConflict"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3563,13 +3819,13 @@ export interface operations {
                     "image/svg+xml": unknown;
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3599,13 +3855,13 @@ export interface operations {
                     "text/html": unknown;
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
             /** @description PDF: Chromium is not installed or failed. */
@@ -3641,13 +3897,13 @@ export interface operations {
                     "application/json": components["schemas"]["RevisionRead"][];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3686,13 +3942,13 @@ export interface operations {
                     "application/json": components["schemas"]["SectionConflict"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3724,13 +3980,13 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesPage"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3755,13 +4011,13 @@ export interface operations {
                     "application/json": components["schemas"]["ShareRead"][];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3790,13 +4046,13 @@ export interface operations {
                     "application/json": components["schemas"]["ShareCreated"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3820,13 +4076,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3860,13 +4116,44 @@ export interface operations {
                     "application/json": components["schemas"]["Timeline"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
+            };
+        };
+    };
+    get_version_api_incidents__incident_id__version_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentVersion"];
+                };
+            };
+            /** @description The request is not valid; each problem names its field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3892,13 +4179,13 @@ export interface operations {
                     "application/json": components["schemas"]["SharedIncident"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3924,13 +4211,13 @@ export interface operations {
                     "application/json": components["schemas"]["ActionItemRead"][];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3956,13 +4243,13 @@ export interface operations {
                     "application/json": components["schemas"]["AnnotationRead"][];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -3988,13 +4275,13 @@ export interface operations {
                     "application/json": components["schemas"]["ArtifactRead"][];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -4021,13 +4308,13 @@ export interface operations {
                     "application/json": components["schemas"]["ArtifactRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -4054,13 +4341,13 @@ export interface operations {
                     "application/octet-stream": unknown;
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -4086,13 +4373,13 @@ export interface operations {
                     "application/json": components["schemas"]["Checklist"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -4127,13 +4414,46 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
+            };
+        };
+    };
+    get_dump_threads_api_shared__token__events__event_id__threads_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                event_id: number;
+                /** @description The share token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadDumpRead"];
+                };
+            };
+            /** @description The request is not valid; each problem names its field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -4166,13 +4486,13 @@ export interface operations {
                     "application/json": components["schemas"]["FactPage"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -4198,13 +4518,13 @@ export interface operations {
                     "application/json": components["schemas"]["PostmortemRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -4231,13 +4551,13 @@ export interface operations {
                     "image/svg+xml": unknown;
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -4270,13 +4590,13 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesPage"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -4311,13 +4631,45 @@ export interface operations {
                     "application/json": components["schemas"]["Timeline"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
+            };
+        };
+    };
+    get_version_api_shared__token__version_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The share token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentVersion"];
+                };
+            };
+            /** @description The request is not valid; each problem names its field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -4364,13 +4716,13 @@ export interface operations {
                     "application/json": components["schemas"]["TokenCreated"];
                 };
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };
@@ -4393,13 +4745,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description The request is not valid; each problem names its field. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["InvalidRequest"];
                 };
             };
         };

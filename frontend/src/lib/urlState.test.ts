@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatViewState, paddedRange, parseInstant, parseViewState, safeNextPath } from "./urlState";
+import { clampToWindow, formatViewState, paddedRange, parseInstant, parseViewState, safeNextPath } from "./urlState";
 
 describe("view state in the URL", () => {
   it("reads range, host, finding and evidence", () => {
@@ -66,5 +66,26 @@ describe("safeNextPath", () => {
     expect(safeNextPath("https://evil.example/")).toBe("/");
     expect(safeNextPath("/login?next=/x")).toBe("/");
     expect(safeNextPath(null)).toBe("/");
+  });
+});
+
+describe("clampToWindow", () => {
+  const window = { from: 1000, to: 2000 };
+  it("keeps a range inside the window as it is", () => {
+    const inside = { from: 1200, to: 1300 };
+    expect(clampToWindow(inside, window)).toBe(inside);
+  });
+  it("cuts a range that sticks out to the part inside", () => {
+    expect(clampToWindow({ from: 500, to: 1500 }, window)).toEqual({ from: 1000, to: 1500 });
+    expect(clampToWindow({ from: 1900, to: 9000 }, window)).toEqual({ from: 1900, to: 2000 });
+  });
+  it("shows the whole incident for a range outside it or around it", () => {
+    expect(clampToWindow({ from: 3000, to: 4000 }, window)).toBeNull();
+    expect(clampToWindow({ from: 0, to: 999 }, window)).toBeNull();
+    expect(clampToWindow({ from: 0, to: 9999 }, window)).toBeNull();
+  });
+  it("leaves a range alone while the incident has no window yet", () => {
+    expect(clampToWindow({ from: 1, to: 2 }, null)).toEqual({ from: 1, to: 2 });
+    expect(clampToWindow(null, window)).toBeNull();
   });
 });

@@ -79,6 +79,20 @@ export function paddedRange(fromMs: number | null, toMs: number | null): TimeRan
   return { from: Math.round(start - pad), to: Math.round(end + pad) };
 }
 
+/**
+ * A range from a link, held to the incident's window: the part inside it (a link made before
+ * the window changed, or hand-edited), or null (the whole incident) when nothing of it is inside
+ * or it covers the whole window anyway.
+ */
+export function clampToWindow(range: TimeRange | null, window: TimeRange | null): TimeRange | null {
+  if (!range || !window) return range;
+  const from = Math.max(range.from, window.from);
+  const to = Math.min(range.to, window.to);
+  if (to <= from) return null;
+  if (from <= window.from && to >= window.to) return null;
+  return from === range.from && to === range.to ? range : { from, to };
+}
+
 /** Only our own paths are followed after sign-in (never another origin: `//evil`, `/\evil`). */
 export function safeNextPath(next: string | null): string {
   if (!next || !next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\")) return "/";

@@ -22,7 +22,7 @@ describe("the API token form", () => {
     vi.stubGlobal(
       "fetch",
       vi.fn(async (input: RequestInfo | URL) => {
-        const url = new URL(String(input), "http://rootline.test");
+        const url = new URL(input instanceof Request ? input.url : String(input), "http://rootline.test");
         if (url.pathname === "/api/incidents") return Response.json(incidents(url));
         if (url.pathname === "/api/tokens") return Response.json([]);
         return Response.json({ code: "not_found", message: "no" }, { status: 404 });
@@ -40,7 +40,9 @@ describe("the API token form", () => {
     // Asked when typing pauses, not once per key.
     const searched = vi
       .mocked(fetch)
-      .mock.calls.map(([input]) => new URL(String(input), "http://rootline.test").searchParams.get("q"))
+      .mock.calls.map(([input]) =>
+        new URL(input instanceof Request ? input.url : String(input), "http://rootline.test").searchParams.get("q"),
+      )
       .filter((q) => q);
     expect(searched.at(-1)).toBe("payments");
     expect(searched.length).toBeLessThan("payments".length);

@@ -6,8 +6,10 @@ import { Empty, ErrorMessage, Loading } from "../components/States";
 import { Table } from "../components/Table";
 import { browserTimeZone, formatInstant } from "../lib/time";
 import { useDebounced } from "../lib/useDebounced";
+import { useDocumentTitle } from "../lib/useDocumentTitle";
 
 export function AccountPage() {
+  useDocumentTitle("Account");
   const me = useMe();
   if (me.isPending) return <main className="page"><Loading /></main>;
   if (me.isError) return <main className="page"><ErrorMessage error={me.error} /></main>;

@@ -8,8 +8,10 @@ import { StatusBadge } from "../components/VerdictBadge";
 import { DeleteIncidentDialog, EditIncidentDialog } from "../features/incidents/IncidentDialogs";
 import { IncidentFormDialog } from "../features/incidents/IncidentForm";
 import { formatDuration, formatNumber, formatRange } from "../lib/time";
+import { useDocumentTitle } from "../lib/useDocumentTitle";
 
 export function IncidentsPage() {
+  useDocumentTitle("Incidents");
   const [params, setParams] = useSearchParams();
   const q = params.get("q") ?? "";
   const page = Math.max(0, Number(params.get("page") ?? "0") || 0);

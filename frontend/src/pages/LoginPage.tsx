@@ -2,6 +2,7 @@ import { useState } from "react";
 import { Navigate, useNavigate, useSearchParams } from "react-router";
 import { useLogin, useMe } from "../api/queries";
 import { ErrorMessage } from "../components/States";
+import { useDocumentTitle } from "../lib/useDocumentTitle";
 import { safeNextPath } from "../lib/urlState";
 
 export function LoginPage() {
@@ -12,13 +13,25 @@ export function LoginPage() {
   const navigate = useNavigate();
   const [username, setUsername] = useState("");
   const [password, setPassword] = useState("");
+  // The server sends a browser here when a one-time sign-in link is unknown, used or expired.
+  const badLink = params.get("link") === "invalid";
+  useDocumentTitle(badLink ? "Sign-in link not valid" : "Sign in");
 
   if (me.data) return <Navigate to={next} replace />;
 
   return (
     <main className="page page-narrow">
       <div className="login-card panel">
-        <h1>Sign in to Rootline</h1>
+        {badLink && (
+          <div className="state state-error" role="alert">
+            <h1>This sign-in link does not work</h1>
+            <p>
+              It has been used already, has expired (links last 24 hours) or is mistyped. Ask an admin for a new one, or
+              sign in with your password.
+            </p>
+          </div>
+        )}
+        {badLink ? <h2>Sign in to Rootline</h2> : <h1>Sign in to Rootline</h1>}
         <form
           className="stacked-form"
           onSubmit={(event) => {

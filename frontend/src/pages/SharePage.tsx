@@ -8,6 +8,7 @@ import { IncidentHeader } from "../features/incidents/IncidentHeader";
 import { IncidentWorkspace } from "../features/incidents/IncidentWorkspace";
 import { PostmortemDocument } from "../features/postmortem/Postmortem";
 import { formatViewState, parseViewState, type ViewState } from "../lib/urlState";
+import { useDocumentTitle } from "../lib/useDocumentTitle";
 
 /** The page's view for a share's stored one. */
 export function viewStateOf(view: ShareView): ViewState {
@@ -46,6 +47,7 @@ export function SharePage() {
   }, [shared.data, stored, params, setParams]);
 
   const ready = shared.data && (applied.current || !stored || namesAView(params));
+  useDocumentTitle(shared.data?.incident.title ?? (shared.isError ? "Link not working" : null));
   return (
     <>
       <header className="app-header app-header-shared">

@@ -1,9 +1,12 @@
-/** Event markers: a strip above the lanes (hoverable) and faint lines across every lane. */
-import { memo, useMemo } from "react";
+/**
+ * Event markers: a strip above the lanes (hoverable; clickable when the page shows details) and
+ * faint lines across every lane.
+ */
+import { memo, useMemo, type KeyboardEvent } from "react";
 import { formatDuration } from "../lib/time";
 import { formatFull } from "./format";
 import { timeToX } from "./range";
-import type { TimeRange } from "./types";
+import type { EventRead, TimeRange } from "./types";
 
 export type MarkerKind = "gc" | "rejection" | "overflow" | "annotation" | "reset" | "dump" | "other";
 
@@ -13,6 +16,10 @@ export interface Marker {
   /** Span length (GC pause, annotation range), ms. */
   duration: number | null;
   text: string;
+  /** The event it stands for (events drawn from the events list). */
+  event?: EventRead;
+  /** Where a marker drawn from a series point comes from (GC pauses, listen overflows). */
+  source?: { name: string; labels: Record<string, string>; value: number; previousT: number | null };
 }
 
 export const MARKER_COLORS: Record<MarkerKind, string> = {
@@ -40,18 +47,42 @@ interface StripProps {
   range: TimeRange;
   width: number;
   timezone: string;
+  /** Called with the marker clicked (or chosen with Enter); markers are buttons only when given. */
+  onSelect?: (marker: Marker) => void;
 }
 
-function MarkerStripImpl({ markers, range, width, timezone }: StripProps) {
+/** Whether a marker has details to show (annotations are listed under the timeline instead). */
+export function selectable(marker: Marker): boolean {
+  return marker.kind !== "annotation";
+}
+
+function MarkerStripImpl({ markers, range, width, timezone, onSelect }: StripProps) {
   const h = 26;
   return (
-    <svg className="tl-strip__svg" width={width} height={h} role="img" aria-label="Events in view">
+    <svg className="tl-strip__svg" width={width} height={h} role={onSelect ? "group" : "img"} aria-label="Events in view">
       <line x1={0} x2={width} y1={h - 0.5} y2={h - 0.5} stroke="#ccc" />
       {markers.map((m, i) => {
         const x = timeToX(m.t, width, range);
         const w = m.duration ? Math.max(2, (m.duration / (range.to - range.from)) * width) : 0;
         const color = MARKER_COLORS[m.kind];
         const title = `${MARKER_NAMES[m.kind]}: ${formatFull(m.t, timezone)}${m.duration ? ` for ${formatDuration(m.duration)}` : ""}${m.text ? ` — ${m.text}` : ""}`;
+        const clickable = onSelect && selectable(m);
+        const handlers = clickable
+          ? {
+              role: "button",
+              tabIndex: 0,
+              "aria-label": `Details of ${title}`,
+              "data-marker": m.kind,
+              className: "tl-marker",
+              onClick: () => onSelect(m),
+              onKeyDown: (event: KeyboardEvent) => {
+                if (event.key === "Enter" || event.key === " ") {
+                  event.preventDefault();
+                  onSelect(m);
+                }
+              },
+            }
+          : {};
         if (m.kind === "annotation") {
           return (
             <rect key={i} x={x} y={1} width={Math.max(3, w)} height={8} fill={color} fillOpacity={0.5}>
@@ -62,13 +93,13 @@ function MarkerStripImpl({ markers, range, width, timezone }: StripProps) {
         const row = m.kind === "gc" ? 14 : 7;
         if (w > 0) {
           return (
-            <rect key={i} x={x} y={row} width={w} height={10} fill={color} fillOpacity={0.75}>
+            <rect key={i} x={x} y={row} width={w} height={10} fill={color} fillOpacity={0.75} {...handlers}>
               <title>{title}</title>
             </rect>
           );
         }
         return (
-          <path key={i} d={`M${x},${row + 10} l-4,-8 h8 z`} fill={color}>
+          <path key={i} d={`M${x},${row + 10} l-4,-8 h8 z`} fill={color} {...handlers}>
             <title>{title}</title>
           </path>
         );

@@ -90,7 +90,7 @@ function batchesFor(plan: Plan, range: TimeRange | null, maxPoints: number): Bat
 }
 
 export default function Timeline(props: TimelineProps) {
-  const { apiBase, timezone, window: incidentWindow, range, onRangeChange, host, onHostChange, highlight, readOnly, onAnnotate, lanes, onLanesChange } = props;
+  const { apiBase, timezone, window: incidentWindow, range, onRangeChange, host, onHostChange, highlight, readOnly, onAnnotate, lanes, onLanesChange, onMarkerSelect } = props;
   const [lanesRef, width] = useWidth<HTMLDivElement>();
   const plotWidth = plotWidthOf(width);
   const [layout, setLayout] = useLayout();
@@ -182,7 +182,7 @@ export default function Timeline(props: TimelineProps) {
     const linesOf = (key: string) => {
       const lane = plan.lanes.find((l) => l.key === key);
       const pts = points.get(key) ?? [];
-      return (lane?.lines ?? []).map((line, i) => ({ points: pts[i] ?? { t: [], v: [] }, name: line.name, label: line.label }));
+      return (lane?.lines ?? []).map((line, i) => ({ points: pts[i] ?? { t: [], v: [] }, name: line.name, label: line.label, labels: line.labels }));
     };
     return stripMarkers({
       visible,
@@ -404,7 +404,7 @@ export default function Timeline(props: TimelineProps) {
       </div>
       {visible && width > 0 && (
         <div className="tl-strip" style={{ paddingLeft: PLOT_LEFT, paddingRight: PLOT_RIGHT }}>
-          <MarkerStrip markers={markerInfo.markers} range={visible} width={plotWidth} timezone={timezone} />
+          <MarkerStrip markers={markerInfo.markers} range={visible} width={plotWidth} timezone={timezone} onSelect={onMarkerSelect} />
           <ul className="tl-strip__legend" aria-label="Event markers">
             {markerInfo.entries.map((e) => (
               <li key={e.key} data-event={e.key}>

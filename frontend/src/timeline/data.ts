@@ -1,7 +1,7 @@
 /** Fetching for the timeline (react-query) and shaping API answers into chart rows. */
 import { keepPreviousData, useQueries, useQuery } from "@tanstack/react-query";
-import { apiGet } from "../api/client";
 import type { Schemas } from "../api/client";
+import { readGet } from "../api/reads";
 import type { LinePlan } from "./lanes";
 import type { EventRead, EventKindSummary, SeriesMeta, TimeRange, TimelineSeries } from "./types";
 
@@ -13,11 +13,11 @@ export function useSeriesList(apiBase: string) {
     queryKey: [apiBase, "series", "all"],
     staleTime: 60_000,
     queryFn: async ({ signal }): Promise<SeriesMeta[]> => {
-      const path = `${apiBase}/series`;
-      const first = await apiGet<Schemas["SeriesPage"]>(path, { limit: SERIES_PAGE, offset: 0 }, signal);
+      const page = (offset: number) => readGet(apiBase, "/series", { query: { limit: SERIES_PAGE, offset }, signal });
+      const first = await page(0);
       const rest: Promise<Schemas["SeriesPage"]>[] = [];
       for (let offset = first.items.length; offset < first.total; offset += SERIES_PAGE) {
-        rest.push(apiGet<Schemas["SeriesPage"]>(path, { limit: SERIES_PAGE, offset }, signal));
+        rest.push(page(offset));
       }
       const pages = await Promise.all(rest);
       return first.items.concat(...pages.map((p) => p.items));
@@ -37,16 +37,15 @@ export function timelineQuery(apiBase: string, b: Batch) {
     queryKey: [apiBase, "timeline", b.ids.join(","), b.range?.from ?? null, b.range?.to ?? null, b.maxPoints],
     staleTime: 60_000,
     queryFn: ({ signal }: { signal: AbortSignal }) =>
-      apiGet<Schemas["Timeline"]>(
-        `${apiBase}/timeline`,
-        {
-          series: b.ids.join(","),
-          from: b.range?.from,
-          to: b.range?.to,
+      readGet(apiBase, "/timeline", {
+        query: {
+          series: [b.ids.join(",")],
+          from: b.range ? String(b.range.from) : undefined,
+          to: b.range ? String(b.range.to) : undefined,
           max_points: b.maxPoints,
         },
         signal,
-      ).then((t): BatchResult => {
+      }).then((t): BatchResult => {
         return { series: t.series, range: b.range };
       }),
   };
@@ -90,10 +89,10 @@ export function useEvents(apiBase: string, range: TimeRange | null, host: string
     staleTime: 60_000,
     placeholderData: keepPreviousData,
     queryFn: async ({ signal }): Promise<EventsInView> => {
-      const params = { from: range?.from, to: range?.to, host: host ?? undefined };
+      const params = { from: range ? String(range.from) : undefined, to: range ? String(range.to) : undefined, host: host ?? undefined };
       const [markers, summary] = await Promise.all([
-        apiGet<Schemas["EventPage"]>(`${apiBase}/events`, { ...params, kind: MARKER_KINDS.join(","), limit: MAX_EVENTS }, signal),
-        apiGet<Schemas["EventPage"]>(`${apiBase}/events`, { ...params, limit: 1 }, signal),
+        readGet(apiBase, "/events", { query: { ...params, kind: [MARKER_KINDS.join(",")], limit: MAX_EVENTS }, signal }),
+        readGet(apiBase, "/events", { query: { ...params, limit: 1 }, signal }),
       ]);
       return { items: markers.items, total: markers.total, kinds: summary.kinds };
     },

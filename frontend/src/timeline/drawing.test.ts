@@ -108,7 +108,7 @@ describe("wrong drawing 3: event counts count what the label says", () => {
   it("GC pauses count pauses, to-space-exhausted events their own entry", () => {
     const { entries } = stripMarkers({
       visible,
-      gc: [{ points: pauses, label: "" }],
+      gc: [{ points: pauses, name: "gc.pause_ms", label: "" }],
       overflows: [],
       events: exhausted,
       kinds,

@@ -31,9 +31,9 @@ export interface StripEntry {
 export interface StripInput {
   visible: TimeRange;
   /** Lines of the GC-pause lane (points of gc.pause_ms) and their labels. */
-  gc: { points: LinePoints; label: string }[];
+  gc: { points: LinePoints; name: string; label: string; labels?: Record<string, string> }[];
   /** Lines of the listen-overflow lane (per-second rates), their series names and labels. */
-  overflows: { points: LinePoints; name: string; label: string }[];
+  overflows: { points: LinePoints; name: string; label: string; labels?: Record<string, string> }[];
   /** Events in view (the marker kinds), and the per-kind counts in view (every kind). */
   events: readonly EventRead[];
   kinds: readonly EventKindSummary[];
@@ -68,7 +68,9 @@ export function stripMarkers(input: StripInput): { markers: Marker[]; entries: S
     const top = largestPoints(line.points, visible, maxMarkers);
     top.t.forEach((t, j) => {
       const v = top.v[j]!;
-      gc.push({ kind: "gc", t, duration: v, text: `pause ${formatValue(v, "ms")} ${line.label}`.trim() });
+      // The series point it stands for: the details panel finds the pause event behind it.
+      const source = { name: line.name, labels: line.labels ?? {}, value: v, previousT: null };
+      gc.push({ kind: "gc", t, duration: v, text: `pause ${formatValue(v, "ms")} ${line.label}`.trim(), source });
     });
   }
   gc.sort((a, b) => b.duration! - a.duration!);
@@ -85,7 +87,8 @@ export function stripMarkers(input: StripInput): { markers: Marker[]; entries: S
     for (let j = 0; j < p.t.length; j++) {
       const t = p.t[j]!;
       if (p.v[j]! > 0 && t >= visible.from && t <= visible.to) {
-        ov.push({ kind: "overflow", t, duration: null, text: `${formatValue(p.v[j], "per_s")} ${line.label}`.trim() });
+        const source = { name: line.name, labels: line.labels ?? {}, value: p.v[j]!, previousT: j > 0 ? p.t[j - 1]! : null };
+        ov.push({ kind: "overflow", t, duration: null, text: `${formatValue(p.v[j], "per_s")} ${line.label}`.trim(), source });
       }
     }
   }
@@ -99,7 +102,7 @@ export function stripMarkers(input: StripInput): { markers: Marker[]; entries: S
     const def = EVENT_MARKERS[e.kind];
     if (!def) continue;
     if (!byKind.has(e.kind)) byKind.set(e.kind, []);
-    byKind.get(e.kind)!.push({ kind: def.kind, t: e.time_ms, duration: e.duration_ms, text: eventText(e) });
+    byKind.get(e.kind)!.push({ kind: def.kind, t: e.time_ms, duration: e.duration_ms, text: eventText(e), event: e });
   }
   for (const [kind, def] of Object.entries(EVENT_MARKERS)) {
     const list = (byKind.get(kind) ?? []).slice(0, maxMarkers);

@@ -1,6 +1,7 @@
 /** The timeline's public contract (see /work/notes/contract.md) and the shapes it reads. */
 import type { Schemas } from "../api/client";
 import type { TimeRange } from "../lib/urlState";
+import type { Marker } from "./Markers";
 
 /** UTC epoch ms; the app's own range type (the page keeps it in the URL). */
 export type { TimeRange };
@@ -30,6 +31,8 @@ export interface TimelineProps {
   /** Series names added as lanes (kept by the page, e.g. in the URL); the timeline keeps its own without. */
   lanes?: string[];
   onLanesChange?: (lanes: string[]) => void;
+  /** A marker was clicked: the page shows its details (GC pause, overflow, thread dump ...). */
+  onMarkerSelect?: (marker: Marker) => void;
 }
 
 export type SeriesMeta = Schemas["SeriesRead"];

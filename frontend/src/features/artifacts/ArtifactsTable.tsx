@@ -5,6 +5,7 @@ import { Empty, ErrorMessage, Loading } from "../../components/States";
 import { Table } from "../../components/Table";
 import { ArtifactStatusBadge } from "../../components/VerdictBadge";
 import { formatBytes, formatNumber, formatRange } from "../../lib/time";
+import { ReparseDialog } from "./ReparseDialog";
 
 export interface ArtifactGroup {
   artifact: Artifact;
@@ -125,6 +126,7 @@ function ArtifactRow({
   onToggle?: () => void;
 }) {
   const reparse = useReparse(apiBase);
+  const [editing, setEditing] = useState(false);
   const queued = isQueued(artifact);
   // Never parsed yet (just uploaded): kind and counts are not known. A re-parse keeps the old ones.
   const unread = queued && artifact.parsed_at_ms === null;
@@ -156,6 +158,14 @@ function ArtifactRow({
           <p className="warning">
             Unanchored: this GC log has only JVM uptimes and no start time, so its times are not
             placed on the clock.
+            {!readOnly && (
+              <>
+                {" "}
+                <button type="button" className="button-link" onClick={() => setEditing(true)}>
+                  Set the JVM start…
+                </button>
+              </>
+            )}
           </p>
         )}
       </th>
@@ -198,11 +208,19 @@ function ArtifactRow({
             type="button"
             className="button-small"
             disabled={reparse.isPending || queued}
-            onClick={() => reparse.mutate(artifact.id)}
+            onClick={() => reparse.mutate({ artifactId: artifact.id })}
           >
             {reparse.isPending ? "Re-parsing…" : "Re-parse"}
             <span className="visually-hidden"> {artifact.filename}</span>
           </button>
+        )}
+        {!readOnly && (
+          <button type="button" className="button-small" disabled={queued} onClick={() => setEditing(true)}>
+            Options…<span className="visually-hidden"> for parsing {artifact.filename}</span>
+          </button>
+        )}
+        {editing && (
+          <ReparseDialog apiBase={apiBase} artifact={artifact} incidentTimezone={timezone} onClose={() => setEditing(false)} />
         )}
         {reparse.isError && <p className="state-error-inline" role="alert">{reparse.error.message}</p>}
       </td>

@@ -1,8 +1,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { apiGet } from "../../api/client";
 import type { Schemas } from "../../api/client";
+import { readGet } from "../../api/reads";
 import { incidentBase } from "../../api/queries";
 import type { CompareSide } from "../../api/types";
 import { ErrorMessage, Loading } from "../../components/States";
@@ -19,11 +19,10 @@ function useSide(side: CompareSide) {
   return useQuery<Timeline>({
     queryKey: [incidentBase(side.incident_id), "timeline", "compare", side.from_ms, side.to_ms],
     queryFn: ({ signal }) =>
-      apiGet<Timeline>(
-        `${incidentBase(side.incident_id)}/timeline`,
-        { series: NAMES, from: side.from_ms ?? undefined, to: side.to_ms ?? undefined, max_points: 400 },
+      readGet(incidentBase(side.incident_id), "/timeline", {
+        query: { series: NAMES, from: side.from_ms?.toString(), to: side.to_ms?.toString(), max_points: 400 },
         signal,
-      ),
+      }),
     enabled: side.from_ms !== null && side.to_ms !== null,
     staleTime: 60_000,
   });

@@ -1,19 +1,22 @@
-import { lazy, Suspense, useCallback, useMemo, useState } from "react";
-import { useChecklist } from "../../api/queries";
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from "react";
+import type { RefObject } from "react";
+import { useChecklist, useLiveIncident } from "../../api/queries";
 import type { Evidence, Finding, Incident } from "../../api/types";
 import { ErrorBoundary } from "../../components/ErrorBoundary";
 import { Loading } from "../../components/States";
 import { formatRange } from "../../lib/time";
-import { paddedRange, type TimeRange } from "../../lib/urlState";
+import { clampToWindow, paddedRange, type TimeRange } from "../../lib/urlState";
 import { useViewState } from "../../lib/useViewState";
 // Bundled eagerly (not a lazy chunk): the timeline's /series and /timeline requests then start as
 // soon as the incident is read, instead of after one more round trip for the chunk.
 import Timeline, { type SeriesHighlight } from "../../timeline/Timeline";
 import { ActionItemsPanel } from "../actions/ActionItems";
+import type { Marker } from "../../timeline/Markers";
 import { AnnotationForm, AnnotationList } from "../annotations/Annotations";
 import { ArtifactsTable } from "../artifacts/ArtifactsTable";
 import { Checklist, ParseProgress } from "../checklist/Checklist";
-import { UploadPanel } from "../upload/UploadPanel";
+import { MarkerDetails } from "../events/MarkerDetails";
+import { UploadPanel, type UploadQueue } from "../upload/UploadPanel";
 
 // Recharts is only needed by the coverage chart: keep it out of the main bundle.
 const CoverageChart = lazy(() =>
@@ -41,16 +44,22 @@ export function IncidentWorkspace({
   readOnly,
   allowRaw,
   author,
+  upload,
 }: {
   apiBase: string;
   incident: Incident;
   readOnly: boolean;
   allowRaw: boolean;
   author?: string;
+  /** The page's upload queue and where its panel goes (editable pages only). */
+  upload?: { queue: UploadQueue; panel: RefObject<HTMLElement | null> };
 }) {
   const [view, setView] = useViewState();
   const [annotating, setAnnotating] = useState<TimeRange | null>(null);
+  const [marker, setMarker] = useState<Marker | null>(null);
   const checklist = useChecklist(apiBase);
+  // Uploads, parses and reviews made elsewhere (the collector, curl, another browser) show up here.
+  useLiveIncident(apiBase);
   const timezone = incident.timezone;
 
   // The incident's whole extent (named so as not to shadow the global `window`).
@@ -61,6 +70,12 @@ export function IncidentWorkspace({
         : null,
     [incident.window_start_ms, incident.window_end_ms],
   );
+
+  // A link's range outside the incident's window shows the part inside it (or all of it).
+  useEffect(() => {
+    const clamped = clampToWindow(view.range, extent);
+    if (clamped !== view.range) setView({ range: clamped }, { replace: true });
+  }, [view.range, extent, setView]);
 
   const selectedFinding = checklist.data?.findings.find((finding) => finding.id === view.finding);
   const highlight = useMemo(
@@ -107,9 +122,21 @@ export function IncidentWorkspace({
                 onAnnotate={readOnly ? undefined : setAnnotating}
                 lanes={view.lanes}
                 onLanesChange={onLanesChange}
+                onMarkerSelect={setMarker}
               />
             </ErrorBoundary>
           </section>
+          {marker && (
+            <ErrorBoundary label="The event details">
+              <MarkerDetails
+                key={`${marker.kind}:${marker.t}:${marker.event?.id ?? marker.text}`}
+                apiBase={apiBase}
+                marker={marker}
+                timezone={timezone}
+                onClose={() => setMarker(null)}
+              />
+            </ErrorBoundary>
+          )}
           {annotating && !readOnly && (
             <AnnotationForm
               apiBase={apiBase}
@@ -162,9 +189,9 @@ export function IncidentWorkspace({
         </aside>
       </div>
 
-      {!readOnly && (
+      {!readOnly && upload && (
         <ErrorBoundary label="The upload panel">
-          <UploadPanel apiBase={apiBase} timezone={timezone} />
+          <UploadPanel ref={upload.panel} apiBase={apiBase} timezone={timezone} queue={upload.queue} />
         </ErrorBoundary>
       )}
       <section className="panel" aria-labelledby="artifacts-title">

@@ -1,15 +1,24 @@
-import { useId, useMemo, useRef, useState, type DragEvent } from "react";
+import { forwardRef, useId, useMemo, useRef, useState, type DragEvent } from "react";
 import { useArtifacts } from "../../api/queries";
 import { ARTIFACT_STATUS_LABELS, isQueued, type Artifact, type UploadResult } from "../../api/types";
 import { TimeZoneList } from "../../components/TimeZoneList";
 import { ArtifactStatusBadge } from "../../components/VerdictBadge";
 import { formatBytes } from "../../lib/time";
-import { isEditable, totals, type UploadItem } from "./uploadQueue";
-import { useUploadQueue } from "./useUploadQueue";
+import { isEditable, totals, type EditableField, type UploadItem } from "./uploadQueue";
+import type { useUploadQueue } from "./useUploadQueue";
 
-/** Drag-and-drop (or pick) many files and bundles; per-file fields, progress and results. */
-export function UploadPanel({ apiBase, timezone }: { apiBase: string; timezone: string }) {
-  const { items, addFiles, dispatch } = useUploadQueue(apiBase);
+export type UploadQueue = ReturnType<typeof useUploadQueue>;
+
+/**
+ * Drag-and-drop (or pick) many files and bundles; fields for all of them at once (one host, zone,
+ * clock offset, JVM start for a whole drop), each still editable per file; progress and results.
+ * The queue belongs to the page, so that the header's Upload button and a drop anywhere feed it.
+ */
+export const UploadPanel = forwardRef<HTMLElement, { apiBase: string; timezone: string; queue: UploadQueue }>(function UploadPanel(
+  { apiBase, timezone, queue },
+  ref,
+) {
+  const { items, addFiles, dispatch } = queue;
   // The polled list (see useArtifacts): each upload's artifacts as the parse workers move them on.
   const artifacts = useArtifacts(apiBase);
   const [dragging, setDragging] = useState(false);
@@ -25,7 +34,7 @@ export function UploadPanel({ apiBase, timezone }: { apiBase: string; timezone: 
   }
 
   return (
-    <section className="panel upload" aria-labelledby="upload-title">
+    <section className="panel upload" aria-labelledby="upload-title" ref={ref} tabIndex={-1}>
       <h2 id="upload-title">Upload artifacts</h2>
       <div
         className={dragging ? "dropzone dropzone-active" : "dropzone"}
@@ -69,6 +78,7 @@ export function UploadPanel({ apiBase, timezone }: { apiBase: string; timezone: 
 
       {items.length > 0 && (
         <>
+          {staged.length > 1 && <AllFilesFields staged={staged} zonesId={zonesId} incidentTimezone={timezone} dispatch={dispatch} />}
           <ul className="upload-list">
             {items.map((item) => (
               <UploadRow
@@ -105,6 +115,49 @@ export function UploadPanel({ apiBase, timezone }: { apiBase: string; timezone: 
       )}
     </section>
   );
+});
+
+const ALL_FIELDS: { field: EditableField; label: string; placeholder?: string; mono?: boolean }[] = [
+  { field: "host", label: "Host", placeholder: "from each file" },
+  { field: "timezone", label: "Timezone" },
+  { field: "clockOffset", label: "Clock offset (s)", mono: true },
+  { field: "jvmStart", label: "JVM start", placeholder: "for uptime-only GC logs", mono: true },
+];
+
+/** One value for every staged file (shown when they all share it); each row stays editable. */
+function AllFilesFields({
+  staged,
+  zonesId,
+  incidentTimezone,
+  dispatch,
+}: {
+  staged: UploadItem[];
+  zonesId: string;
+  incidentTimezone: string;
+  dispatch: UploadQueue["dispatch"];
+}) {
+  const common = (field: EditableField) => {
+    const values = new Set(staged.map((item) => item[field]));
+    return values.size === 1 ? [...values][0]! : "";
+  };
+  return (
+    <fieldset className="upload-all upload-fields" data-testid="upload-all">
+      <legend>All {staged.length} files</legend>
+      {ALL_FIELDS.map(({ field, label, placeholder, mono }) => (
+        <label key={field}>
+          {label}
+          <input
+            className={mono ? "mono" : undefined}
+            value={common(field)}
+            placeholder={field === "timezone" ? incidentTimezone : (placeholder ?? "differs per file")}
+            list={field === "timezone" ? zonesId : undefined}
+            aria-label={`${label} for all files`}
+            onChange={(event) => dispatch({ type: "editAll", changes: { [field]: event.target.value } })}
+          />
+        </label>
+      ))}
+    </fieldset>
+  );
 }
 
 const STATE_TEXT: Record<UploadItem["state"], string> = {
@@ -128,7 +181,7 @@ function UploadRow({
   zonesId: string;
   incidentTimezone: string;
   artifacts: Artifact[] | undefined;
-  dispatch: ReturnType<typeof useUploadQueue>["dispatch"];
+  dispatch: UploadQueue["dispatch"];
 }) {
   const outcome = useMemo(() => item.result && uploadOutcome(item.result, artifacts), [item.result, artifacts]);
   const editable = isEditable(item);
@@ -184,6 +237,17 @@ function UploadRow({
             onChange={(event) =>
               dispatch({ type: "edit", id: item.id, changes: { clockOffset: event.target.value } })
             }
+          />
+        </label>
+        <label>
+          JVM start
+          <input
+            className="mono"
+            value={item.jvmStart}
+            disabled={!editable}
+            placeholder="uptime-only GC logs"
+            aria-label={`JVM start for ${name}`}
+            onChange={(event) => dispatch({ type: "edit", id: item.id, changes: { jvmStart: event.target.value } })}
           />
         </label>
       </div>

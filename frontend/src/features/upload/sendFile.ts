@@ -3,12 +3,24 @@
  * is the multipart part as is, so the browser streams it from disk: nothing is read into memory.
  */
 import { ApiError, csrfToken, errorFromBody, reportUnauthorized } from "../../api/client";
-import type { UploadResult } from "../../api/types";
+import type { paths } from "../../api/schema";
+
+/** The upload route, typed from the OpenAPI document like every other call (openapi-fetch cannot report progress). */
+type Upload = paths["/api/incidents/{incident_id}/artifacts"]["post"];
+type UploadForm = Upload["requestBody"]["content"]["multipart/form-data"];
+type UploadResult = Upload["responses"][202]["content"]["application/json"];
+/** The form's option fields (all but the files), as the text the form sends. */
+export type UploadFields = { [K in Exclude<keyof UploadForm, "files">]?: string };
+
+export function uploadUrl(incidentId: string): string {
+  const template: keyof paths = "/api/incidents/{incident_id}/artifacts";
+  return template.replace("{incident_id}", encodeURIComponent(incidentId));
+}
 
 export interface SendOptions {
-  url: string;
+  incidentId: string;
   file: File;
-  fields: Record<string, string>;
+  fields: UploadFields;
   onProgress: (loaded: number, total: number) => void;
   onSent: () => void;
 }
@@ -18,12 +30,13 @@ export interface Sending {
   abort: () => void;
 }
 
-export function sendFile({ url, file, fields, onProgress, onSent }: SendOptions): Sending {
+export function sendFile({ incidentId, file, fields, onProgress, onSent }: SendOptions): Sending {
   const xhr = new XMLHttpRequest();
+  const url = uploadUrl(incidentId);
   const promise = new Promise<UploadResult>((resolve, reject) => {
     const form = new FormData();
     for (const [key, value] of Object.entries(fields)) {
-      if (value !== "") form.append(key, value);
+      if (value) form.append(key, value);
     }
     form.append("files", file, file.name);
 

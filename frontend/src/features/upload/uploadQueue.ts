@@ -16,6 +16,8 @@ export interface UploadItem {
   hostGuessed: boolean;
   timezone: string;
   clockOffset: string;
+  /** When the JVM started (ISO-8601 or epoch), for a GC log with uptimes only. */
+  jvmStart: string;
   state: UploadState;
   loaded: number;
   total: number;
@@ -25,7 +27,8 @@ export interface UploadItem {
 
 export type UploadAction =
   | { type: "add"; items: UploadItem[] }
-  | { type: "edit"; id: string; changes: Partial<Pick<UploadItem, "host" | "timezone" | "clockOffset">> }
+  | { type: "edit"; id: string; changes: Partial<Pick<UploadItem, EditableField>> }
+  | { type: "editAll"; changes: Partial<Pick<UploadItem, EditableField>> }
   | { type: "guessed"; id: string; host: string }
   | { type: "remove"; id: string }
   | { type: "queueAll" }
@@ -38,6 +41,9 @@ export type UploadAction =
   | { type: "retry"; id: string }
   | { type: "clearFinished" };
 
+/** What the uploader may say about a file (each is one field of the upload form). */
+export type EditableField = "host" | "timezone" | "clockOffset" | "jvmStart";
+
 let counter = 0;
 
 export function newItem(file: File): UploadItem {
@@ -49,6 +55,7 @@ export function newItem(file: File): UploadItem {
     hostGuessed: false,
     timezone: "",
     clockOffset: "0",
+    jvmStart: "",
     state: "staged",
     loaded: 0,
     total: file.size,
@@ -68,6 +75,14 @@ export function uploadReducer(items: UploadItem[], action: UploadAction): Upload
     case "edit":
       return update(items, action.id, (item) =>
         isEditable(item)
+          ? { ...item, ...action.changes, hostGuessed: action.changes.host !== undefined ? false : item.hostGuessed }
+          : item,
+      );
+    case "editAll":
+      // One host (zone, offset, JVM start) for every file still waiting to be sent; each file's
+      // own fields stay editable afterwards.
+      return items.map((item) =>
+        item.state === "staged"
           ? { ...item, ...action.changes, hostGuessed: action.changes.host !== undefined ? false : item.hostGuessed }
           : item,
       );

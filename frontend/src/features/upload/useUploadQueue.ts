@@ -2,6 +2,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useReducer, useRef } from "react";
 import { errorMessage } from "../../api/client";
 import { artifactsQueued } from "../../api/queries";
+import { parseApiBase } from "../../api/reads";
 import { guessHost } from "./hostGuess";
 import { sendFile, type Sending } from "./sendFile";
 import {
@@ -43,12 +44,13 @@ export function useUploadQueue(apiBase: string) {
       }
       dispatch({ type: "start", id });
       const sending = sendFile({
-        url: `${apiBase}/artifacts`,
+        incidentId: parseApiBase(apiBase).incident_id ?? "",
         file: item.file,
         fields: {
           host: item.host.trim(),
           timezone: item.timezone.trim(),
           clock_offset_s: offset === 0 ? "" : String(offset),
+          jvm_start: item.jvmStart.trim(),
         },
         onProgress: (loaded, total) => dispatch({ type: "progress", id, loaded, total }),
         onSent: () => dispatch({ type: "sent", id }),
