@@ -309,7 +309,7 @@ class Redactor:
         return self._pattern.sub(self._replace, text)
 
     def value(self, value: Any, key: str | None = None) -> Any:
-        """A JSON value with every string in it redacted (values of `STRUCTURAL_KEYS` kept;
+        """A JSON value with every string in it, keys included, redacted (values of `STRUCTURAL_KEYS` kept;
         a port under a ``port`` / ``*_port`` key replaced even as a bare number)."""
         if isinstance(value, str):
             if key is not None and key in STRUCTURAL_KEYS:
@@ -318,7 +318,9 @@ class Redactor:
                 return self.port(value)
             return self.text(value)
         if isinstance(value, dict):
-            return {k: self.value(v, k) for k, v in value.items()}
+            # Keys too: maps keyed by a pool, thread or connection name ("DubboServerHandler-
+            # 10.0.0.1:20880") name hosts as their values do.
+            return {self.text(k): self.value(v, k) for k, v in value.items()}
         if isinstance(value, list):
             # Columns of numbers (timeline points): nothing to redact, skipped fast.
             if value and all(not isinstance(item, (str, dict, list)) for item in value):

@@ -22,6 +22,23 @@ LISTEN 0      128                       *:8443                     *:*
 ESTAB  0      1200       [2001:db8:10::5]:8443      [2001:db8:20::9]:51234
 ESTAB  0      300   [::ffff:192.168.7.20]:9090 [::ffff:192.168.7.31]:40122
 """
+# Written for this test: a jstack dump whose thread names carry an address and a host, as
+# Dubbo's and Netty's do.
+JSTACK = """2025-11-21 04:40:00
+Full thread dump OpenJDK 64-Bit Server VM (17.0.15+6-Debian-1deb12u1 mixed mode, sharing):
+
+"DubboServerHandler-10.77.0.1:20880-thread-5" #31 daemon prio=5 os_prio=0 cpu=1.20ms elapsed=10.00s tid=0x00007f0000001000 nid=0x1f waiting on condition  [0x00007f0000002000]
+   java.lang.Thread.State: WAITING (parking)
+\tat jdk.internal.misc.Unsafe.park(java.base@17.0.15/Native Method)
+\tat java.util.concurrent.locks.LockSupport.park(java.base@17.0.15/LockSupport.java:341)
+
+"client-db-primary-7-io-1" #32 daemon prio=5 os_prio=0 cpu=0.80ms elapsed=10.00s tid=0x00007f0000003000 nid=0x20 runnable  [0x00007f0000004000]
+   java.lang.Thread.State: RUNNABLE
+\tat sun.nio.ch.EPoll.wait(java.base@17.0.15/Native Method)
+\tat com.example.Client.call(Client.java:42)
+
+"""
+
 HOSTS = {"sender", "db-primary-7"}
 V4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d])")
 V6 = re.compile(r"(?<![\w:])(?:[0-9a-fA-F]{0,4}:){2,7}[0-9a-fA-F.]*(?![\w:])")
@@ -83,6 +100,13 @@ def setup_incident(client: TestClient) -> tuple[str, str]:
         },
     )
     assert note.status_code == 201, note.text
+    dump = client.post(
+        f"{base}/artifacts",
+        params={"filename": "jstack.txt", "host": "db-primary-7", "wait": 60},
+        content=JSTACK.encode(),
+        headers={"Content-Type": "application/octet-stream"},
+    )
+    assert dump.status_code == 201 and dump.json()["artifacts"][0]["kind"] == "thread_dump", dump.text
     artifact = next(a["id"] for a in v6.json()["artifacts"])
     return incident, artifact
 
@@ -154,6 +178,9 @@ def test_no_route_of_a_redacted_link_shows_an_original(
         if f["verdict"] == "confirmed"
     )
 
+    events = client.get(f"{base}/events", params={"kind": "thread_dump"}).json()["items"]
+    dump_event = next(e["id"] for e in events if e["kind"] == "thread_dump")
+
     routes = shared_gets(app)
     assert {
         "/api/shared/{token}",
@@ -167,7 +194,7 @@ def test_no_route_of_a_redacted_link_shows_an_original(
     params = {"/api/shared/{token}/timeline": {"max_points": 50}}
     answers: dict[str, str] = {}
     for path in routes:
-        url = path.format(token=token, artifact_id=artifact, finding_id=charted)
+        url = path.format(token=token, artifact_id=artifact, finding_id=charted, event_id=dump_event)
         response = anon_client.get(url, params=params.get(path))
         if path.endswith("/raw"):
             assert response.status_code == 403, response.text
