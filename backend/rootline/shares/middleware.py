@@ -15,6 +15,7 @@ answer is rewritten in a worker thread: a timeline's JSON can be megabytes.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from anyio import to_thread
@@ -25,6 +26,12 @@ from rootline.shares import service
 from rootline.shares.redaction import Redactor
 
 PREFIX = "/api/shared/"
+# A live plain (not redacted) share stays plain: that answer is kept this long per process,
+# so a link's reads cost one share lookup (the route's), not two. Redacted ones are looked up
+# every time (their incident may have gained names since), unknown tokens too (the route
+# counts them). Revocation is unaffected: the route checks the share on every request.
+PLAIN_TTL_S = 30.0
+PLAIN_CACHE_SIZE = 4096
 
 
 def _token(path: str) -> str | None:
@@ -40,11 +47,20 @@ class RedactSharedResponses:
     def __init__(self, app: ASGIApp, *, sessions: sessionmaker[Session]) -> None:
         self.app = app
         self.sessions = sessions
+        self._plain: dict[str, float] = {}  # token -> until when it is known to be plain
 
     def _redactor(self, token: str) -> Redactor | None:
+        now = time.monotonic()
+        if self._plain.get(token, 0.0) > now:
+            return None
         with self.sessions.begin() as session:
             share = service.resolve(session, token)
-            return None if share is None else service.redactor(session, share)
+            found = None if share is None else service.redactor(session, share)
+        if share is not None and found is None:
+            if len(self._plain) >= PLAIN_CACHE_SIZE:
+                self._plain.clear()
+            self._plain[token] = now + PLAIN_TTL_S
+        return found
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         token = _token(scope["path"]) if scope["type"] == "http" else None
