@@ -49,9 +49,10 @@ Series:
   minute, one point per minute that had any (stamped at the minute's start).
 - ``app.log.errors{kind}``, unit ``per_s``: every event above counted per second by its event
   kind (``kind`` = ``exception``, ``socket_timeout``, ``threadpool_rejected`` ...), stamped at
-  the second's start. A point for every second that had any, and a 0 the second before and
-  the second after each run of such seconds, so a line drawn through the points falls to 0
-  between bursts instead of bridging them (seconds far from any error hold no point: read a
+  the second's start. Every second of the log's span (its first to its last timestamped
+  line) holds a point, 0 for a quiet one, so that a burst late in the log stands out against
+  the quiet before it. Past :data:`MAX_FILLED_SECONDS` of span only the seconds with errors,
+  a 0 on each side of each run of them and a 0 at each end of the span hold points (read a
   missing second as 0).
 
 Timestamps: ``2019-01-01 12:00:00,123``, ISO 8601, ``[2019-01-01 12:00:00.123]``, Tomcat's
@@ -90,7 +91,9 @@ SOCKET_TIMEOUT_RE = re.compile(
 )
 # Any other exception or error, by its qualified class name (``java.lang.IllegalStateException``):
 # a package, then a class ending in Exception / Error, and not a frame's ``Class.method(``.
-EXCEPTION_RE = re.compile(r"(?P<exception>(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error))(?![\w$.(])")
+EXCEPTION_RE = re.compile(
+    r"(?P<exception>(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error))(?![\w$.(])"
+)
 # Where a record worth reading may be: plain words, so the scan over a big log stays fast
 # (the rules below decide; a hit that none of them matches is ordinary noise).
 SIGNATURE_RE = re.compile(f"{SATURATION_RE.pattern}|{FAILURE_RE.pattern}|timed out|Exception|Error")
@@ -142,6 +145,8 @@ ADDRESS_NOT_AVAILABLE_RE = re.compile(
 
 # How far a record reaches: a stack trace longer than this is cut (no signature hides that deep).
 MAX_RECORD_LINES = 300
+# A log spanning up to a day gets a point for every second (86,400 points a kind at most).
+MAX_FILLED_SECONDS = 86_400
 MESSAGE_CHARS = 500
 NUMERIC_ATTRS = (
     "pool_size",
@@ -187,7 +192,11 @@ _TIMEOUT_MESSAGE_RE = re.compile(r"(?P<read>Read timed out)|(?P<connect>[Cc]onne
 
 def _socket_timeout(match: re.Match[str], header: _Header) -> dict[str, Any]:
     # "java.net.SocketTimeoutException: Read timed out": the message after the name says which.
-    message = match if match["exception"] is None else _TIMEOUT_MESSAGE_RE.search(match.string, match.end())
+    message = (
+        match
+        if match["exception"] is None
+        else _TIMEOUT_MESSAGE_RE.search(match.string, match.end())
+    )
     if message is not None and message["read"]:
         return {"timeout": "read"}
     if message is not None and message["connect"]:
@@ -312,7 +321,7 @@ def parse(text: str, context: ParseContext) -> ParseResult:
             minute_ms = event.time_ms - event.time_ms % 60_000
             rejected_per_minute[(str(event.attrs.get("pool", "unknown")), minute_ms)] += 1
     _emit_rejection_rate(rejected_per_minute, result)
-    _emit_error_rate(errors_per_second, result)
+    _emit_error_rate(errors_per_second, _log_span(text, clock), result)
     if clock.date_assumed:
         result.facts.append(
             Fact(
@@ -398,8 +407,36 @@ def _emit_rejection_rate(per_minute: Counter[tuple[str, int]], result: ParseResu
         )
 
 
-def _emit_error_rate(per_second: Counter[tuple[str, int]], result: ParseResult) -> None:
-    """``app.log.errors{kind}`` per second, with a 0 on each side of every run of seconds."""
+def _log_span(text: str, clock: _Clock) -> tuple[int, int] | None:
+    """The seconds (epoch ms) of the first and the last timestamped lines, looked for among
+    the first and the last :data:`MAX_RECORD_LINES` lines; None when either is not found."""
+    first = last = None
+    start = 0
+    for _ in range(MAX_RECORD_LINES):
+        match = HEADER_RE.match(text, start)
+        if match is not None and (first := clock.time_ms(match)) is not None:
+            break
+        start = text.find("\n", start) + 1
+        if start == 0:
+            break
+    end = len(text.rstrip("\n"))
+    for _ in range(MAX_RECORD_LINES):
+        start = text.rfind("\n", 0, end) + 1
+        match = HEADER_RE.match(text, start)
+        if match is not None and (last := clock.time_ms(match)) is not None:
+            break
+        if start == 0:
+            break
+        end = start - 1
+    if first is None or last is None or last < first:
+        return None
+    return first - first % 1000, last - last % 1000
+
+
+def _emit_error_rate(
+    per_second: Counter[tuple[str, int]], span: tuple[int, int] | None, result: ParseResult
+) -> None:
+    """``app.log.errors{kind}`` per second over the log's span (see the module)."""
     seconds_by_kind: dict[str, dict[int, int]] = {}
     for (kind, second_ms), count in per_second.items():
         seconds_by_kind.setdefault(kind, {})[second_ms] = count
@@ -407,13 +444,29 @@ def _emit_error_rate(per_second: Counter[tuple[str, int]], result: ParseResult) 
         counts = seconds_by_kind[kind]
         times: array[int] = array("q")
         values: array[float] = array("d")
+        low, high = min(counts), max(counts)
+        if span is not None:
+            low, high = min(low, span[0]), max(high, span[1])
+        if (high - low) // 1000 <= MAX_FILLED_SECONDS:
+            times.extend(range(low, high + 1000, 1000))
+            values.extend(float(counts.get(second_ms, 0)) for second_ms in times)
+            result.series.append(
+                SeriesData("app.log.errors", {"kind": kind}, "per_s", times, values)
+            )
+            continue
+        if low not in counts:
+            times.append(low)
+            values.append(0.0)
         for second_ms in sorted(counts):
             if second_ms - 1000 not in counts and (not times or times[-1] < second_ms - 1000):
                 times.append(second_ms - 1000)
                 values.append(0.0)
             times.append(second_ms)
             values.append(float(counts[second_ms]))
-            if second_ms + 1000 not in counts:
+            if second_ms + 1000 not in counts and second_ms + 1000 <= high:
                 times.append(second_ms + 1000)
                 values.append(0.0)
+        if high not in counts and times[-1] < high:
+            times.append(high)
+            values.append(0.0)
         result.series.append(SeriesData("app.log.errors", {"kind": kind}, "per_s", times, values))
