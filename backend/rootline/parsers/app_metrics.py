@@ -47,6 +47,11 @@ those) and answers 0.6, below the specific formats, so nothing another parser cl
 Rows that cannot be read (wrong field count, unreadable time) become line diagnostics; a cell
 that is not a number costs that value and a diagnostic; empty cells are missing values.
 
+Decimal commas (``5,95``, as a German or French Excel writes them) are read as decimal points
+in a file separated by semicolons or tabs (``timestamp;p99_ms`` / ``2026-11-26T16:16:00Z;5,95``
+is 5.95). In a comma-separated file such a (quoted) column cannot be told from a list: it is
+not read, and a diagnostic names it.
+
 >>> result = parse("time,p99_ms,rps\\n1795247520000,12,480\\n1795247521000,15,470\\n",
 ...                ParseContext(filename="latency.csv"))
 >>> [(s.name, s.unit, list(s.values)) for s in result.series]
@@ -105,6 +110,10 @@ _TIME_NAMES = {
     "when",
 }
 _NUMBER_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+# A number written with a decimal comma (``12,5``, ``-0,25``).
+_DECIMAL_COMMA_RE = re.compile(r"[+-]?\d*,\d+(?:[eE][+-]?\d+)?")
+# Separators after which a comma inside a cell is a decimal comma.
+_DECIMAL_COMMA_DELIMITERS = (";", "\t")
 _FILE_EXTENSIONS = {
     "csv",
     "tsv",
@@ -195,8 +204,9 @@ def guess_unit(column: str) -> str:
 # --- cells -------------------------------------------------------------------------------
 
 
-def _number(cell: Any) -> float | None:
-    """A cell as a number: JSON numbers, and text that is one number; None otherwise."""
+def _number(cell: Any, decimal_comma: bool = False) -> float | None:
+    """A cell as a number: JSON numbers, and text that is one number (with a decimal comma
+    too when ``decimal_comma``); None otherwise."""
     if isinstance(cell, bool):
         return None
     if isinstance(cell, (int, float)):
@@ -204,8 +214,12 @@ def _number(cell: Any) -> float | None:
             return float(cell)
         except OverflowError:
             return math.inf
-    if isinstance(cell, str) and _NUMBER_RE.fullmatch(cell.strip()):
-        return float(cell)
+    if isinstance(cell, str):
+        text = cell.strip()
+        if _NUMBER_RE.fullmatch(text):
+            return float(text)
+        if decimal_comma and _DECIMAL_COMMA_RE.fullmatch(text):
+            return float(text.replace(",", "."))
     return None
 
 
@@ -237,7 +251,10 @@ def _time_ms(cell: Any, hours: HourCache) -> int | None:
 
 
 def _columns(
-    header: Sequence[str], rows: Sequence[Sequence[Any]], hours: HourCache
+    header: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    hours: HourCache,
+    decimal_comma: bool = False,
 ) -> tuple[int, list[int]] | None:
     """(time column, numeric columns) read from sample ``rows``; None when there is no time
     column or no numeric column."""
@@ -253,7 +270,7 @@ def _columns(
         enough = len(cells) * COLUMN_AGREEMENT
         if sum(_plausible_time(cell, hours) for cell in cells) >= enough:
             times.append(index)
-        elif sum(_number(cell) is not None for cell in cells) >= enough:
+        elif sum(_number(cell, decimal_comma) is not None for cell in cells) >= enough:
             numeric.append(index)
     if not times:
         return None
@@ -313,7 +330,8 @@ def sniff(head: str) -> float:
     if _is_threadpool_header(header) or any(_plausible_time(c, hours) for c in header):
         return 0.0  # a thread-pool export, or no header row (a log line, a data row)
     rows = [_split(line, delimiter) for line in lines[1:]]
-    return CONFIDENCE if _columns(header, rows, hours) else 0.0
+    decimal_comma = delimiter in _DECIMAL_COMMA_DELIMITERS
+    return CONFIDENCE if _columns(header, rows, hours, decimal_comma) else 0.0
 
 
 def _json_records(lines: Sequence[str]) -> list[dict[str, Any]] | None:
@@ -406,13 +424,29 @@ def _parse_table(
     sample_rows = [
         row for row in (_split(line, delimiter) for _, line in sample) if len(row) == width
     ]
-    columns = _columns(header, sample_rows, hours)
+    decimal_comma = delimiter in _DECIMAL_COMMA_DELIMITERS
+    columns = _columns(header, sample_rows, hours, decimal_comma)
     if columns is None:
         result.diagnose(
             header_index + 1, "no column holds times (epoch or ISO 8601) beside numeric columns"
         )
         return
     time_index, numeric = columns
+    if not decimal_comma:
+        for index in range(width):
+            cells = [row[index].strip() for row in sample_rows if row[index].strip()]
+            if (
+                index != time_index
+                and index not in numeric
+                and cells
+                and sum(bool(_DECIMAL_COMMA_RE.fullmatch(c)) for c in cells)
+                >= len(cells) * COLUMN_AGREEMENT
+            ):
+                result.diagnose(
+                    header_index + 1,
+                    f"column {header[index][:40]!r} holds numbers with a decimal comma in a"
+                    " comma-separated file: not read (separate the columns with ';' or tabs)",
+                )
     sink = _Sink(file, [header[i] for i in numeric])
     for index in range(header_index + 1, len(lines)):
         line = lines[index]
@@ -424,7 +458,7 @@ def _parse_table(
                 index + 1, f"expected {width} fields as in the header, found {len(fields)}"
             )
             continue
-        _add_row(fields, time_index, numeric, header, index + 1, hours, sink, result)
+        _add_row(fields, time_index, numeric, header, index + 1, hours, sink, result, decimal_comma)
     sink.emit(result)
 
 
@@ -437,6 +471,7 @@ def _add_row(
     hours: HourCache,
     sink: _Sink,
     result: ParseResult,
+    decimal_comma: bool = False,
 ) -> None:
     time_ms = _time_ms(cells[time_index], hours)
     if time_ms is None:
@@ -446,7 +481,7 @@ def _add_row(
         cell = cells[index] if index < len(cells) else None
         if cell is None or cell == "":
             continue
-        value = _number(cell)
+        value = _number(cell, decimal_comma)
         if value is None:
             result.diagnose(line_no, f"{header[index][:40]} is not a number: {str(cell)[:40]!r}")
         elif math.isinf(value):

@@ -203,3 +203,29 @@ def test_never_raises_on_mutated_fixture(data: st.DataObject) -> None:
     for path in OWN_FILES:
         text = data.draw(mutated(text_of(path)))
         assert isinstance(app_metrics.parse(text, ParseContext()), ParseResult)
+
+
+def test_decimal_commas_are_read_after_semicolons_and_tabs() -> None:
+    rows = [
+        "2026-11-26T16:16:00Z;/api;5,95;14,9;463;0",
+        "2026-11-26T16:16:01Z;/api;5,36;12,3;470;1",
+    ]
+    semicolons = "timestamp;endpoint;p50_ms;p99_ms;rps;errors\n" + "\n".join(rows) + "\n"
+    for text in (semicolons, semicolons.replace(";", "\t")):
+        assert detect_kind(text) == "app_metrics"
+        result = app_metrics.parse(text, ParseContext(filename="latency-de.csv"))
+        assert not result.diagnostics
+        assert {s.name: list(s.values) for s in result.series} == {
+            "app.latency_de.p50_ms": [5.95, 5.36],
+            "app.latency_de.p99_ms": [14.9, 12.3],
+            "app.latency_de.rps": [463.0, 470.0],
+            "app.latency_de.errors": [0.0, 1.0],
+        }
+
+
+def test_a_decimal_comma_column_in_a_comma_separated_file_is_named_in_a_diagnostic() -> None:
+    text = 'time,p99_ms,rps\n1795247520000,"14,9",480\n1795247521000,"12,3",470\n'
+    result = app_metrics.parse(text, ParseContext(filename="x.csv"))
+    assert [s.name for s in result.series] == ["app.x.rps"]
+    (diagnostic,) = result.diagnostics
+    assert "'p99_ms'" in diagnostic.message and "decimal comma" in diagnostic.message
