@@ -7,7 +7,7 @@ work in that window.
 
 Method (robust change detection, per series, on its points in time order):
 
-1. Candidates: *latency* series (unit ``ms``, ``us`` or ``s``) and *error* series (unit
+1. Candidates: *latency* series (unit ``ms``, ``us``, ``ns`` or ``s``) and *error* series (unit
    ``count`` or ``per_s`` with an error word in the name: ``errors``, ``failures``,
    ``timeouts``, ``5xx`` ..., and ``app.log.errors``), with at least :data:`MIN_POINTS` points.
 2. Baseline: the points in the first quarter of the series' *time span* (at least
@@ -57,7 +57,7 @@ MIN_RELATIVE_RISE = 0.5
 SUSTAIN_POINTS = 3
 OVERLAP_TOLERANCE_MS = 60_000
 
-_LATENCY_UNITS: dict[str, float] = {"ms": 1.0, "us": 1000.0, "s": 0.001}  # 1 ms in the unit
+_LATENCY_UNITS: dict[str, float] = {"ms": 1.0, "us": 1000.0, "ns": 1e6, "s": 0.001}  # 1 ms
 _ERROR_WORD = re.compile(
     r"(?:^|[._])(?:errors?|errs?|failures?|failed|fails?|timeouts?|exceptions?|5xx|rejected|rejections)(?:$|[._])"
 )

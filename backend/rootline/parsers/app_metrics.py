@@ -17,28 +17,38 @@ JSON object per line. The *time column* is found by content: the column whose sa
 hh:mm:ss[.SSS]``, zone-less ones in ``context.timezone``); when several qualify, one whose
 header names a time (``time``, ``timestamp``, ``ts`` ...) wins, then the leftmost. Every other
 column whose sampled cells are numbers becomes a series; text columns (an endpoint, a status
-word) are known and ignored.
+word) are known and ignored, and so are *code* columns, numeric or not (a name ending in
+``code`` or ``status``: ``responseCode``, ``http_status``, ``rc``): a code is not a
+measurement.
 
 Series, one per numeric column, no labels: ``app.<file>.<column>``, where ``<file>`` is the
 uploaded file's name without its extensions (``api-latency.csv.gz`` -> ``api_latency``;
 ``metrics`` when no name is known) and ``<column>`` the header, both made series-name safe by
 :func:`token` (lower case, camelCase split, anything but ``[a-z0-9]`` -> ``_``).
 
-Units are guessed from the column name's words (:func:`guess_unit`), first match wins:
+Units are guessed from the column name's words (:func:`guess_unit`; camelCase and snake_case
+both split into words: ``errorPercent`` is ``error``, ``percent``), first match wins:
 
 ======================================================  ========
 column words                                            unit
 ======================================================  ========
 ``..._ms``, ``..._millis``                              ms
 ``..._us``, ``..._micros``                              us
+``..._ns``, ``..._nanos``                               ns
+``pct``, ``percent``, ``util``                          %
+``bytes``, ``response_size``, ``resp_size`` (a size     bytes
+of a response, request, body, payload or message)
+``..._count``, ``..._cnt``                              count
+``error_rate``, ``success_rate`` (a rate of an          ratio (per_s when a value
+outcome: error, success, failure, hit, miss ...)        is over 1)
 ``rps``, ``qps``, ``tps``, ``ops``, ``..._per_s(ec)``,  per_s
 ``throughput``, ``rate``
 ``..._s``, ``..._sec``, ``..._seconds``                 s
-``p50``..``p9999``, ``latency``, ``duration``,          ms (latency written without a
-``response_time``, ``rt``, ``elapsed``                  unit is milliseconds in practice)
 ``errors``, ``failures``, ``timeouts``, ``5xx`` ...     count
-``pct``, ``percent``, ``util``                          %
-``bytes``                                               bytes
+``p50``..``p9999``, ``latency``, ``duration``,          ms (latency written without a
+``response_time``, ``rt``, ``elapsed``, ``connect``     unit is milliseconds in practice:
+                                                        JMeter's ``elapsed``, ``Latency``,
+                                                        ``Connect``)
 anything else                                           (none)
 ======================================================  ========
 
@@ -135,8 +145,9 @@ _FILE_EXTENSIONS = {
 
 
 def token(name: str) -> str:
-    """``p99LatencyMs`` -> ``p99_latency_ms``; ``Errors/s`` -> ``errors_s``; "" stays ""."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name.strip())
+    """``p99LatencyMs`` -> ``p99_latency_ms``; ``Errors/s`` -> ``errors_s``; ``HTTPStatus``
+    -> ``http_status``; "" stays ""."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name.strip())
     cleaned = re.sub(r"[^a-z0-9]+", "_", spaced.lower()).strip("_")
     return cleaned[:MAX_TOKEN_CHARS].rstrip("_")
 
@@ -154,7 +165,10 @@ def file_token(filename: str | None) -> str:
     return "log_file" if name == "log" else name
 
 
-_LATENCY_WORD = re.compile(r"p\d{2,4}|latency|duration|rt|elapsed|response|resp")
+_LATENCY_WORD = re.compile(r"p\d{2,4}|latency|duration|rt|elapsed|response|resp|connect")
+_CODE_WORDS = {"code", "status", "rc"}
+_SIZE_OF = {"response", "resp", "request", "req", "body", "payload", "message", "msg"}
+_OUTCOME_WORDS = {"error", "errors", "success", "failure", "fail", "hit", "miss", "drop", "loss"}
 _ERROR_WORDS = {
     "error",
     "errors",
@@ -177,27 +191,40 @@ _ERROR_WORDS = {
 _RATE_WORDS = {"rps", "qps", "tps", "ops", "throughput", "rate", "persec", "ps"}
 
 
+def is_code_column(column: str) -> bool:
+    """A column of codes (``responseCode``, ``http_status``, ``rc``): not a measurement."""
+    return token(column).split("_")[-1] in _CODE_WORDS
+
+
 def guess_unit(column: str) -> str:
     """The unit a column's name suggests (see the module table); "" when it says none."""
     words = token(column).split("_")
-    last = words[-1]
+    last, names = words[-1], set(words)
+    if last in _CODE_WORDS:
+        return ""  # a code: no measurement, no unit
     if last in {"ms", "millis", "msec", "milliseconds"}:
         return "ms"
     if last in {"us", "micros", "usec", "microseconds"}:
         return "us"
+    if last in {"ns", "nanos", "nsec", "nanoseconds"}:
+        return "ns"
+    if {"pct", "percent", "percentage", "util", "utilization", "utilisation"} & names:
+        return "%"
+    if names & {"bytes", "byte"} or (last == "size" and _SIZE_OF & names):
+        return "bytes"
+    if last in {"count", "cnt"}:
+        return "count"
+    if "rate" in names and _OUTCOME_WORDS & names:
+        return "ratio"
     joined = "_".join(words)
-    if _RATE_WORDS & set(words) or re.search(r"per_s(ec(ond)?)?$", joined):
+    if _RATE_WORDS & names or re.search(r"per_s(ec(ond)?)?$", joined):
         return "per_s"
     if last in {"s", "sec", "secs", "seconds"}:
         return "s"
+    if _ERROR_WORDS & names:
+        return "count"
     if any(_LATENCY_WORD.fullmatch(word) for word in words):
         return "ms"
-    if _ERROR_WORDS & set(words):
-        return "count"
-    if {"pct", "percent", "util", "utilization", "utilisation"} & set(words):
-        return "%"
-    if "bytes" in words:
-        return "bytes"
     return ""
 
 
@@ -270,6 +297,8 @@ def _columns(
         enough = len(cells) * COLUMN_AGREEMENT
         if sum(_plausible_time(cell, hours) for cell in cells) >= enough:
             times.append(index)
+        elif is_code_column(header[index]):
+            continue  # a code (an HTTP status) is no measurement
         elif sum(_number(cell, decimal_comma) is not None for cell in cells) >= enough:
             numeric.append(index)
     if not times:
@@ -377,6 +406,8 @@ class _Sink:
             self.names, self.units, self.times, self.values, strict=True
         ):
             if len(times):
+                if unit == "ratio" and max(values) > 1:
+                    unit = "per_s"  # an error "rate" counted per second, not a share
                 result.series.append(SeriesData(name, {}, unit, times, values))
 
 

@@ -90,7 +90,20 @@ def test_json_lines_with_iso_z_times() -> None:
         ("rps", "per_s"),
         ("QPS", "per_s"),
         ("errors_per_sec", "per_s"),
-        ("error_rate", "per_s"),
+        ("error_rate", "ratio"),
+        ("success_rate", "ratio"),
+        ("errorPercent", "%"),
+        ("responseCode", ""),
+        ("response_bytes", "bytes"),
+        ("resp_size", "bytes"),
+        ("sentBytes", "bytes"),
+        ("response_count", "count"),
+        ("elapsed_ns", "ns"),
+        ("elapsedNs", "ns"),
+        ("connect_errors", "count"),
+        ("Connect", "ms"),
+        ("Latency", "ms"),
+        ("elapsed", "ms"),
         ("errors", "count"),
         ("http_5xx", "count"),
         ("cpu_pct", "%"),
@@ -229,3 +242,53 @@ def test_a_decimal_comma_column_in_a_comma_separated_file_is_named_in_a_diagnost
     assert [s.name for s in result.series] == ["app.x.rps"]
     (diagnostic,) = result.diagnostics
     assert "'p99_ms'" in diagnostic.message and "decimal comma" in diagnostic.message
+
+
+def _jmeter_results(rows: int = 40) -> str:
+    """A JMeter results CSV (its default columns), latency rising in the last quarter."""
+    header = (
+        "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,"
+        "failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect"
+    )
+    lines = [header]
+    for n in range(rows):
+        elapsed = 11 + n % 3 if n < rows * 3 // 4 else 400 + n
+        code = 200 if n % 7 else 503  # codes jump about: they must not look like a rise
+        lines.append(
+            f"{1795247520000 + 1000 * n},{elapsed},GET /api,{code},OK,Thread Group 1-1,text,"
+            f"true,,512,120,10,10,http://x/api,{elapsed - 1},0,1"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def test_a_jmeter_results_csv_gives_times_in_ms_and_no_code_series() -> None:
+    result = app_metrics.parse(_jmeter_results(), ParseContext(filename="results.jtl.csv"))
+    units = {s.name: s.unit for s in result.series}
+    assert units == {
+        "app.results_jtl.elapsed": "ms",
+        "app.results_jtl.bytes": "bytes",
+        "app.results_jtl.sent_bytes": "bytes",
+        "app.results_jtl.grp_threads": "",
+        "app.results_jtl.all_threads": "",
+        "app.results_jtl.latency": "ms",
+        "app.results_jtl.idle_time": "",
+        "app.results_jtl.connect": "ms",
+    }
+    from rootline.detectors import symptom
+    from rootline.detectors.data import MemoryIncidentData
+    from rootline.offline import ParsedArtifact
+
+    found = symptom.find_symptom(MemoryIncidentData([ParsedArtifact("r.csv", None, result)]))
+    assert found is not None and found.series in {
+        "app.results_jtl.elapsed",
+        "app.results_jtl.latency",
+    }
+
+
+def test_an_error_rate_over_1_is_per_second() -> None:
+    text = "time,error_rate,success_rate\n1795247520000,3,0.99\n1795247521000,5,0.98\n"
+    result = app_metrics.parse(text, ParseContext(filename="x.csv"))
+    assert {s.name: s.unit for s in result.series} == {
+        "app.x.error_rate": "per_s",
+        "app.x.success_rate": "ratio",
+    }
