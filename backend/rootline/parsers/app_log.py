@@ -40,6 +40,15 @@ exception                  exception            exception: the first qualified c
                                                 any other exception or error
 =========================  ===================  =============================================
 
+JSON-lines logs (logstash-logback-encoder, ECS and the like: one object a line) are read into
+the same records: ``message`` (or ``msg``) with ``stack_trace`` (or ``exception``,
+``error.stack_trace``) below it is the record, ``@timestamp`` (``timestamp``, ``time``, ``ts``)
+its time, ``level`` (``severity``, ``log.level``), ``logger_name`` (``logger``, ``log.logger``)
+and ``thread_name`` (``thread``) its fields; a line that is not such an object is a diagnostic.
+Sample line::
+
+    {"@timestamp": "2026-11-26T16:16:50.000+00:00", "@version": "1", "message": "call failed", "logger_name": "c.e.OrderController", "thread_name": "http-nio-8080-exec-1", "level": "ERROR", "level_value": 40000, "stack_trace": "java.net.SocketTimeoutException: Read timed out\n\tat java.net.SocketInputStream.socketRead0(Native Method)"}
+
 Every event also carries ``signature`` (the rule), ``level``, ``thread``, ``logger``,
 ``message`` (the record's first line, 500 characters at most) and ``line`` (1-based).
 
@@ -64,6 +73,7 @@ Timestamps: ``2019-01-01 12:00:00,123``, ISO 8601, ``[2019-01-01 12:00:00.123]``
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from array import array
 from collections import Counter
@@ -71,7 +81,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rootline.parsers.base import EventData, Fact, ParseContext, ParseResult, SeriesData
-from rootline.parsers.logtime import DATETIME_RE, HourCache, match_to_ms
+from rootline.parsers.logtime import DATETIME_RE, HourCache, bounded_epoch_ms, match_to_ms
 
 KIND = "app_log"
 
@@ -207,6 +217,15 @@ def _socket_timeout(match: re.Match[str], header: _Header) -> dict[str, Any]:
 class _Header:
     __slots__ = ("level", "logger", "message", "thread", "time_ms")
 
+    @classmethod
+    def of(
+        cls, time_ms: int, level: str | None, thread: str | None, logger: str | None, message: str
+    ) -> _Header:
+        header = cls.__new__(cls)
+        header.time_ms, header.level, header.thread, header.logger = time_ms, level, thread, logger
+        header.message = message.strip()[:MESSAGE_CHARS]
+        return header
+
     def __init__(self, time_ms: int, line: str, body_start: int) -> None:
         self.time_ms = time_ms
         rest = line[body_start:]
@@ -235,10 +254,51 @@ RULES: tuple[
 )
 
 
+# JSON-lines log fields, the first present wins.
+JSON_MESSAGE_KEYS = ("message", "msg")
+JSON_LEVEL_KEYS = ("level", "severity", "log.level", "loglevel")
+JSON_TIME_KEYS = ("@timestamp", "timestamp", "time", "ts", "date")
+JSON_LOGGER_KEYS = ("logger_name", "logger", "log.logger", "loggerName")
+JSON_THREAD_KEYS = ("thread_name", "thread", "process.thread.name", "threadName")
+JSON_STACK_KEYS = ("stack_trace", "exception", "error.stack_trace", "stackTrace", "throwable")
+
+
+def _first(record: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        if key in record:
+            return record[key]
+    return None
+
+
+def is_json_log_record(record: Any) -> bool:
+    """A JSON object that is a log event: a message and a level (app_metrics declines it)."""
+    return (
+        isinstance(record, dict)
+        and isinstance(_first(record, JSON_MESSAGE_KEYS), str)
+        and isinstance(_first(record, JSON_LEVEL_KEYS), str)
+    )
+
+
+def _json_head_records(head: str) -> list[Any]:
+    records = []
+    for line in head.splitlines()[:20]:
+        if line.strip():
+            try:
+                records.append(json.loads(line))
+            except ValueError:
+                break  # the head may cut the last line
+    return records
+
+
 def sniff(head: str) -> float:
     stripped = head.lstrip()
+    if stripped.startswith("{"):
+        records = _json_head_records(head)
+        if records and all(is_json_log_record(r) for r in records):
+            return 0.7 if any(_first(r, JSON_TIME_KEYS) is not None for r in records) else 0.0
+        return 0.0
     # Formats with their own parser that may quote these exception names.
-    if stripped.startswith("{") or "Full thread dump" in head or "FULL THREAD DUMP" in head:
+    if "Full thread dump" in head or "FULL THREAD DUMP" in head:
         return 0.0
     layout_lines = sum(
         1
@@ -300,6 +360,8 @@ def parse(text: str, context: ParseContext) -> ParseResult:
         result.diagnose(0, "file is empty")
         return result
     clock = _Clock(context)
+    if text.lstrip().startswith("{"):
+        return _parse_json_lines(text, clock, context, result)
     record_end = -1
     line_no, counted_to = 1, 0
     rejected_per_minute: Counter[tuple[str, int]] = Counter()
@@ -329,6 +391,67 @@ def parse(text: str, context: ParseContext) -> ParseResult:
                 f"log lines carry a clock time only; placed on {clock.default_day.isoformat()}",
             )
         )
+    return result
+
+
+def _json_time_ms(value: Any, clock: _Clock) -> int | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return bounded_epoch_ms(float(value))
+    if isinstance(value, str):
+        match = HEADER_RE.fullmatch(value.strip())
+        if match is not None:
+            return clock.time_ms(match)
+    return None
+
+
+def _parse_json_lines(
+    text: str, clock: _Clock, context: ParseContext, result: ParseResult
+) -> ParseResult:
+    """A JSON-lines log (see the module): each object a record, read by the same rules."""
+    rejected_per_minute: Counter[tuple[str, int]] = Counter()
+    errors_per_second: Counter[tuple[str, int]] = Counter()
+    first = last = None
+    for line_no, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            result.diagnose(line_no, f"not a JSON object: {line[:80]!r}")
+            continue
+        if not is_json_log_record(record):
+            result.diagnose(line_no, "JSON line without a message and a level")
+            continue
+        time_ms = _json_time_ms(_first(record, JSON_TIME_KEYS), clock)
+        if time_ms is None:
+            result.diagnose(line_no, "JSON log line without a readable time")
+            continue
+        first = time_ms if first is None else min(first, time_ms)
+        last = time_ms if last is None else max(last, time_ms)
+        message = str(_first(record, JSON_MESSAGE_KEYS))
+        stack = _first(record, JSON_STACK_KEYS)
+        body = message if not isinstance(stack, str) else f"{message}\n{stack}"
+        if not SIGNATURE_RE.search(body):
+            continue
+        logger, thread = _first(record, JSON_LOGGER_KEYS), _first(record, JSON_THREAD_KEYS)
+        header = _Header.of(
+            time_ms,
+            str(_first(record, JSON_LEVEL_KEYS)).upper(),
+            str(thread) if thread is not None else None,
+            str(logger) if logger is not None else None,
+            message.split("\n", 1)[0],
+        )
+        event = _event(body, header, line_no)
+        if event is None:
+            continue
+        result.events.append(event)
+        errors_per_second[(event.kind, event.time_ms - event.time_ms % 1000)] += 1
+        if event.kind == "threadpool_rejected":
+            minute_ms = event.time_ms - event.time_ms % 60_000
+            rejected_per_minute[(str(event.attrs.get("pool", "unknown")), minute_ms)] += 1
+    _emit_rejection_rate(rejected_per_minute, result)
+    span = None if first is None or last is None else (first - first % 1000, last - last % 1000)
+    _emit_error_rate(errors_per_second, span, result)
     return result
 
 

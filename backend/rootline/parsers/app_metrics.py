@@ -52,8 +52,10 @@ outcome: error, success, failure, hit, miss ...)        is over 1)
 anything else                                           (none)
 ======================================================  ========
 
-Sniffing declines files whose header is a thread-pool export (:mod:`threadpool_metrics` owns
-those) and answers 0.6, below the specific formats, so nothing another parser claims is taken.
+In a JSON line only JSON numbers are numbers (``"level_value": 20000`` is, ``"@version":
+"1"`` is not). Sniffing declines JSON lines that are log events (a ``message`` or ``msg`` and a
+``level``: :mod:`app_log` reads those), files whose header is a thread-pool export
+(:mod:`threadpool_metrics` owns those) and answers 0.6, below the specific formats, so nothing another parser claims is taken.
 Rows that cannot be read (wrong field count, unreadable time) become line diagnostics; a cell
 that is not a number costs that value and a diagnostic; empty cells are missing values.
 
@@ -79,7 +81,7 @@ from array import array
 from collections.abc import Sequence
 from typing import Any
 
-from rootline.parsers import threadpool_metrics
+from rootline.parsers import app_log, threadpool_metrics
 from rootline.parsers.base import ParseContext, ParseResult, SeriesData
 from rootline.parsers.logtime import (
     DATETIME_RE,
@@ -231,9 +233,9 @@ def guess_unit(column: str) -> str:
 # --- cells -------------------------------------------------------------------------------
 
 
-def _number(cell: Any, decimal_comma: bool = False) -> float | None:
-    """A cell as a number: JSON numbers, and text that is one number (with a decimal comma
-    too when ``decimal_comma``); None otherwise."""
+def _number(cell: Any, decimal_comma: bool = False, text: bool = True) -> float | None:
+    """A cell as a number: JSON numbers, and (when ``text``) text that is one number (with a
+    decimal comma too when ``decimal_comma``); None otherwise."""
     if isinstance(cell, bool):
         return None
     if isinstance(cell, (int, float)):
@@ -241,12 +243,12 @@ def _number(cell: Any, decimal_comma: bool = False) -> float | None:
             return float(cell)
         except OverflowError:
             return math.inf
-    if isinstance(cell, str):
-        text = cell.strip()
-        if _NUMBER_RE.fullmatch(text):
-            return float(text)
-        if decimal_comma and _DECIMAL_COMMA_RE.fullmatch(text):
-            return float(text.replace(",", "."))
+    if isinstance(cell, str) and text:
+        stripped = cell.strip()
+        if _NUMBER_RE.fullmatch(stripped):
+            return float(stripped)
+        if decimal_comma and _DECIMAL_COMMA_RE.fullmatch(stripped):
+            return float(stripped.replace(",", "."))
     return None
 
 
@@ -282,6 +284,7 @@ def _columns(
     rows: Sequence[Sequence[Any]],
     hours: HourCache,
     decimal_comma: bool = False,
+    json_cells: bool = False,
 ) -> tuple[int, list[int]] | None:
     """(time column, numeric columns) read from sample ``rows``; None when there is no time
     column or no numeric column."""
@@ -299,7 +302,10 @@ def _columns(
             times.append(index)
         elif is_code_column(header[index]):
             continue  # a code (an HTTP status) is no measurement
-        elif sum(_number(cell, decimal_comma) is not None for cell in cells) >= enough:
+        elif (
+            sum(_number(cell, decimal_comma, not json_cells) is not None for cell in cells)
+            >= enough
+        ):
             numeric.append(index)
     if not times:
         return None
@@ -348,10 +354,10 @@ def sniff(head: str) -> float:
         if records is None:
             return 0.0
         keys = list(records[0])
-        if _is_threadpool_header(keys):
-            return 0.0
+        if _is_threadpool_header(keys) or any(app_log.is_json_log_record(r) for r in records):
+            return 0.0  # a thread-pool export, or a JSON log (app_log's)
         cells = [[record.get(key) for key in keys] for record in records]
-        return CONFIDENCE if _columns(keys, cells, hours) else 0.0
+        return CONFIDENCE if _columns(keys, cells, hours, json_cells=True) else 0.0
     delimiter = _detect_delimiter(lines)
     if delimiter is None:
         return 0.0
@@ -503,6 +509,7 @@ def _add_row(
     sink: _Sink,
     result: ParseResult,
     decimal_comma: bool = False,
+    json_cells: bool = False,
 ) -> None:
     time_ms = _time_ms(cells[time_index], hours)
     if time_ms is None:
@@ -512,7 +519,7 @@ def _add_row(
         cell = cells[index] if index < len(cells) else None
         if cell is None or cell == "":
             continue
-        value = _number(cell, decimal_comma)
+        value = _number(cell, decimal_comma, not json_cells)
         if value is None:
             result.diagnose(line_no, f"{header[index][:40]} is not a number: {str(cell)[:40]!r}")
         elif math.isinf(value):
@@ -542,7 +549,7 @@ def _parse_json_lines(
         return
     keys = list(dict.fromkeys(k for _, r in records[:SAMPLE_ROWS] for k in r))
     rows = [[record.get(key) for key in keys] for _, record in records[:SAMPLE_ROWS]]
-    columns = _columns(keys, rows, hours)
+    columns = _columns(keys, rows, hours, json_cells=True)
     if columns is None:
         result.diagnose(
             records[0][0], "no field holds times (epoch or ISO 8601) beside numeric fields"
@@ -556,5 +563,5 @@ def _parse_json_lines(
             result.diagnose(line_no, f"JSON line has no {time_key!r} field")
             continue
         cells = [record.get(key) for key in keys]
-        _add_row(cells, time_index, numeric, keys, line_no, hours, sink, result)
+        _add_row(cells, time_index, numeric, keys, line_no, hours, sink, result, json_cells=True)
     sink.emit(result)

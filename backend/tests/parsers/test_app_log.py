@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from pathlib import Path
 
@@ -246,3 +247,51 @@ def test_a_burst_of_errors_late_in_a_quiet_log_is_counted_over_the_log_span() ->
     found = symptom.find_symptom(data)
     assert found is not None and found.series == "app.log.errors"
     assert found.start_ms == start_ms + 1_020_000
+
+
+def _json_log() -> str:
+    """logstash-logback-encoder lines: INFO noise, then an ERROR with a stack trace."""
+    lines = []
+    for n in range(30):
+        record = {
+            "@timestamp": f"2026-11-26T16:16:{n:02d}.000+00:00",
+            "@version": "1",
+            "message": "GET /orders 200",
+            "logger_name": "c.e.OrderController",
+            "thread_name": "http-nio-8080-exec-1",
+            "level": "INFO",
+            "level_value": 20000,
+        }
+        if n >= 25:
+            record.update(
+                message="call failed",
+                level="ERROR",
+                level_value=40000,
+                stack_trace="java.net.SocketTimeoutException: Read timed out\n"
+                "\tat java.net.SocketInputStream.socketRead0(Native Method)",
+            )
+        lines.append(json.dumps(record))
+    return "\n".join(lines) + "\n"
+
+
+def test_json_lines_logs_are_read_into_the_same_events() -> None:
+    from rootline.parsers import app_metrics
+
+    text = _json_log()
+    assert detect_kind(text) == "app_log" and app_metrics.sniff(text) == 0.0
+    result = app_log.parse(text, ParseContext.for_zone("UTC"))
+    assert result.status == "parsed" and not result.diagnostics
+    assert [(e.kind, e.attrs["exception"], e.attrs["line"]) for e in result.events] == [
+        ("socket_timeout", "java.net.SocketTimeoutException", line) for line in range(26, 31)
+    ]
+    event = result.events[0]
+    assert (event.attrs["level"], event.attrs["thread"], event.attrs["logger"]) == (
+        "ERROR",
+        "http-nio-8080-exec-1",
+        "c.e.OrderController",
+    )
+    assert event.attrs["message"] == "call failed" and event.attrs["timeout"] == "read"
+    at_16_16 = int(dt.datetime(2026, 11, 26, 16, 16, tzinfo=dt.UTC).timestamp() * 1000)
+    assert event.time_ms == at_16_16 + 25_000
+    (errors,) = result.series
+    assert len(errors.times_ms) == 30 and sum(errors.values) == 5

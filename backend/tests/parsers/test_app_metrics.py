@@ -292,3 +292,12 @@ def test_an_error_rate_over_1_is_per_second() -> None:
         "app.x.error_rate": "per_s",
         "app.x.success_rate": "ratio",
     }
+
+
+def test_json_strings_that_look_like_numbers_are_not_numbers() -> None:
+    text = (
+        '{"ts": "2026-11-21T07:52:00Z", "p99_ms": 12.0, "version": "1", "build": "20"}\n'
+        '{"ts": "2026-11-21T07:52:01Z", "p99_ms": 15.0, "version": "1", "build": "21"}\n'
+    )
+    result = app_metrics.parse(text, ParseContext(filename="m.json"))
+    assert [s.name for s in result.series] == ["app.m.p99_ms"] and not result.diagnostics
