@@ -37,7 +37,12 @@ connection_reset           connection_reset     exception
 exception                  exception            exception: the first qualified class name
                                                 ending in ``Exception`` / ``Error`` in the
                                                 record (``java.lang.IllegalStateException``),
-                                                any other exception or error
+                                                any other exception or error, in a record
+                                                logged at WARN, ERROR, FATAL or SEVERE or
+                                                holding a stack trace (a ``\tat`` frame or
+                                                ``Caused by:``): ``INFO ... Mapped
+                                                com.example.NotFoundException to 404`` is
+                                                no error
 =========================  ===================  =============================================
 
 JSON-lines logs (logstash-logback-encoder, ECS and the like: one object a line) are read into
@@ -489,11 +494,22 @@ def _record_end(text: str, line_start: int) -> int:
     return position if position >= 0 else len(text)
 
 
+# The levels at which a record naming an exception is an error (the generic rule).
+ERROR_LEVELS = {"WARN", "WARNING", "ERROR", "FATAL", "SEVERE"}
+STACK_TRACE_RE = re.compile(r"\n\s+at [\w$.]+\(|\nCaused by: ")
+
+
 def _event(record: str, header: _Header, line_no: int) -> EventData | None:
     for rule, kind, pattern, extra in RULES:
         match = pattern.search(record)
         if match is None:
             continue
+        if (
+            rule == "exception"
+            and header.level not in ERROR_LEVELS
+            and not STACK_TRACE_RE.search(record)
+        ):
+            return None  # an exception class named in passing (INFO ... Mapped X to 404)
         attrs: dict[str, Any] = {"signature": rule}
         groups = match.groupdict()
         for name in NUMERIC_ATTRS:

@@ -295,3 +295,22 @@ def test_json_lines_logs_are_read_into_the_same_events() -> None:
     assert event.time_ms == at_16_16 + 25_000
     (errors,) = result.series
     assert len(errors.times_ms) == 30 and sum(errors.values) == 5
+
+
+def test_an_exception_class_named_on_an_info_line_is_no_error() -> None:
+    text = (
+        "2026-11-21 07:52:00,000 INFO  [main] com.example.Web - Mapped"
+        " com.example.errors.NotFoundException to 404\n"
+        "2026-11-21 07:52:01,000 DEBUG [main] com.example.Web - registered"
+        " com.example.errors.ConflictException handler\n"
+        "2026-11-21 07:52:02,000 WARN  [main] com.example.Web - lookup failed:"
+        " com.example.errors.NotFoundException: order 7\n"
+        "2026-11-21 07:52:03,000 INFO  [main] com.example.Web - retrying after\n"
+        "java.lang.IllegalStateException: pool closed\n"
+        "\tat com.example.Web.handle(Web.java:42)\n"
+    )
+    result = app_log.parse(text, ParseContext.for_zone("UTC"))
+    assert [(e.attrs["level"], e.attrs["exception"]) for e in result.events] == [
+        ("WARN", "com.example.errors.NotFoundException"),
+        ("INFO", "java.lang.IllegalStateException"),  # a stack trace: an error at any level
+    ]
