@@ -28,8 +28,8 @@ The series are those the ``ss`` parser writes for the same sockets, so detectors
 
 - ``tcp.state.<state>`` (sockets): sockets per state per snapshot, every TCP state
   zero-filled (the file lists every socket of its family, as ``ss -tan`` does);
-- ``tcp.recvq.bytes`` / ``tcp.sendq.bytes`` (bytes): rx_queue / tx_queue summed over the
-  non-LISTEN sockets;
+- ``tcp.connections.recvq.bytes`` / ``tcp.connections.sendq.bytes`` (bytes): rx_queue /
+  tx_queue summed over the non-LISTEN sockets (the names ss and netstat use);
 - ``tcp.listen.recvq`` (connections; labels ``local``, ``port``): a LISTEN socket's accept
   queue. Its limit (ss's ``tcp.listen.backlog``) is not in the file;
 - per connection (labels ``local``, ``peer``; not LISTEN, TIME-WAIT or CLOSE rows, as in ss):
@@ -245,8 +245,8 @@ class _Reader:
             t = snapshot.time_ms
             for state in (*TCP_STATES, *sorted(set(snapshot.states) - set(TCP_STATES))):
                 add(f"tcp.state.{state}", {}, "sockets", t, snapshot.states.get(state, 0))
-            add("tcp.recvq.bytes", {}, "bytes", t, snapshot.recvq)
-            add("tcp.sendq.bytes", {}, "bytes", t, snapshot.sendq)
+            add("tcp.connections.recvq.bytes", {}, "bytes", t, snapshot.recvq)
+            add("tcp.connections.sendq.bytes", {}, "bytes", t, snapshot.sendq)
             for local, queue in snapshot.listeners:
                 labels = {"local": local, "port": local.rpartition(":")[2]}
                 add("tcp.listen.recvq", labels, "connections", t, queue)

@@ -57,8 +57,8 @@ def test_queues_per_connection_and_summed(series: ParseResult) -> None:
     assert list(one(series, "tcp.conn.recvq.bytes", **v6_server).values) == [127_964] * 3
     # Idle connections (queues 0 throughout) get no queue series, as in ss.
     assert not [s for s in series.series if s.name == "tcp.conn.recvq.bytes" and s.labels == client]
-    assert list(one(series, "tcp.sendq.bytes").values) == [4_066_331 + 920_612] * 3
-    assert list(one(series, "tcp.recvq.bytes").values) == [127_973 + 127_964] * 3
+    assert list(one(series, "tcp.connections.sendq.bytes").values) == [4_066_331 + 920_612] * 3
+    assert list(one(series, "tcp.connections.recvq.bytes").values) == [127_973 + 127_964] * 3
 
 
 def test_listen_queue(series: ParseResult) -> None:
@@ -94,7 +94,7 @@ def test_ss_at_the_same_moments_gives_the_same_numbers(series: ParseResult) -> N
     by_ss = ss.parse(text, CONTEXT)
     names = {
         "tcp.conn.recvq.bytes", "tcp.conn.sendq.bytes", "tcp.conn.cwnd", "tcp.conn.timer_retrans",
-        "tcp.listen.recvq", "tcp.recvq.bytes", "tcp.sendq.bytes",
+        "tcp.listen.recvq", "tcp.connections.recvq.bytes", "tcp.connections.sendq.bytes",
         *(f"tcp.state.{state}" for state in TCP_STATES),
     }  # fmt: skip
 
