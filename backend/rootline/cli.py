@@ -549,10 +549,28 @@ def analyze(
         bool, typer.Option("--json", help='Print {"findings": [...]} as JSON.')
     ] = False,
     timezone: Annotated[str, typer.Option(help="IANA zone for zone-less timestamps.")] = "UTC",
+    jvm_start: Annotated[
+        str | None, typer.Option(help="JVM start time for uptime-only GC logs.")
+    ] = None,
 ) -> None:
     """Run the root-cause checklist offline on files, folders and bundles (no server needed)."""
-    context = ParseContext.for_zone(timezone, default_time_ms=now_ms())
+    from rootline.timeutil import parse_instant
+
+    context = ParseContext.for_zone(
+        timezone,
+        default_time_ms=now_ms(),
+        jvm_start_ms=parse_instant(jvm_start) if jvm_start else None,
+    )
     findings, parsed = offline.analyze(paths, context)
+    for item in parsed:
+        if not item.result.anchored:
+            typer.echo(
+                f"warning: {item.name}: GC log with JVM uptime only and no start time: its"
+                " times are relative (counted from the Unix epoch), so they line up with no"
+                " other capture; anchor them with --jvm-start <the JVM's start time, e.g."
+                " 2026-11-21T07:00:00Z> (ps -o lstart= -p <pid>)",
+                err=True,
+            )
     if as_json:
         json.dump({"findings": [f.to_dict() for f in findings]}, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -578,7 +596,9 @@ def _print_checklist(findings: list[Finding], parsed: list[ParsedArtifact]) -> N
     readable = sum(1 for p in parsed if p.result.status != "failed")
     version = findings[0].rules_version if findings else ""
     typer.echo(f"Read {readable} of {len(parsed)} artifacts; rules version {version}.\n")
-    found = symptom.find_symptom(MemoryIncidentData(p for p in parsed if p.result.status != "failed"))
+    found = symptom.find_symptom(
+        MemoryIncidentData(p for p in parsed if p.result.status != "failed")
+    )
     if found is not None:
         overlapping = [
             f"{f.id} ({f.verdict})"

@@ -12,7 +12,7 @@ from rootline.detectors import registry as detectors
 from rootline.detectors.base import Finding
 from rootline.detectors.data import MemoryIncidentData, ParsedArtifact
 from rootline.parsers import registry
-from rootline.parsers.base import ParseContext, ParseResult
+from rootline.parsers.base import Fact, ParseContext, ParseResult
 
 
 def expand_paths(paths: Iterable[Path]) -> Iterator[Path]:
@@ -60,6 +60,10 @@ def _parse_data(
             report.diagnose(0, message)
         if not bundle.members:
             report.diagnose(0, "bundle holds no readable member")
+        else:
+            # What was kept of it (a truncated .gz's prefix) is read: partial, as the
+            # server says, not failed.
+            report.facts.append(Fact("bundle.members", str(len(bundle.members))))
         results.insert(0, ParsedArtifact(shown, context.host, report))
     return results
 

@@ -191,17 +191,20 @@ def test_zip_symlink_absolute_dotdot_and_windows_paths_are_refused() -> None:
 # --------------------------------------------------------------------------- bombs and limits
 
 
-def test_zip_bomb_of_zeros_is_refused_by_its_declared_ratio() -> None:
+# The ratio floor is 64 MiB; 1 MB here keeps the bombs small.
+FLOOR = BundleLimits(ratio_floor_bytes=1024 * 1024)
+
+
+def test_zip_bomb_of_zeros_is_stopped_past_the_floor_keeping_the_rest() -> None:
     zeros = bytes(50 * 1024 * 1024)
     data = _zip({"ok.txt": SS, "bomb.bin": zeros, "after.txt": NMON})
     assert len(data) < 200_000
-    bundle = unpack(data)
-    assert _paths(bundle) == ["ok.txt", "after.txt"]
-    reason = _refusals(bundle)["bomb.bin"]
-    assert (
-        reason.startswith(f"declares {len(zeros)} bytes from ")
-        and "200:1 compression ratio" in reason
-    )
+    bundle = unpack(data, FLOOR)
+    # The whole bundle's ratio stops it (the members after are lost), keeping its prefix.
+    assert _paths(bundle) == ["ok.txt", "bomb.bin"]
+    assert len(bundle.members[1].data) < 30 * 1024 * 1024
+    (reason,) = bundle.diagnostics
+    assert reason.startswith("bomb.bin: stopped: ") and "200:1 compression ratio" in reason
 
 
 def _forge_sizes(data: bytes, name: bytes, size: int) -> bytes:
@@ -223,39 +226,44 @@ def test_zip_bomb_declaring_small_sizes_is_caught_by_counting_real_bytes() -> No
     data = _forge_sizes(_zip({"ok.txt": SS, "liar.bin": zeros}), b"liar.bin", 1000)
     info = zipfile.ZipFile(io.BytesIO(data)).getinfo("liar.bin")
     assert info.file_size == 1000  # what the archive claims
-    bundle = unpack(data)
-    assert _paths(bundle) == ["ok.txt"]
-    reason = _refusals(bundle)["liar.bin"]
-    assert reason.startswith(
-        "more than 200 times its compressed size (max_compression_ratio; a decompression bomb?): "
-        "stopped at "
+    bundle = unpack(data, FLOOR)
+    assert _paths(bundle) == ["ok.txt", "liar.bin"]
+    (reason,) = bundle.diagnostics
+    assert reason.startswith("liar.bin: ") and "(max_compression_ratio; a decompression bomb?)" in (
+        reason
     )
-    stopped_at = int(reason.rsplit(" ", 2)[-2])
-    assert stopped_at < 200 * info.compress_size + 64 * 1024  # stopped early, not after 30 MB
+    assert len(bundle.members[1].data) < 20 * 1024 * 1024  # stopped early, not after 30 MB
+    assert unpack(data).refused[0].reason == "declares 1000 bytes but holds 31457280"
 
 
-def test_zip_whose_central_directory_declares_2gb_is_refused_before_decompressing() -> None:
+def test_zip_whose_central_directory_declares_2gb_stops_the_bundle_before_decompressing() -> None:
     data = _forge_sizes(_zip({"ok.txt": SS, "huge.bin": b"x" * 5000}), b"huge.bin", 2 * 1024**3)
     bundle = unpack(data)
     assert _paths(bundle) == ["ok.txt"]
-    assert (
-        _refusals(bundle)["huge.bin"]
-        == f"declares {2 * 1024**3} bytes, over max_member_bytes ({1024**3})"
-    )
+    assert bundle.diagnostics == [
+        f"stopped at huge.bin: its declared size would pass max_total_bytes ({2 * 1024**3})"
+    ]
+    # Declared sizes are not trusted: one over max_member_bytes is read up to the real end.
+    data = _forge_sizes(_zip({"ok.txt": SS, "huge.bin": b"x" * 5000}), b"huge.bin", 1024**3 + 1)
+    assert _refusals(unpack(data))["huge.bin"] == f"declares {1024**3 + 1} bytes but holds 5000"
 
 
 def test_member_and_total_limits_stop_reading_early() -> None:
     big = b"line of text 0123456789\n" * 10_000  # 240 kB
     limits = BundleLimits(max_member_bytes=100_000, max_total_bytes=10**9)
-    bundle = unpack(_tar([("big.txt", big), ("small.txt", SS)]), limits)
-    assert _paths(bundle) == ["small.txt"]
-    assert _refusals(bundle)["big.txt"] == "declares 240000 bytes, over max_member_bytes (100000)"
-    # zip, where the declared size is honest but the member streams past the limit anyway
-    bundle = unpack(_zip({"big.txt": big, "small.txt": SS}), limits)
-    assert _refusals(bundle)["big.txt"].startswith("declares 240000 bytes, over max_member_bytes")
+    for archive in (
+        _tar([("big.txt", big), ("small.txt", SS)]),
+        _zip({"big.txt": big, "small.txt": SS}),
+    ):
+        bundle = unpack(archive, limits)
+        assert _paths(bundle) == ["big.txt", "small.txt"]  # big.txt: its first 64 KiB
+        assert big.startswith(bundle.members[0].data) and len(bundle.members[0].data) == 65536
+        assert bundle.diagnostics == [
+            "big.txt: more than 100000 bytes unpacked (max_member_bytes); kept the first 64.0 KiB"
+        ]
     total = BundleLimits(max_total_bytes=300_000)
     bundle = unpack(_tar([("a.txt", big), ("b.txt", big), ("c.txt", SS)]), total)
-    assert _paths(bundle) == ["a.txt"]
+    assert _paths(bundle) == ["a.txt"]  # nothing of b.txt fits
     assert bundle.diagnostics == [
         "stopped: more than 300000 bytes unpacked in total (max_total_bytes)"
     ]
@@ -269,10 +277,10 @@ def test_tar_gz_bomb_is_stopped_by_the_overall_ratio() -> None:
         [("ok.txt", SS), ("zeros.bin", bytes(40 * 1024 * 1024)), ("after.txt", SS)], compress=True
     )
     assert len(data) < 100_000
-    bundle = unpack(data)
-    assert _paths(bundle) == ["ok.txt"]
+    bundle = unpack(data, FLOOR)
+    assert _paths(bundle) == ["ok.txt", "zeros.bin"]
     assert (
-        bundle.diagnostics[0].startswith("stopped: ")
+        bundle.diagnostics[0].startswith("zeros.bin: stopped: ")
         and "200:1 compression ratio" in bundle.diagnostics[0]
     )
 
@@ -416,12 +424,13 @@ def test_tar_gz_member_ratio_is_counted_on_the_compressed_bytes_it_really_used()
     the per-member count on real compressed bytes can refuse the zeros."""
     noise = os.urandom(MB)
     data = _tar(
-        [("noise.bin", noise), ("zeros.bin", bytes(8 * MB)), ("after.txt", SS)], compress=True
+        [("noise.bin", noise), ("zeros.bin", bytes(32 * MB)), ("after.txt", SS)], compress=True
     )
-    assert 200 * len(data) > 9 * MB  # within the whole-bundle ratio
-    bundle = unpack(data)
-    assert _paths(bundle) == ["noise.bin", "after.txt"]
-    assert "compressed size" in _refusals(bundle)["zeros.bin"]
+    assert 200 * len(data) > 33 * MB  # within the whole-bundle ratio
+    bundle = unpack(data, FLOOR)
+    assert _paths(bundle) == ["noise.bin", "zeros.bin", "after.txt"]
+    assert len(bundle.members[1].data) < 20 * MB
+    assert "zeros.bin: more than 200 times its compressed size" in bundle.diagnostics[0]
 
 
 def test_members_stream_to_the_sink_and_a_refused_member_leaves_nothing() -> None:
@@ -450,9 +459,10 @@ def test_members_stream_to_the_sink_and_a_refused_member_leaves_nothing() -> Non
         reads.clear()
         kept.clear()
         bundle = unpack(archive, limits, sink=sink)  # type: ignore[arg-type]
-        assert _paths(bundle) == ["ss.txt"]
-        assert "max_member_bytes" in _refusals(bundle)["big.txt"]
-        (member,) = bundle.members
+        assert _paths(bundle) == ["big.txt", "ss.txt"]
+        assert "max_member_bytes" in bundle.diagnostics[0]
+        cut, member = bundle.members
         assert member.data == b"" and member.blob is not None and member.size == len(SS)
-        assert list(kept.values()) == [SS]  # the refused member was cut off mid-way
+        assert list(kept.values()) == [big[: cut.size], SS]  # big.txt: cut off mid-way
+        assert 0 < cut.size <= 2 * MB
         assert max(reads) <= 64 * 1024

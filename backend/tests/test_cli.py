@@ -106,3 +106,15 @@ def test_the_committed_frontend_types_are_what_the_document_generates(tmp_path: 
     assert generated.read_text() == committed, (
         "frontend/src/api/schema.d.ts is stale: cd frontend && npm run api-types"
     )
+
+
+def test_analyze_anchors_an_uptime_only_gc_log_with_jvm_start_and_warns_without() -> None:
+    log = str(FIXTURES_DIR / "gc_unified" / "parallel-uptime.log")
+    relative = run("analyze", log)
+    assert relative.returncode == 0
+    (warning,) = [line for line in relative.stderr.splitlines() if line.startswith("warning:")]
+    assert "parallel-uptime.log" in warning and "relative" in warning and "--jvm-start" in warning
+    anchored = run("analyze", "--json", "--jvm-start", "2026-11-21T07:00:00Z", log)
+    assert anchored.returncode == 0 and "warning:" not in anchored.stderr
+    parsed = run("parse", "--json", "--jvm-start", "2026-11-21T07:00:00Z", log)
+    assert json.loads(parsed.stdout)["from"].startswith("2026-11-21T07:00")

@@ -149,17 +149,27 @@ def test_a_corrupt_stream_is_a_diagnostic_not_a_crash(fmt: str) -> None:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_a_decompression_bomb_is_refused_naming_the_limit(fmt: str) -> None:
-    bomb = COMPRESSORS[fmt](bytes(64 * MiB))
-    bundle = unpack(bomb, name=f"zeros.{fmt}")
-    assert bundle.members == []
-    reason = bundle.refused[0].reason
-    assert "max_compression_ratio" in reason and "stopped at" in reason
-    # Noise lifts the ratio: then the member size limit stops it, counted on real bytes.
-    noisy = COMPRESSORS[fmt](os.urandom(MiB) + bytes(8 * MiB))
+def test_a_decompression_bomb_is_stopped_naming_the_limit(fmt: str) -> None:
+    """Past the ratio floor (64 MiB; 1 MiB here, to keep the test small) a bomb is stopped
+    and its prefix kept with a diagnostic naming the limit."""
+    floor = BundleLimits(ratio_floor_bytes=MiB)
+    bundle = unpack(COMPRESSORS[fmt](bytes(64 * MiB)), floor, name=f"zeros.{fmt}")
+    (member,) = bundle.members
+    assert MiB <= member.size < 32 * MiB and member.data == bytes(member.size)
+    (message,) = bundle.diagnostics
+    assert (
+        message.startswith("zeros: ")
+        and "max_compression_ratio" in message
+        and "; kept the first " in message
+    )
+    # Noise first lifts no allowance: the ratio past the floor counts bytes past the floor.
+    noisy = COMPRESSORS[fmt](os.urandom(MiB) + bytes(64 * MiB))
+    (member,) = unpack(noisy, floor, name=f"noisy.{fmt}").members
+    assert member.size < 32 * MiB
+    # The member size limit stops it too, counted on real bytes.
     small = BundleLimits(max_member_bytes=4 * MiB)
-    (refusal,) = unpack(noisy, small, name=f"noisy.{fmt}").refused
-    assert "max_member_bytes" in refusal.reason
+    (message,) = unpack(noisy, small, name=f"noisy.{fmt}").diagnostics
+    assert "max_member_bytes" in message
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -256,7 +266,8 @@ def test_cli_parse_reports_a_truncated_file_and_keeps_its_content(tmp_path: Path
     path = tmp_path / "gc.log.1.gz"
     path.write_bytes(data[: len(data) // 2])
     report, content = json.loads(_cli("parse", "--json", str(path)).stdout)
-    assert (report["path"], report["kind"]) == (str(path), "bundle")
+    # Its prefix was kept and read: partial, as the server says, not failed.
+    assert (report["path"], report["kind"], report["status"]) == (str(path), "bundle", "partial")
     assert re.match(
         r"gc\.log\.1: gzip stream truncated after [\d.]+ KiB", report["diagnostics"][0]["message"]
     )
@@ -332,13 +343,15 @@ def test_api_upload_of_a_gz_holding_binary_data(client: TestClient, incident_id:
     assert content["diagnostics"]
 
 
-def test_api_upload_of_a_bomb_is_refused_naming_the_limit(
+def test_api_upload_of_a_bomb_is_stopped_naming_the_limit(
     client: TestClient, incident_id: str
 ) -> None:
-    (compressed,) = _upload(client, incident_id, gzip.compress(bytes(64 * MiB)), "zeros.gz")
-    assert (compressed["kind"], compressed["status"]) == ("bundle", "failed")
+    bomb = gzip.compress(bytes(96 * MiB), compresslevel=1)
+    compressed, content = _upload(client, incident_id, bomb, "zeros.gz")
+    assert (compressed["kind"], compressed["status"]) == ("bundle", "partial")
     (message,) = [d["message"] for d in compressed["diagnostics"]]
-    assert message.startswith("zeros: refused: ") and "max_compression_ratio" in message
+    assert message.startswith("zeros: ") and "max_compression_ratio" in message
+    assert 64 * MiB <= content["size_bytes"] < 96 * MiB  # the prefix, past the ratio floor
 
 
 def _nested_capture() -> bytes:
@@ -413,3 +426,70 @@ def test_files_written_by_the_compression_commands(tool: str, fmt: str, tmp_path
     assert [(m.path, m.data) for m in bundle.members] == [("gc.log.1", GC_LOG)]
     body = json.loads(_cli("parse", "--json", str(path)).stdout)
     assert (body["path"], body["kind"]) == (f"{path}!gc.log.1", "gc_unified")
+
+
+# --------------------------------------------------------------------------- real ratios
+
+
+def _repeated_thread_dumps(count: int = 60) -> bytes:
+    """``count`` near-identical jstack dumps of 250 threads a few seconds apart, as a script
+    polling a hung JVM writes them: some 8 MB that ``xz -9`` squeezes 700:1 and more."""
+    frames = "".join(
+        f"\tat com.example.service.Handler{n}.handle(Handler{n}.java:{100 + n})\n"
+        for n in range(12)
+    )
+    threads = "".join(
+        f'"http-nio-8080-exec-{t}" #{t + 40} daemon prio=5 os_prio=0 tid=0x00007f{t:08x} '
+        f"nid=0x{t + 4000:x} waiting for monitor entry [0x00007f3a{t:08x}]\n"
+        "   java.lang.Thread.State: BLOCKED (on object monitor)\n"
+        f"{frames}\t- waiting to lock <0x00000000c0a1b2c3> (a java.lang.Object)\n\n"
+        for t in range(250)
+    )
+    return "".join(
+        f"2026-11-26 16:{n // 12:02d}:{n % 12 * 5:02d}\nFull thread dump OpenJDK 64-Bit Server "
+        f"VM (17.0.9+9 mixed mode):\n\n{threads}"
+        for n in range(count)
+    ).encode()
+
+
+def test_repeated_thread_dumps_compressed_700_to_1_are_kept_whole_alone_and_in_a_tar() -> None:
+    dumps = _repeated_thread_dumps()
+    packed = lzma.compress(dumps, preset=9)
+    assert len(dumps) > 6 * MiB and len(dumps) / len(packed) > 500
+    bundle = unpack(packed, name="hung-jstack.log.xz")
+    assert bundle.messages() == [] and [m.data for m in bundle.members] == [dumps]
+
+    tar = io.BytesIO()
+    with tarfile.open(fileobj=tar, mode="w:xz", preset=9) as archive:
+        for name, data in (("jstack.log", dumps), ("ss.txt", SS_TAN)):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    bundle = unpack(tar.getvalue())
+    assert bundle.messages() == []
+    assert [(m.path, m.data) for m in bundle.members] == [("jstack.log", dumps), ("ss.txt", SS_TAN)]
+
+
+@pytest.mark.parametrize("fmt", ["tar.xz", "zip", "xz"])
+def test_a_member_stopped_by_a_limit_keeps_its_prefix_and_the_other_members(fmt: str) -> None:
+    small = BundleLimits(max_member_bytes=MiB)
+    if fmt == "xz":
+        bundle = unpack(lzma.compress(LINES), small, name="lines.txt.xz")
+    elif fmt == "zip":
+        bundle = unpack(_zip({"lines.txt": LINES, "ss.txt": SS_TAN}), small)
+    else:
+        tar = io.BytesIO()
+        with tarfile.open(fileobj=tar, mode="w:xz") as archive:
+            for name, data in (("lines.txt", LINES), ("ss.txt", SS_TAN)):
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                archive.addfile(info, io.BytesIO(data))
+        bundle = unpack(tar.getvalue(), small)
+    first, *rest = bundle.members
+    assert first.path == "lines.txt" and 0 < len(first.data) <= MiB
+    assert LINES.startswith(first.data)
+    assert [m.data for m in rest] == ([] if fmt == "xz" else [SS_TAN])
+    assert bundle.refused == []
+    (message,) = bundle.diagnostics
+    assert message.startswith("lines.txt: more than 1048576 bytes unpacked (max_member_bytes)")
+    assert "; kept the first " in message

@@ -7,16 +7,20 @@ work in that window.
 
 Method (robust change detection, per series, on its points in time order):
 
-1. Candidates: *latency* series (unit ``ms``, ``us`` or ``s``) and *error* series (unit
+1. Candidates: *latency* series (unit ``ms``, ``us``, ``ns`` or ``s``) and *error* series (unit
    ``count`` or ``per_s`` with an error word in the name: ``errors``, ``failures``,
    ``timeouts``, ``5xx`` ..., and ``app.log.errors``), with at least :data:`MIN_POINTS` points.
-2. Baseline: the first quarter of the points (at least :data:`MIN_BASELINE_POINTS`): its
-   median ``m`` and its MAD scaled to a standard deviation, ``s = 1.4826 * MAD``.
+2. Baseline: the points in the first quarter of the series' *time span* (at least
+   :data:`MIN_BASELINE_POINTS`; by time, not by points: a series with points only where
+   something happened would otherwise take its burst as its baseline): their median ``m``
+   and their MAD scaled to a standard deviation, ``s = 1.4826 * MAD``.
 3. Threshold: ``max(m + K_MAD * s, m * (1 + MIN_RELATIVE_RISE), m + minimum step)``. The
    relative and absolute floors keep a flat baseline (MAD 0) from calling jitter a rise; the
    minimum step is 1 ms for latency (in the series' unit) and 1 for error counts and rates.
+   Latency must pass the threshold; errors need only reach it (0 errors a second, then 1 a
+   second for minutes, is a rise).
 4. Rise: the first run of :data:`SUSTAIN_POINTS` consecutive points after the baseline all
-   above the threshold; the window starts at its first point. It ends at the last point above
+   above the threshold (at or above it for errors); the window starts at its first point. It ends at the last point above
    the threshold before :data:`SUSTAIN_POINTS` consecutive points at or below it (or at the
    series' end). ``peak`` is the highest value in the window.
 5. The symptom is the latency rise if any series has one (the earliest; the larger rise
@@ -53,7 +57,7 @@ MIN_RELATIVE_RISE = 0.5
 SUSTAIN_POINTS = 3
 OVERLAP_TOLERANCE_MS = 60_000
 
-_LATENCY_UNITS: dict[str, float] = {"ms": 1.0, "us": 1000.0, "s": 0.001}  # 1 ms in the unit
+_LATENCY_UNITS: dict[str, float] = {"ms": 1.0, "us": 1000.0, "ns": 1e6, "s": 0.001}  # 1 ms
 _ERROR_WORD = re.compile(
     r"(?:^|[._])(?:errors?|errs?|failures?|failed|fails?|timeouts?|exceptions?|5xx|rejected|rejections)(?:$|[._])"
 )
@@ -99,7 +103,11 @@ class _Rise:
 
 
 def find_rise(
-    times_ms: npt.NDArray[np.int64], values: npt.NDArray[np.float64], minimum_step: float
+    times_ms: npt.NDArray[np.int64],
+    values: npt.NDArray[np.float64],
+    minimum_step: float,
+    *,
+    reaching: bool = False,
 ) -> _Rise | None:
     """The first sustained rise above the early baseline (steps 2-4 of the module's method).
 
@@ -108,20 +116,24 @@ def find_rise(
     >>> rise = find_rise(t, v, 1.0)
     >>> (rise.start, rise.end, rise.baseline, rise.peak)
     (6000, 8000, 10.0, 60.0)
+
+    ``reaching``: a point at the threshold counts as above it (error counts).
     """
     finite = np.isfinite(values)
     times_ms, values = times_ms[finite], values[finite]
     count = len(values)
     if count < MIN_POINTS:
         return None
-    baseline_count = max(MIN_BASELINE_POINTS, int(count * BASELINE_SHARE))
+    baseline_end = times_ms[0] + (times_ms[-1] - times_ms[0]) * BASELINE_SHARE
+    in_first_quarter = int(np.searchsorted(times_ms, baseline_end, side="left"))
+    baseline_count = max(MIN_BASELINE_POINTS, in_first_quarter)
     if count < baseline_count + SUSTAIN_POINTS:
         return None
     early = values[:baseline_count]
     median = float(np.median(early))
     sigma = MAD_TO_SIGMA * float(np.median(np.abs(early - median)))
     threshold = max(median + K_MAD * sigma, median * (1 + MIN_RELATIVE_RISE), median + minimum_step)
-    above = values > threshold
+    above = values >= threshold if reaching else values > threshold
     run = 0
     start = None
     for index in range(baseline_count, count):
@@ -176,7 +188,7 @@ def symptom_of(series: Iterable[SeriesView]) -> Symptom | None:
         if kind is None:
             continue
         step = _LATENCY_UNITS.get(view.unit, 1.0)
-        rise = find_rise(view.times_ms, view.values, step)
+        rise = find_rise(view.times_ms, view.values, step, reaching=kind == "errors")
         if rise is None:
             continue
         # Latency first, then the earliest, then the larger rise against its threshold.

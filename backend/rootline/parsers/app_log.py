@@ -37,8 +37,22 @@ connection_reset           connection_reset     exception
 exception                  exception            exception: the first qualified class name
                                                 ending in ``Exception`` / ``Error`` in the
                                                 record (``java.lang.IllegalStateException``),
-                                                any other exception or error
+                                                any other exception or error, in a record
+                                                logged at WARN, ERROR, FATAL or SEVERE or
+                                                holding a stack trace (a ``\tat`` frame or
+                                                ``Caused by:``): ``INFO ... Mapped
+                                                com.example.NotFoundException to 404`` is
+                                                no error
 =========================  ===================  =============================================
+
+JSON-lines logs (logstash-logback-encoder, ECS and the like: one object a line) are read into
+the same records: ``message`` (or ``msg``) with ``stack_trace`` (or ``exception``,
+``error.stack_trace``) below it is the record, ``@timestamp`` (``timestamp``, ``time``, ``ts``)
+its time, ``level`` (``severity``, ``log.level``), ``logger_name`` (``logger``, ``log.logger``)
+and ``thread_name`` (``thread``) its fields; a line that is not such an object is a diagnostic.
+Sample line::
+
+    {"@timestamp": "2026-11-26T16:16:50.000+00:00", "@version": "1", "message": "call failed", "logger_name": "c.e.OrderController", "thread_name": "http-nio-8080-exec-1", "level": "ERROR", "level_value": 40000, "stack_trace": "java.net.SocketTimeoutException: Read timed out\n\tat java.net.SocketInputStream.socketRead0(Native Method)"}
 
 Every event also carries ``signature`` (the rule), ``level``, ``thread``, ``logger``,
 ``message`` (the record's first line, 500 characters at most) and ``line`` (1-based).
@@ -49,9 +63,10 @@ Series:
   minute, one point per minute that had any (stamped at the minute's start).
 - ``app.log.errors{kind}``, unit ``per_s``: every event above counted per second by its event
   kind (``kind`` = ``exception``, ``socket_timeout``, ``threadpool_rejected`` ...), stamped at
-  the second's start. A point for every second that had any, and a 0 the second before and
-  the second after each run of such seconds, so a line drawn through the points falls to 0
-  between bursts instead of bridging them (seconds far from any error hold no point: read a
+  the second's start. Every second of the log's span (its first to its last timestamped
+  line) holds a point, 0 for a quiet one, so that a burst late in the log stands out against
+  the quiet before it. Past :data:`MAX_FILLED_SECONDS` of span only the seconds with errors,
+  a 0 on each side of each run of them and a 0 at each end of the span hold points (read a
   missing second as 0).
 
 Timestamps: ``2019-01-01 12:00:00,123``, ISO 8601, ``[2019-01-01 12:00:00.123]``, Tomcat's
@@ -63,6 +78,7 @@ Timestamps: ``2019-01-01 12:00:00,123``, ISO 8601, ``[2019-01-01 12:00:00.123]``
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from array import array
 from collections import Counter
@@ -70,7 +86,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rootline.parsers.base import EventData, Fact, ParseContext, ParseResult, SeriesData
-from rootline.parsers.logtime import DATETIME_RE, HourCache, match_to_ms
+from rootline.parsers.logtime import DATETIME_RE, HourCache, bounded_epoch_ms, match_to_ms
 
 KIND = "app_log"
 
@@ -90,7 +106,9 @@ SOCKET_TIMEOUT_RE = re.compile(
 )
 # Any other exception or error, by its qualified class name (``java.lang.IllegalStateException``):
 # a package, then a class ending in Exception / Error, and not a frame's ``Class.method(``.
-EXCEPTION_RE = re.compile(r"(?P<exception>(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error))(?![\w$.(])")
+EXCEPTION_RE = re.compile(
+    r"(?P<exception>(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error))(?![\w$.(])"
+)
 # Where a record worth reading may be: plain words, so the scan over a big log stays fast
 # (the rules below decide; a hit that none of them matches is ordinary noise).
 SIGNATURE_RE = re.compile(f"{SATURATION_RE.pattern}|{FAILURE_RE.pattern}|timed out|Exception|Error")
@@ -142,6 +160,8 @@ ADDRESS_NOT_AVAILABLE_RE = re.compile(
 
 # How far a record reaches: a stack trace longer than this is cut (no signature hides that deep).
 MAX_RECORD_LINES = 300
+# A log spanning up to a day gets a point for every second (86,400 points a kind at most).
+MAX_FILLED_SECONDS = 86_400
 MESSAGE_CHARS = 500
 NUMERIC_ATTRS = (
     "pool_size",
@@ -187,7 +207,11 @@ _TIMEOUT_MESSAGE_RE = re.compile(r"(?P<read>Read timed out)|(?P<connect>[Cc]onne
 
 def _socket_timeout(match: re.Match[str], header: _Header) -> dict[str, Any]:
     # "java.net.SocketTimeoutException: Read timed out": the message after the name says which.
-    message = match if match["exception"] is None else _TIMEOUT_MESSAGE_RE.search(match.string, match.end())
+    message = (
+        match
+        if match["exception"] is None
+        else _TIMEOUT_MESSAGE_RE.search(match.string, match.end())
+    )
     if message is not None and message["read"]:
         return {"timeout": "read"}
     if message is not None and message["connect"]:
@@ -197,6 +221,15 @@ def _socket_timeout(match: re.Match[str], header: _Header) -> dict[str, Any]:
 
 class _Header:
     __slots__ = ("level", "logger", "message", "thread", "time_ms")
+
+    @classmethod
+    def of(
+        cls, time_ms: int, level: str | None, thread: str | None, logger: str | None, message: str
+    ) -> _Header:
+        header = cls.__new__(cls)
+        header.time_ms, header.level, header.thread, header.logger = time_ms, level, thread, logger
+        header.message = message.strip()[:MESSAGE_CHARS]
+        return header
 
     def __init__(self, time_ms: int, line: str, body_start: int) -> None:
         self.time_ms = time_ms
@@ -226,10 +259,51 @@ RULES: tuple[
 )
 
 
+# JSON-lines log fields, the first present wins.
+JSON_MESSAGE_KEYS = ("message", "msg")
+JSON_LEVEL_KEYS = ("level", "severity", "log.level", "loglevel")
+JSON_TIME_KEYS = ("@timestamp", "timestamp", "time", "ts", "date")
+JSON_LOGGER_KEYS = ("logger_name", "logger", "log.logger", "loggerName")
+JSON_THREAD_KEYS = ("thread_name", "thread", "process.thread.name", "threadName")
+JSON_STACK_KEYS = ("stack_trace", "exception", "error.stack_trace", "stackTrace", "throwable")
+
+
+def _first(record: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        if key in record:
+            return record[key]
+    return None
+
+
+def is_json_log_record(record: Any) -> bool:
+    """A JSON object that is a log event: a message and a level (app_metrics declines it)."""
+    return (
+        isinstance(record, dict)
+        and isinstance(_first(record, JSON_MESSAGE_KEYS), str)
+        and isinstance(_first(record, JSON_LEVEL_KEYS), str)
+    )
+
+
+def _json_head_records(head: str) -> list[Any]:
+    records = []
+    for line in head.splitlines()[:20]:
+        if line.strip():
+            try:
+                records.append(json.loads(line))
+            except ValueError:
+                break  # the head may cut the last line
+    return records
+
+
 def sniff(head: str) -> float:
     stripped = head.lstrip()
+    if stripped.startswith("{"):
+        records = _json_head_records(head)
+        if records and all(is_json_log_record(r) for r in records):
+            return 0.7 if any(_first(r, JSON_TIME_KEYS) is not None for r in records) else 0.0
+        return 0.0
     # Formats with their own parser that may quote these exception names.
-    if stripped.startswith("{") or "Full thread dump" in head or "FULL THREAD DUMP" in head:
+    if "Full thread dump" in head or "FULL THREAD DUMP" in head:
         return 0.0
     layout_lines = sum(
         1
@@ -291,6 +365,8 @@ def parse(text: str, context: ParseContext) -> ParseResult:
         result.diagnose(0, "file is empty")
         return result
     clock = _Clock(context)
+    if text.lstrip().startswith("{"):
+        return _parse_json_lines(text, clock, context, result)
     record_end = -1
     line_no, counted_to = 1, 0
     rejected_per_minute: Counter[tuple[str, int]] = Counter()
@@ -312,7 +388,7 @@ def parse(text: str, context: ParseContext) -> ParseResult:
             minute_ms = event.time_ms - event.time_ms % 60_000
             rejected_per_minute[(str(event.attrs.get("pool", "unknown")), minute_ms)] += 1
     _emit_rejection_rate(rejected_per_minute, result)
-    _emit_error_rate(errors_per_second, result)
+    _emit_error_rate(errors_per_second, _log_span(text, clock), result)
     if clock.date_assumed:
         result.facts.append(
             Fact(
@@ -320,6 +396,67 @@ def parse(text: str, context: ParseContext) -> ParseResult:
                 f"log lines carry a clock time only; placed on {clock.default_day.isoformat()}",
             )
         )
+    return result
+
+
+def _json_time_ms(value: Any, clock: _Clock) -> int | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return bounded_epoch_ms(float(value))
+    if isinstance(value, str):
+        match = HEADER_RE.fullmatch(value.strip())
+        if match is not None:
+            return clock.time_ms(match)
+    return None
+
+
+def _parse_json_lines(
+    text: str, clock: _Clock, context: ParseContext, result: ParseResult
+) -> ParseResult:
+    """A JSON-lines log (see the module): each object a record, read by the same rules."""
+    rejected_per_minute: Counter[tuple[str, int]] = Counter()
+    errors_per_second: Counter[tuple[str, int]] = Counter()
+    first = last = None
+    for line_no, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            result.diagnose(line_no, f"not a JSON object: {line[:80]!r}")
+            continue
+        if not is_json_log_record(record):
+            result.diagnose(line_no, "JSON line without a message and a level")
+            continue
+        time_ms = _json_time_ms(_first(record, JSON_TIME_KEYS), clock)
+        if time_ms is None:
+            result.diagnose(line_no, "JSON log line without a readable time")
+            continue
+        first = time_ms if first is None else min(first, time_ms)
+        last = time_ms if last is None else max(last, time_ms)
+        message = str(_first(record, JSON_MESSAGE_KEYS))
+        stack = _first(record, JSON_STACK_KEYS)
+        body = message if not isinstance(stack, str) else f"{message}\n{stack}"
+        if not SIGNATURE_RE.search(body):
+            continue
+        logger, thread = _first(record, JSON_LOGGER_KEYS), _first(record, JSON_THREAD_KEYS)
+        header = _Header.of(
+            time_ms,
+            str(_first(record, JSON_LEVEL_KEYS)).upper(),
+            str(thread) if thread is not None else None,
+            str(logger) if logger is not None else None,
+            message.split("\n", 1)[0],
+        )
+        event = _event(body, header, line_no)
+        if event is None:
+            continue
+        result.events.append(event)
+        errors_per_second[(event.kind, event.time_ms - event.time_ms % 1000)] += 1
+        if event.kind == "threadpool_rejected":
+            minute_ms = event.time_ms - event.time_ms % 60_000
+            rejected_per_minute[(str(event.attrs.get("pool", "unknown")), minute_ms)] += 1
+    _emit_rejection_rate(rejected_per_minute, result)
+    span = None if first is None or last is None else (first - first % 1000, last - last % 1000)
+    _emit_error_rate(errors_per_second, span, result)
     return result
 
 
@@ -357,11 +494,22 @@ def _record_end(text: str, line_start: int) -> int:
     return position if position >= 0 else len(text)
 
 
+# The levels at which a record naming an exception is an error (the generic rule).
+ERROR_LEVELS = {"WARN", "WARNING", "ERROR", "FATAL", "SEVERE"}
+STACK_TRACE_RE = re.compile(r"\n\s+at [\w$.]+\(|\nCaused by: ")
+
+
 def _event(record: str, header: _Header, line_no: int) -> EventData | None:
     for rule, kind, pattern, extra in RULES:
         match = pattern.search(record)
         if match is None:
             continue
+        if (
+            rule == "exception"
+            and header.level not in ERROR_LEVELS
+            and not STACK_TRACE_RE.search(record)
+        ):
+            return None  # an exception class named in passing (INFO ... Mapped X to 404)
         attrs: dict[str, Any] = {"signature": rule}
         groups = match.groupdict()
         for name in NUMERIC_ATTRS:
@@ -398,8 +546,36 @@ def _emit_rejection_rate(per_minute: Counter[tuple[str, int]], result: ParseResu
         )
 
 
-def _emit_error_rate(per_second: Counter[tuple[str, int]], result: ParseResult) -> None:
-    """``app.log.errors{kind}`` per second, with a 0 on each side of every run of seconds."""
+def _log_span(text: str, clock: _Clock) -> tuple[int, int] | None:
+    """The seconds (epoch ms) of the first and the last timestamped lines, looked for among
+    the first and the last :data:`MAX_RECORD_LINES` lines; None when either is not found."""
+    first = last = None
+    start = 0
+    for _ in range(MAX_RECORD_LINES):
+        match = HEADER_RE.match(text, start)
+        if match is not None and (first := clock.time_ms(match)) is not None:
+            break
+        start = text.find("\n", start) + 1
+        if start == 0:
+            break
+    end = len(text.rstrip("\n"))
+    for _ in range(MAX_RECORD_LINES):
+        start = text.rfind("\n", 0, end) + 1
+        match = HEADER_RE.match(text, start)
+        if match is not None and (last := clock.time_ms(match)) is not None:
+            break
+        if start == 0:
+            break
+        end = start - 1
+    if first is None or last is None or last < first:
+        return None
+    return first - first % 1000, last - last % 1000
+
+
+def _emit_error_rate(
+    per_second: Counter[tuple[str, int]], span: tuple[int, int] | None, result: ParseResult
+) -> None:
+    """``app.log.errors{kind}`` per second over the log's span (see the module)."""
     seconds_by_kind: dict[str, dict[int, int]] = {}
     for (kind, second_ms), count in per_second.items():
         seconds_by_kind.setdefault(kind, {})[second_ms] = count
@@ -407,13 +583,29 @@ def _emit_error_rate(per_second: Counter[tuple[str, int]], result: ParseResult) 
         counts = seconds_by_kind[kind]
         times: array[int] = array("q")
         values: array[float] = array("d")
+        low, high = min(counts), max(counts)
+        if span is not None:
+            low, high = min(low, span[0]), max(high, span[1])
+        if (high - low) // 1000 <= MAX_FILLED_SECONDS:
+            times.extend(range(low, high + 1000, 1000))
+            values.extend(float(counts.get(second_ms, 0)) for second_ms in times)
+            result.series.append(
+                SeriesData("app.log.errors", {"kind": kind}, "per_s", times, values)
+            )
+            continue
+        if low not in counts:
+            times.append(low)
+            values.append(0.0)
         for second_ms in sorted(counts):
             if second_ms - 1000 not in counts and (not times or times[-1] < second_ms - 1000):
                 times.append(second_ms - 1000)
                 values.append(0.0)
             times.append(second_ms)
             values.append(float(counts[second_ms]))
-            if second_ms + 1000 not in counts:
+            if second_ms + 1000 not in counts and second_ms + 1000 <= high:
                 times.append(second_ms + 1000)
                 values.append(0.0)
+        if high not in counts and times[-1] < high:
+            times.append(high)
+            values.append(0.0)
         result.series.append(SeriesData("app.log.errors", {"kind": kind}, "per_s", times, values))

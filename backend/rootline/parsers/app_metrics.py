@@ -17,35 +17,52 @@ JSON object per line. The *time column* is found by content: the column whose sa
 hh:mm:ss[.SSS]``, zone-less ones in ``context.timezone``); when several qualify, one whose
 header names a time (``time``, ``timestamp``, ``ts`` ...) wins, then the leftmost. Every other
 column whose sampled cells are numbers becomes a series; text columns (an endpoint, a status
-word) are known and ignored.
+word) are known and ignored, and so are *code* columns, numeric or not (a name ending in
+``code`` or ``status``: ``responseCode``, ``http_status``, ``rc``): a code is not a
+measurement.
 
 Series, one per numeric column, no labels: ``app.<file>.<column>``, where ``<file>`` is the
 uploaded file's name without its extensions (``api-latency.csv.gz`` -> ``api_latency``;
 ``metrics`` when no name is known) and ``<column>`` the header, both made series-name safe by
 :func:`token` (lower case, camelCase split, anything but ``[a-z0-9]`` -> ``_``).
 
-Units are guessed from the column name's words (:func:`guess_unit`), first match wins:
+Units are guessed from the column name's words (:func:`guess_unit`; camelCase and snake_case
+both split into words: ``errorPercent`` is ``error``, ``percent``), first match wins:
 
 ======================================================  ========
 column words                                            unit
 ======================================================  ========
 ``..._ms``, ``..._millis``                              ms
 ``..._us``, ``..._micros``                              us
+``..._ns``, ``..._nanos``                               ns
+``pct``, ``percent``, ``util``                          %
+``bytes``, ``response_size``, ``resp_size`` (a size     bytes
+of a response, request, body, payload or message)
+``..._count``, ``..._cnt``                              count
+``error_rate``, ``success_rate`` (a rate of an          ratio (per_s when a value
+outcome: error, success, failure, hit, miss ...)        is over 1)
 ``rps``, ``qps``, ``tps``, ``ops``, ``..._per_s(ec)``,  per_s
 ``throughput``, ``rate``
 ``..._s``, ``..._sec``, ``..._seconds``                 s
-``p50``..``p9999``, ``latency``, ``duration``,          ms (latency written without a
-``response_time``, ``rt``, ``elapsed``                  unit is milliseconds in practice)
 ``errors``, ``failures``, ``timeouts``, ``5xx`` ...     count
-``pct``, ``percent``, ``util``                          %
-``bytes``                                               bytes
+``p50``..``p9999``, ``latency``, ``duration``,          ms (latency written without a
+``response_time``, ``rt``, ``elapsed``, ``connect``     unit is milliseconds in practice:
+                                                        JMeter's ``elapsed``, ``Latency``,
+                                                        ``Connect``)
 anything else                                           (none)
 ======================================================  ========
 
-Sniffing declines files whose header is a thread-pool export (:mod:`threadpool_metrics` owns
-those) and answers 0.6, below the specific formats, so nothing another parser claims is taken.
+In a JSON line only JSON numbers are numbers (``"level_value": 20000`` is, ``"@version":
+"1"`` is not). Sniffing declines JSON lines that are log events (a ``message`` or ``msg`` and a
+``level``: :mod:`app_log` reads those), files whose header is a thread-pool export
+(:mod:`threadpool_metrics` owns those) and answers 0.6, below the specific formats, so nothing another parser claims is taken.
 Rows that cannot be read (wrong field count, unreadable time) become line diagnostics; a cell
 that is not a number costs that value and a diagnostic; empty cells are missing values.
+
+Decimal commas (``5,95``, as a German or French Excel writes them) are read as decimal points
+in a file separated by semicolons or tabs (``timestamp;p99_ms`` / ``2026-11-26T16:16:00Z;5,95``
+is 5.95). In a comma-separated file such a (quoted) column cannot be told from a list: it is
+not read, and a diagnostic names it.
 
 >>> result = parse("time,p99_ms,rps\\n1795247520000,12,480\\n1795247521000,15,470\\n",
 ...                ParseContext(filename="latency.csv"))
@@ -64,7 +81,7 @@ from array import array
 from collections.abc import Sequence
 from typing import Any
 
-from rootline.parsers import threadpool_metrics
+from rootline.parsers import app_log, threadpool_metrics
 from rootline.parsers.base import ParseContext, ParseResult, SeriesData
 from rootline.parsers.logtime import (
     DATETIME_RE,
@@ -105,6 +122,10 @@ _TIME_NAMES = {
     "when",
 }
 _NUMBER_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+# A number written with a decimal comma (``12,5``, ``-0,25``).
+_DECIMAL_COMMA_RE = re.compile(r"[+-]?\d*,\d+(?:[eE][+-]?\d+)?")
+# Separators after which a comma inside a cell is a decimal comma.
+_DECIMAL_COMMA_DELIMITERS = (";", "\t")
 _FILE_EXTENSIONS = {
     "csv",
     "tsv",
@@ -126,8 +147,9 @@ _FILE_EXTENSIONS = {
 
 
 def token(name: str) -> str:
-    """``p99LatencyMs`` -> ``p99_latency_ms``; ``Errors/s`` -> ``errors_s``; "" stays ""."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name.strip())
+    """``p99LatencyMs`` -> ``p99_latency_ms``; ``Errors/s`` -> ``errors_s``; ``HTTPStatus``
+    -> ``http_status``; "" stays ""."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name.strip())
     cleaned = re.sub(r"[^a-z0-9]+", "_", spaced.lower()).strip("_")
     return cleaned[:MAX_TOKEN_CHARS].rstrip("_")
 
@@ -145,7 +167,10 @@ def file_token(filename: str | None) -> str:
     return "log_file" if name == "log" else name
 
 
-_LATENCY_WORD = re.compile(r"p\d{2,4}|latency|duration|rt|elapsed|response|resp")
+_LATENCY_WORD = re.compile(r"p\d{2,4}|latency|duration|rt|elapsed|response|resp|connect")
+_CODE_WORDS = {"code", "status", "rc"}
+_SIZE_OF = {"response", "resp", "request", "req", "body", "payload", "message", "msg"}
+_OUTCOME_WORDS = {"error", "errors", "success", "failure", "fail", "hit", "miss", "drop", "loss"}
 _ERROR_WORDS = {
     "error",
     "errors",
@@ -168,35 +193,49 @@ _ERROR_WORDS = {
 _RATE_WORDS = {"rps", "qps", "tps", "ops", "throughput", "rate", "persec", "ps"}
 
 
+def is_code_column(column: str) -> bool:
+    """A column of codes (``responseCode``, ``http_status``, ``rc``): not a measurement."""
+    return token(column).split("_")[-1] in _CODE_WORDS
+
+
 def guess_unit(column: str) -> str:
     """The unit a column's name suggests (see the module table); "" when it says none."""
     words = token(column).split("_")
-    last = words[-1]
+    last, names = words[-1], set(words)
+    if last in _CODE_WORDS:
+        return ""  # a code: no measurement, no unit
     if last in {"ms", "millis", "msec", "milliseconds"}:
         return "ms"
     if last in {"us", "micros", "usec", "microseconds"}:
         return "us"
+    if last in {"ns", "nanos", "nsec", "nanoseconds"}:
+        return "ns"
+    if {"pct", "percent", "percentage", "util", "utilization", "utilisation"} & names:
+        return "%"
+    if names & {"bytes", "byte"} or (last == "size" and _SIZE_OF & names):
+        return "bytes"
+    if last in {"count", "cnt"}:
+        return "count"
+    if "rate" in names and _OUTCOME_WORDS & names:
+        return "ratio"
     joined = "_".join(words)
-    if _RATE_WORDS & set(words) or re.search(r"per_s(ec(ond)?)?$", joined):
+    if _RATE_WORDS & names or re.search(r"per_s(ec(ond)?)?$", joined):
         return "per_s"
     if last in {"s", "sec", "secs", "seconds"}:
         return "s"
+    if _ERROR_WORDS & names:
+        return "count"
     if any(_LATENCY_WORD.fullmatch(word) for word in words):
         return "ms"
-    if _ERROR_WORDS & set(words):
-        return "count"
-    if {"pct", "percent", "util", "utilization", "utilisation"} & set(words):
-        return "%"
-    if "bytes" in words:
-        return "bytes"
     return ""
 
 
 # --- cells -------------------------------------------------------------------------------
 
 
-def _number(cell: Any) -> float | None:
-    """A cell as a number: JSON numbers, and text that is one number; None otherwise."""
+def _number(cell: Any, decimal_comma: bool = False, text: bool = True) -> float | None:
+    """A cell as a number: JSON numbers, and (when ``text``) text that is one number (with a
+    decimal comma too when ``decimal_comma``); None otherwise."""
     if isinstance(cell, bool):
         return None
     if isinstance(cell, (int, float)):
@@ -204,8 +243,12 @@ def _number(cell: Any) -> float | None:
             return float(cell)
         except OverflowError:
             return math.inf
-    if isinstance(cell, str) and _NUMBER_RE.fullmatch(cell.strip()):
-        return float(cell)
+    if isinstance(cell, str) and text:
+        stripped = cell.strip()
+        if _NUMBER_RE.fullmatch(stripped):
+            return float(stripped)
+        if decimal_comma and _DECIMAL_COMMA_RE.fullmatch(stripped):
+            return float(stripped.replace(",", "."))
     return None
 
 
@@ -237,7 +280,11 @@ def _time_ms(cell: Any, hours: HourCache) -> int | None:
 
 
 def _columns(
-    header: Sequence[str], rows: Sequence[Sequence[Any]], hours: HourCache
+    header: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    hours: HourCache,
+    decimal_comma: bool = False,
+    json_cells: bool = False,
 ) -> tuple[int, list[int]] | None:
     """(time column, numeric columns) read from sample ``rows``; None when there is no time
     column or no numeric column."""
@@ -253,7 +300,12 @@ def _columns(
         enough = len(cells) * COLUMN_AGREEMENT
         if sum(_plausible_time(cell, hours) for cell in cells) >= enough:
             times.append(index)
-        elif sum(_number(cell) is not None for cell in cells) >= enough:
+        elif is_code_column(header[index]):
+            continue  # a code (an HTTP status) is no measurement
+        elif (
+            sum(_number(cell, decimal_comma, not json_cells) is not None for cell in cells)
+            >= enough
+        ):
             numeric.append(index)
     if not times:
         return None
@@ -302,10 +354,10 @@ def sniff(head: str) -> float:
         if records is None:
             return 0.0
         keys = list(records[0])
-        if _is_threadpool_header(keys):
-            return 0.0
+        if _is_threadpool_header(keys) or any(app_log.is_json_log_record(r) for r in records):
+            return 0.0  # a thread-pool export, or a JSON log (app_log's)
         cells = [[record.get(key) for key in keys] for record in records]
-        return CONFIDENCE if _columns(keys, cells, hours) else 0.0
+        return CONFIDENCE if _columns(keys, cells, hours, json_cells=True) else 0.0
     delimiter = _detect_delimiter(lines)
     if delimiter is None:
         return 0.0
@@ -313,7 +365,8 @@ def sniff(head: str) -> float:
     if _is_threadpool_header(header) or any(_plausible_time(c, hours) for c in header):
         return 0.0  # a thread-pool export, or no header row (a log line, a data row)
     rows = [_split(line, delimiter) for line in lines[1:]]
-    return CONFIDENCE if _columns(header, rows, hours) else 0.0
+    decimal_comma = delimiter in _DECIMAL_COMMA_DELIMITERS
+    return CONFIDENCE if _columns(header, rows, hours, decimal_comma) else 0.0
 
 
 def _json_records(lines: Sequence[str]) -> list[dict[str, Any]] | None:
@@ -359,6 +412,8 @@ class _Sink:
             self.names, self.units, self.times, self.values, strict=True
         ):
             if len(times):
+                if unit == "ratio" and max(values) > 1:
+                    unit = "per_s"  # an error "rate" counted per second, not a share
                 result.series.append(SeriesData(name, {}, unit, times, values))
 
 
@@ -406,13 +461,29 @@ def _parse_table(
     sample_rows = [
         row for row in (_split(line, delimiter) for _, line in sample) if len(row) == width
     ]
-    columns = _columns(header, sample_rows, hours)
+    decimal_comma = delimiter in _DECIMAL_COMMA_DELIMITERS
+    columns = _columns(header, sample_rows, hours, decimal_comma)
     if columns is None:
         result.diagnose(
             header_index + 1, "no column holds times (epoch or ISO 8601) beside numeric columns"
         )
         return
     time_index, numeric = columns
+    if not decimal_comma:
+        for index in range(width):
+            cells = [row[index].strip() for row in sample_rows if row[index].strip()]
+            if (
+                index != time_index
+                and index not in numeric
+                and cells
+                and sum(bool(_DECIMAL_COMMA_RE.fullmatch(c)) for c in cells)
+                >= len(cells) * COLUMN_AGREEMENT
+            ):
+                result.diagnose(
+                    header_index + 1,
+                    f"column {header[index][:40]!r} holds numbers with a decimal comma in a"
+                    " comma-separated file: not read (separate the columns with ';' or tabs)",
+                )
     sink = _Sink(file, [header[i] for i in numeric])
     for index in range(header_index + 1, len(lines)):
         line = lines[index]
@@ -424,7 +495,7 @@ def _parse_table(
                 index + 1, f"expected {width} fields as in the header, found {len(fields)}"
             )
             continue
-        _add_row(fields, time_index, numeric, header, index + 1, hours, sink, result)
+        _add_row(fields, time_index, numeric, header, index + 1, hours, sink, result, decimal_comma)
     sink.emit(result)
 
 
@@ -437,6 +508,8 @@ def _add_row(
     hours: HourCache,
     sink: _Sink,
     result: ParseResult,
+    decimal_comma: bool = False,
+    json_cells: bool = False,
 ) -> None:
     time_ms = _time_ms(cells[time_index], hours)
     if time_ms is None:
@@ -446,7 +519,7 @@ def _add_row(
         cell = cells[index] if index < len(cells) else None
         if cell is None or cell == "":
             continue
-        value = _number(cell)
+        value = _number(cell, decimal_comma, not json_cells)
         if value is None:
             result.diagnose(line_no, f"{header[index][:40]} is not a number: {str(cell)[:40]!r}")
         elif math.isinf(value):
@@ -476,7 +549,7 @@ def _parse_json_lines(
         return
     keys = list(dict.fromkeys(k for _, r in records[:SAMPLE_ROWS] for k in r))
     rows = [[record.get(key) for key in keys] for _, record in records[:SAMPLE_ROWS]]
-    columns = _columns(keys, rows, hours)
+    columns = _columns(keys, rows, hours, json_cells=True)
     if columns is None:
         result.diagnose(
             records[0][0], "no field holds times (epoch or ISO 8601) beside numeric fields"
@@ -490,5 +563,5 @@ def _parse_json_lines(
             result.diagnose(line_no, f"JSON line has no {time_key!r} field")
             continue
         cells = [record.get(key) for key in keys]
-        _add_row(cells, time_index, numeric, keys, line_no, hours, sink, result)
+        _add_row(cells, time_index, numeric, keys, line_no, hours, sink, result, json_cells=True)
     sink.emit(result)

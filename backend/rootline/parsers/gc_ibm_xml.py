@@ -103,6 +103,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from rootline.parsers.base import ParseContext, ParseResult
@@ -202,6 +203,9 @@ NOOP_ELEMENTS = frozenset(
     }
 )
 _DETAIL_PARENTS = (CONTAINERS | NOOP_ELEMENTS) - {"verbosegc"}
+# Open elements nest this deep at most (a real log: 4 or 5); deeper ones (a log of start tags
+# that never close) are read as if they closed at once, with one diagnostic.
+MAX_DEPTH = 64
 GC_TYPES = {
     "scavenge": "young",
     "nursery": "young",
@@ -271,7 +275,14 @@ class _Reader:
         self.result = result
         self.log = GcLog.empty()
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        # The open elements, and how many of each name are open (``_inside`` is O(1): a
+        # scan of the stack per tag made a log of unclosed tags quadratic).
         self.stack: list[str] = []
+        self.open_counts: Counter[str] = Counter()
+        self.open_detail_parents = 0
+        self.too_deep: tuple[int, int] | None = None  # (first line, count)
+        self.unclosed: Counter[str] = Counter()  # closed by an outer element's end tag
+        self.unclosed_line = 0
         self.stop: _Stop | None = None
         self.stops_seen = 0
         self.old: _OldStop | None = None
@@ -316,9 +327,39 @@ class _Reader:
             self._open(name, attrs, line)
             if self_closing:
                 self._close(name, line)
+            elif len(self.stack) >= MAX_DEPTH:
+                first, count = self.too_deep or (line, 0)
+                self.too_deep = (first, count + 1)
             else:
-                self.stack.append(name)
+                self._push(name)
         self._between(position, len(self.text), at_end=True)
+        if self.too_deep is not None:
+            first, count = self.too_deep
+            self.result.diagnose(
+                first,
+                f"{count} elements opened deeper than {MAX_DEPTH} levels (start tags that never"
+                " close?): read as if closed at once",
+            )
+        if self.unclosed:
+            names = ", ".join(f"<{n}> x {c}" for n, c in self.unclosed.most_common(5))
+            self.result.diagnose(
+                self.unclosed_line,
+                f"{sum(self.unclosed.values())} elements without their end tag, closed by an"
+                f" outer one: {names}",
+            )
+
+    def _push(self, name: str) -> None:
+        self.stack.append(name)
+        self.open_counts[name] += 1
+        if name in _DETAIL_PARENTS:
+            self.open_detail_parents += 1
+
+    def _pop(self) -> str:
+        name = self.stack.pop()
+        self.open_counts[name] -= 1
+        if name in _DETAIL_PARENTS:
+            self.open_detail_parents -= 1
+        return name
 
     def _between(self, start: int, end: int, *, at_end: bool = False) -> None:
         """Text between two tags: whitespace, or lines that are not verbose GC output."""
@@ -342,11 +383,11 @@ class _Reader:
     # --- elements -----------------------------------------------------------------------
 
     def _inside(self, *names: str) -> bool:
-        return any(name in self.stack for name in names)
+        return any(self.open_counts[name] for name in names)
 
     def _inside_known(self) -> bool:
         """Inside a known element other than the root: its children are detail."""
-        return any(name in _DETAIL_PARENTS for name in self.stack)
+        return self.open_detail_parents > 0
 
     def _open(self, name: str, attrs: dict[str, str], line: int) -> None:
         parent = self.stack[-1] if self.stack else None
@@ -492,7 +533,7 @@ class _Reader:
         if stop is None or attrs.get("type") != "nursery" or "total" not in attrs:
             return
         used = (_float(attrs["total"]) - _float(attrs.get("free", "0"))) / KB
-        if "gc-start" in self.stack:
+        if self.open_counts["gc-start"]:
             if stop.young_before_kb is None:
                 stop.young_before_kb = used
         else:
@@ -579,10 +620,14 @@ class _Reader:
             (old.after if old.seen_gc else old.before)[name] = space
 
     def _close(self, name: str, line: int) -> None:
-        if name in self.stack:
+        if self.open_counts[name]:
             while self.stack:
-                if self.stack.pop() == name:
+                popped = self._pop()
+                if popped == name:
                     break
+                if not self.unclosed:
+                    self.unclosed_line = line
+                self.unclosed[popped] += 1
         if self.old is not None and name == self.old.element and not self._inside(name):
             self._old_end(line)
 

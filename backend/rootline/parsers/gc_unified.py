@@ -177,6 +177,13 @@ UNKNOWN_LINE = re.compile(
 )
 
 
+# A debug or trace line of a gc tag (``-Xlog:gc*=debug``: ``[debug][gc,remset] GC(0) Visited
+# cards ...``) is detail by its level: a known no-op, whatever its message (its counts are not
+# read; pauses come from the info-level summaries as ever).
+DETAIL_LEVEL = re.compile(r"\[(?:debug|trace) *\]")
+GC_TAGS = re.compile(r"\[gc[\w,]* *\]")
+
+
 def sniff(head: str) -> float:
     """Mostly decorated lines (``[0.021s][info][gc]``) with GC content (``GC(n)``, ``Using``)."""
     share = unified_line_share(head)
@@ -273,6 +280,9 @@ class _Reader:
                         line_no, f"not a unified GC log line: {bad.group(2)[:120]!r}"
                     )
             else:
+                decorations = bad.group(0)[: len(bad.group(0)) - len(bad.group(1))]
+                if DETAIL_LEVEL.search(decorations) and GC_TAGS.search(decorations):
+                    continue  # debug / trace detail of a gc tag: a no-op
                 self.result.diagnose(line_no, f"unrecognised GC log line: {bad.group(1)[:120]!r}")
         first_end = text.find("\n")
         first_line = text if first_end < 0 else text[:first_end]

@@ -20,8 +20,8 @@ Read into the series the Linux :mod:`rootline.parsers.netstat` parser writes:
 - ``tcp.state.<state>`` (sockets), states normalised as ss names them, zero-filled over
   every state for a listing "(including servers)" (``-a``) and over all but ``listen``
   otherwise (without ``-a`` BSD hides listening sockets);
-- ``tcp.recvq.bytes`` / ``tcp.sendq.bytes`` (bytes): Recv-Q / Send-Q (socket buffer bytes)
-  summed over the non-listening TCP sockets.
+- ``tcp.connections.recvq.bytes`` / ``tcp.connections.sendq.bytes`` (bytes): Recv-Q /
+  Send-Q (socket buffer bytes) summed over the non-listening TCP sockets.
 
 No ``tcp.listen.recvq``: on a listening socket BSD's Recv-Q is the (unused) receive buffer,
 not the accept queue (that is ``netstat -L``), so a 0 there would say nothing. No per-peer
@@ -37,7 +37,7 @@ timestamp line between opens the next snapshot at the same time.
 >>> text += "Proto Recv-Q Send-Q  Local Address   Foreign Address  (state)\\n"
 >>> text += "tcp4       0     10  10.0.0.1.51234  10.0.0.9.5432    ESTABLISHED\\n"
 >>> [(s.name, s.values[0]) for s in parse(text, ParseContext()).series if s.name.endswith("q.bytes")]
-[('tcp.recvq.bytes', 0.0), ('tcp.sendq.bytes', 10.0)]
+[('tcp.connections.recvq.bytes', 0.0), ('tcp.connections.sendq.bytes', 10.0)]
 """
 
 from __future__ import annotations
@@ -148,8 +148,8 @@ def parse(text: str, context: ParseContext) -> ParseResult:
         extra = sorted(set(listing.states) - set(listing.covered))
         for state in (*listing.covered, *extra):
             series.add(f"tcp.state.{state}", {}, "sockets", t, listing.states.get(state, 0))
-        series.add("tcp.recvq.bytes", {}, "bytes", t, listing.recvq)
-        series.add("tcp.sendq.bytes", {}, "bytes", t, listing.sendq)
+        series.add("tcp.connections.recvq.bytes", {}, "bytes", t, listing.recvq)
+        series.add("tcp.connections.sendq.bytes", {}, "bytes", t, listing.sendq)
     result.series.extend(series)
     if not result.series:
         result.diagnose(0, "no BSD netstat listing found")

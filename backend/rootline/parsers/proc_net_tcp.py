@@ -28,8 +28,8 @@ The series are those the ``ss`` parser writes for the same sockets, so detectors
 
 - ``tcp.state.<state>`` (sockets): sockets per state per snapshot, every TCP state
   zero-filled (the file lists every socket of its family, as ``ss -tan`` does);
-- ``tcp.recvq.bytes`` / ``tcp.sendq.bytes`` (bytes): rx_queue / tx_queue summed over the
-  non-LISTEN sockets;
+- ``tcp.connections.recvq.bytes`` / ``tcp.connections.sendq.bytes`` (bytes): rx_queue /
+  tx_queue summed over the non-LISTEN sockets (the names ss and netstat use);
 - ``tcp.listen.recvq`` (connections; labels ``local``, ``port``): a LISTEN socket's accept
   queue. Its limit (ss's ``tcp.listen.backlog``) is not in the file;
 - per connection (labels ``local``, ``peer``; not LISTEN, TIME-WAIT or CLOSE rows, as in ss):
@@ -44,6 +44,11 @@ The series are those the ``ss`` parser writes for the same sockets, so detectors
 - ``tcp.peer.sockets`` (sockets; labels ``peer``, ``state``), ``tcp.peer.local_port_min`` /
   ``tcp.peer.local_port_max`` (port; label ``peer``): as in ss, for peers that reached
   :data:`~rootline.parsers.ss.PEER_MIN_SOCKETS` non-listening sockets in a snapshot.
+
+``/proc/net/udp`` and ``udp6`` look alike: the same header up to ``inode``, then ``ref pointer
+drops``; their rows end with those three fields. They are UDP sockets, not TCP: the sniffer
+declines a file whose header or rows are UDP's, and a UDP table met in a TCP capture (a
+``cat /proc/net/*``) is skipped, rows and all, with one diagnostic naming it.
 
 A header of a family already seen in the snapshot, without a timestamp line between, opens
 the next snapshot at the same time. Request sockets (SYN-RECV) and TIME-WAIT rows count in
@@ -76,6 +81,11 @@ RULES: dict[str, re.Pattern[str]] = {
     "HEADER": re.compile(
         r"^\s*sl\s+local_address\s+rem(?:ote)?_address\s+st\s+tx_queue\s+rx_queue"
     ),
+    # ``... uid  timeout inode ref pointer drops``: /proc/net/udp(6), whose rows are skipped.
+    "UDP_HEADER": re.compile(
+        r"^\s*sl\s+local_address\s+rem(?:ote)?_address\s+st\s+tx_queue\s+rx_queue"
+        r".*\binode\s+ref\s+pointer\s+drops\b"
+    ),
     # ``   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  uid timeout inode ...``
     "ROW": re.compile(
         r"^\s*\d+: (?P<local>[0-9A-Fa-f]{8}(?:[0-9A-Fa-f]{24})?:[0-9A-Fa-f]{4}) "
@@ -92,12 +102,19 @@ _NO_CONNECTION_STATES = frozenset({"listen", "time-wait", "close"})
 _DATA_PREFIXES = (" ", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9")
 
 
+# After the inode a UDP row holds exactly ``ref pointer drops``; a TCP row 2 or 7 fields.
+_UDP_TAIL = re.compile(r"\s+\d+\s+[0-9A-Fa-f]+\s+\d+\s*$")
+
+
 def sniff(head: str) -> float:
     lines = head.splitlines()[:400]
-    if any(RULES["HEADER"].match(line) for line in lines[:50]):
-        return 0.95
-    rows = sum(1 for line in lines if RULES["ROW"].match(line))
-    return 0.85 if rows >= 3 else 0.6 if rows else 0.0
+    headers = [line for line in lines[:50] if RULES["HEADER"].match(line)]
+    if headers:
+        return 0.0 if all(RULES["UDP_HEADER"].match(line) for line in headers) else 0.95
+    rows = [m for line in lines if (m := RULES["ROW"].match(line))]
+    if rows and all(_UDP_TAIL.fullmatch(m["rest"]) for m in rows):
+        return 0.0  # /proc/net/udp rows without their header
+    return 0.85 if len(rows) >= 3 else 0.6 if rows else 0.0
 
 
 class _Snapshot:
@@ -128,15 +145,24 @@ class _Reader:
             lines, context.timezone, context.default_time_ms, _DATA_PREFIXES
         ):
             snapshot = self.new_snapshot(span.time_ms)
+            in_udp = False
             for index in range(span.start, span.stop):
                 line = lines[index]
                 if not line or line.isspace():
                     continue
                 m = RULES["ROW"].match(line)
                 if m:
-                    self.read_row(m, snapshot)
+                    if not in_udp:
+                        self.read_row(m, snapshot)
+                    continue
+                if RULES["UDP_HEADER"].match(line):
+                    in_udp = True
+                    self.result.diagnose(
+                        index + 1, "a /proc/net/udp table: UDP sockets are not read (skipped)"
+                    )
                     continue
                 if RULES["HEADER"].match(line):
+                    in_udp = False
                     width = 32 if "remote_address" in line else 8
                     if width in snapshot.families:  # the same table again: the next capture
                         self.snapshots.append(snapshot)
@@ -219,8 +245,8 @@ class _Reader:
             t = snapshot.time_ms
             for state in (*TCP_STATES, *sorted(set(snapshot.states) - set(TCP_STATES))):
                 add(f"tcp.state.{state}", {}, "sockets", t, snapshot.states.get(state, 0))
-            add("tcp.recvq.bytes", {}, "bytes", t, snapshot.recvq)
-            add("tcp.sendq.bytes", {}, "bytes", t, snapshot.sendq)
+            add("tcp.connections.recvq.bytes", {}, "bytes", t, snapshot.recvq)
+            add("tcp.connections.sendq.bytes", {}, "bytes", t, snapshot.sendq)
             for local, queue in snapshot.listeners:
                 labels = {"local": local, "port": local.rpartition(":")[2]}
                 add("tcp.listen.recvq", labels, "connections", t, queue)

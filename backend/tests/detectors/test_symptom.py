@@ -143,3 +143,32 @@ def test_a_gc_storm_overlaps_the_latency_rise() -> None:
         if symptom.overlap(found, f.verdict, f.to_dict()["evidence"]).overlaps
     ]
     assert "gc_pauses" in overlapping
+
+
+def test_the_baseline_is_the_first_quarter_of_the_time_span_not_of_the_points() -> None:
+    """Points only where errors were (a 0 either side): a single early error, then a burst of
+    two minutes. The first quarter of the *points* is the burst itself; of the time, quiet."""
+    times = [9_000, 10_000, 11_000] + [899_000] + [900_000 + 1000 * n for n in range(120)]
+    times.append(1_020_000)
+    values = [0.0, 1.0, 0.0, 0.0] + [5.0] * 120 + [0.0]
+    errors = SeriesView(
+        "app.log.errors", {}, "per_s", None, "x", np.asarray(times), np.asarray(values)
+    )
+    found = symptom.symptom_of([errors])
+    assert found is not None and found.kind == "errors"
+    assert 900_000 <= found.start_ms <= 902_000 and found.end_ms == 1_019_000
+
+
+def test_errors_going_from_none_to_one_a_second_for_minutes_are_the_symptom() -> None:
+    errors = view("app.log.errors", "per_s", [0] * 600 + [1] * 300 + [0] * 60)
+    found = symptom.symptom_of([errors])
+    assert found is not None
+    assert (found.start_ms, found.end_ms, found.baseline, found.threshold) == (
+        600_000,
+        899_000,
+        0.0,
+        1.0,
+    )
+    # Latency must still pass its threshold, not just reach it.
+    latency = view("app.x.p99_ms", "ms", [12] * 20 + [18] * 10)
+    assert symptom.symptom_of([latency]) is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from pathlib import Path
 
@@ -54,15 +55,15 @@ def test_dubbo_exhausted_with_stack_trace_is_one_event(corpus_dir: Path) -> None
         "per_min",
         [1.0],
     )
-    # The same event counted per second, with a 0 on each side.
+    # The same event counted per second over the log's span (its one second).
     assert (errors.name, errors.labels, errors.unit) == (
         "app.log.errors",
         {"kind": "threadpool_rejected"},
         "per_s",
     )
-    assert list(errors.values) == [0.0, 1.0, 0.0]
+    assert list(errors.values) == [1.0]
     second = event.time_ms - event.time_ms % 1000
-    assert list(errors.times_ms) == [second - 1000, second, second + 1000]
+    assert list(errors.times_ms) == [second]
 
 
 def test_java_rejections_fixture_golden() -> None:
@@ -189,18 +190,23 @@ def test_timeouts_exceptions_and_failures_become_events_and_counts_per_second() 
     ]
     assert [e.attrs["timeout"] for e in result.events[:3]] == ["read", "read", "connect"]
     rates = {
-        s.labels["kind"]: [((t - at_07_52) // 1000, v) for t, v in zip(s.times_ms, s.values, strict=True)]
+        s.labels["kind"]: [
+            ((t - at_07_52) // 1000, v) for t, v in zip(s.times_ms, s.values, strict=True)
+        ]
         for s in result.series
         if s.name == "app.log.errors"
     }
     assert {s.unit for s in result.series if s.name == "app.log.errors"} == {"per_s"}
-    assert rates == {
-        # Two read timeouts in second 12, the connect timeout in 13; a 0 on each side.
-        "socket_timeout": [(11, 0.0), (12, 2.0), (13, 1.0), (14, 0.0)],
-        "exception": [(13, 0.0), (14, 1.0), (15, 0.0), (20, 0.0), (21, 1.0), (22, 0.0)],
-        "threadpool_rejected": [(13, 0.0), (14, 1.0), (15, 0.0)],
-        "connection_reset": [(15, 0.0), (16, 1.0), (17, 0.0)],
-        "connect_failed": [(15, 0.0), (16, 1.0), (17, 0.0)],
+    # Every second of the log's span holds a point, 0 when quiet.
+    (span,) = {tuple(second for second, _ in points) for points in rates.values()}
+    assert span == tuple(range(span[0], span[-1] + 1)) and span[0] <= 11 and span[-1] >= 21
+    assert {kind: [p for p in points if p[1]] for kind, points in rates.items()} == {
+        # Two read timeouts in second 12, the connect timeout in 13.
+        "socket_timeout": [(12, 2.0), (13, 1.0)],
+        "exception": [(14, 1.0), (21, 1.0)],
+        "threadpool_rejected": [(14, 1.0)],
+        "connection_reset": [(16, 1.0)],
+        "connect_failed": [(16, 1.0)],
     }
 
 
@@ -211,3 +217,100 @@ def test_a_frame_of_an_exception_class_is_not_an_exception() -> None:
         "2026-11-21 07:00:01,000 INFO [main] com.example.App - handler com.example.ErrorHandler(3)\n"
     )
     assert app_log.parse(text, ParseContext()).events == []
+
+
+def test_a_burst_of_errors_late_in_a_quiet_log_is_counted_over_the_log_span() -> None:
+    """Every second of the log's span holds a point (0 when quiet), so the symptom's
+    baseline is the quiet start of the log, not the burst."""
+    start = dt.datetime(2026, 11, 21, 7, 0, 0, tzinfo=dt.UTC)
+    lines = []
+    for second in range(1200):
+        stamp = (start + dt.timedelta(seconds=second)).strftime("%Y-%m-%d %H:%M:%S,000")
+        lines.append(f"{stamp} INFO  [http-nio-8080-exec-1] com.example.Web - GET /ok 200")
+        if second >= 1020:
+            lines.append(
+                f"{stamp} ERROR [http-nio-8080-exec-2] com.example.Web - failed\n"
+                "java.lang.IllegalStateException: pool closed\n"
+                "\tat com.example.Web.handle(Web.java:42)"
+            )
+    result = app_log.parse("\n".join(lines) + "\n", ParseContext(default_time_ms=UPLOAD_DAY_MS))
+    (errors,) = [s for s in result.series if s.name == "app.log.errors"]
+    start_ms = int(start.timestamp() * 1000)
+    assert list(errors.times_ms) == [start_ms + 1000 * n for n in range(1200)]
+    assert sum(errors.values) == 180 and set(errors.values[:1020]) == {0.0}
+
+    from rootline.detectors import symptom
+    from rootline.detectors.data import MemoryIncidentData
+    from rootline.offline import ParsedArtifact
+
+    data = MemoryIncidentData([ParsedArtifact("app.log", None, result)])
+    found = symptom.find_symptom(data)
+    assert found is not None and found.series == "app.log.errors"
+    assert found.start_ms == start_ms + 1_020_000
+
+
+def _json_log() -> str:
+    """logstash-logback-encoder lines: INFO noise, then an ERROR with a stack trace."""
+    lines = []
+    for n in range(30):
+        record = {
+            "@timestamp": f"2026-11-26T16:16:{n:02d}.000+00:00",
+            "@version": "1",
+            "message": "GET /orders 200",
+            "logger_name": "c.e.OrderController",
+            "thread_name": "http-nio-8080-exec-1",
+            "level": "INFO",
+            "level_value": 20000,
+        }
+        if n >= 25:
+            record.update(
+                message="call failed",
+                level="ERROR",
+                level_value=40000,
+                stack_trace="java.net.SocketTimeoutException: Read timed out\n"
+                "\tat java.net.SocketInputStream.socketRead0(Native Method)",
+            )
+        lines.append(json.dumps(record))
+    return "\n".join(lines) + "\n"
+
+
+def test_json_lines_logs_are_read_into_the_same_events() -> None:
+    from rootline.parsers import app_metrics
+
+    text = _json_log()
+    assert detect_kind(text) == "app_log" and app_metrics.sniff(text) == 0.0
+    result = app_log.parse(text, ParseContext.for_zone("UTC"))
+    assert result.status == "parsed" and not result.diagnostics
+    assert [(e.kind, e.attrs["exception"], e.attrs["line"]) for e in result.events] == [
+        ("socket_timeout", "java.net.SocketTimeoutException", line) for line in range(26, 31)
+    ]
+    event = result.events[0]
+    assert (event.attrs["level"], event.attrs["thread"], event.attrs["logger"]) == (
+        "ERROR",
+        "http-nio-8080-exec-1",
+        "c.e.OrderController",
+    )
+    assert event.attrs["message"] == "call failed" and event.attrs["timeout"] == "read"
+    at_16_16 = int(dt.datetime(2026, 11, 26, 16, 16, tzinfo=dt.UTC).timestamp() * 1000)
+    assert event.time_ms == at_16_16 + 25_000
+    (errors,) = result.series
+    assert len(errors.times_ms) == 30 and sum(errors.values) == 5
+
+
+def test_an_exception_class_named_on_an_info_line_is_no_error() -> None:
+    text = (
+        "2026-11-21 07:52:00,000 INFO  [main] com.example.Web - Mapped"
+        " com.example.errors.NotFoundException to 404\n"
+        "2026-11-21 07:52:01,000 DEBUG [main] com.example.Web - registered"
+        " com.example.errors.ConflictException handler\n"
+        "2026-11-21 07:52:02,000 WARN  [main] com.example.Web - lookup failed:"
+        " com.example.errors.NotFoundException: order 7\n"
+        "2026-11-21 07:52:03,000 INFO  [main] com.example.Web - retrying after\n"
+        "java.lang.IllegalStateException: pool closed\n"
+        "\tat com.example.Web.handle(Web.java:42)\n"
+    )
+    result = app_log.parse(text, ParseContext.for_zone("UTC"))
+    assert [(e.attrs["level"], e.attrs["exception"]) for e in result.events] == [
+        ("WARN", "com.example.errors.NotFoundException"),
+        ("INFO", "java.lang.IllegalStateException"),  # a stack trace: an error at any level
+    ]

@@ -90,7 +90,20 @@ def test_json_lines_with_iso_z_times() -> None:
         ("rps", "per_s"),
         ("QPS", "per_s"),
         ("errors_per_sec", "per_s"),
-        ("error_rate", "per_s"),
+        ("error_rate", "ratio"),
+        ("success_rate", "ratio"),
+        ("errorPercent", "%"),
+        ("responseCode", ""),
+        ("response_bytes", "bytes"),
+        ("resp_size", "bytes"),
+        ("sentBytes", "bytes"),
+        ("response_count", "count"),
+        ("elapsed_ns", "ns"),
+        ("elapsedNs", "ns"),
+        ("connect_errors", "count"),
+        ("Connect", "ms"),
+        ("Latency", "ms"),
+        ("elapsed", "ms"),
         ("errors", "count"),
         ("http_5xx", "count"),
         ("cpu_pct", "%"),
@@ -203,3 +216,88 @@ def test_never_raises_on_mutated_fixture(data: st.DataObject) -> None:
     for path in OWN_FILES:
         text = data.draw(mutated(text_of(path)))
         assert isinstance(app_metrics.parse(text, ParseContext()), ParseResult)
+
+
+def test_decimal_commas_are_read_after_semicolons_and_tabs() -> None:
+    rows = [
+        "2026-11-26T16:16:00Z;/api;5,95;14,9;463;0",
+        "2026-11-26T16:16:01Z;/api;5,36;12,3;470;1",
+    ]
+    semicolons = "timestamp;endpoint;p50_ms;p99_ms;rps;errors\n" + "\n".join(rows) + "\n"
+    for text in (semicolons, semicolons.replace(";", "\t")):
+        assert detect_kind(text) == "app_metrics"
+        result = app_metrics.parse(text, ParseContext(filename="latency-de.csv"))
+        assert not result.diagnostics
+        assert {s.name: list(s.values) for s in result.series} == {
+            "app.latency_de.p50_ms": [5.95, 5.36],
+            "app.latency_de.p99_ms": [14.9, 12.3],
+            "app.latency_de.rps": [463.0, 470.0],
+            "app.latency_de.errors": [0.0, 1.0],
+        }
+
+
+def test_a_decimal_comma_column_in_a_comma_separated_file_is_named_in_a_diagnostic() -> None:
+    text = 'time,p99_ms,rps\n1795247520000,"14,9",480\n1795247521000,"12,3",470\n'
+    result = app_metrics.parse(text, ParseContext(filename="x.csv"))
+    assert [s.name for s in result.series] == ["app.x.rps"]
+    (diagnostic,) = result.diagnostics
+    assert "'p99_ms'" in diagnostic.message and "decimal comma" in diagnostic.message
+
+
+def _jmeter_results(rows: int = 40) -> str:
+    """A JMeter results CSV (its default columns), latency rising in the last quarter."""
+    header = (
+        "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,"
+        "failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect"
+    )
+    lines = [header]
+    for n in range(rows):
+        elapsed = 11 + n % 3 if n < rows * 3 // 4 else 400 + n
+        code = 200 if n % 7 else 503  # codes jump about: they must not look like a rise
+        lines.append(
+            f"{1795247520000 + 1000 * n},{elapsed},GET /api,{code},OK,Thread Group 1-1,text,"
+            f"true,,512,120,10,10,http://x/api,{elapsed - 1},0,1"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def test_a_jmeter_results_csv_gives_times_in_ms_and_no_code_series() -> None:
+    result = app_metrics.parse(_jmeter_results(), ParseContext(filename="results.jtl.csv"))
+    units = {s.name: s.unit for s in result.series}
+    assert units == {
+        "app.results_jtl.elapsed": "ms",
+        "app.results_jtl.bytes": "bytes",
+        "app.results_jtl.sent_bytes": "bytes",
+        "app.results_jtl.grp_threads": "",
+        "app.results_jtl.all_threads": "",
+        "app.results_jtl.latency": "ms",
+        "app.results_jtl.idle_time": "",
+        "app.results_jtl.connect": "ms",
+    }
+    from rootline.detectors import symptom
+    from rootline.detectors.data import MemoryIncidentData
+    from rootline.offline import ParsedArtifact
+
+    found = symptom.find_symptom(MemoryIncidentData([ParsedArtifact("r.csv", None, result)]))
+    assert found is not None and found.series in {
+        "app.results_jtl.elapsed",
+        "app.results_jtl.latency",
+    }
+
+
+def test_an_error_rate_over_1_is_per_second() -> None:
+    text = "time,error_rate,success_rate\n1795247520000,3,0.99\n1795247521000,5,0.98\n"
+    result = app_metrics.parse(text, ParseContext(filename="x.csv"))
+    assert {s.name: s.unit for s in result.series} == {
+        "app.x.error_rate": "per_s",
+        "app.x.success_rate": "ratio",
+    }
+
+
+def test_json_strings_that_look_like_numbers_are_not_numbers() -> None:
+    text = (
+        '{"ts": "2026-11-21T07:52:00Z", "p99_ms": 12.0, "version": "1", "build": "20"}\n'
+        '{"ts": "2026-11-21T07:52:01Z", "p99_ms": 15.0, "version": "1", "build": "21"}\n'
+    )
+    result = app_metrics.parse(text, ParseContext(filename="m.json"))
+    assert [s.name for s in result.series] == ["app.m.p99_ms"] and not result.diagnostics

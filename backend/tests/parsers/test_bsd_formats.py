@@ -32,10 +32,10 @@ def test_freebsd_states_and_queues_per_snapshot() -> None:
     assert list(one(result, "tcp.state.syn-recv").values) == [1, 0]  # SYN_RCVD
     assert list(one(result, "tcp.state.time-wait").values) == [2, 3]
     assert list(one(result, "tcp.state.close-wait").values) == [1, 1]
-    assert list(one(result, "tcp.sendq.bytes").values) == [65160 + 36, 130320]
-    assert list(one(result, "tcp.recvq.bytes").values) == [31, 31]
+    assert list(one(result, "tcp.connections.sendq.bytes").values) == [65160 + 36, 130320]
+    assert list(one(result, "tcp.connections.recvq.bytes").values) == [31, 31]
     assert {s.name for s in result.series} == {
-        *(f"tcp.state.{state}" for state in TCP_STATES), "tcp.recvq.bytes", "tcp.sendq.bytes",
+        *(f"tcp.state.{state}" for state in TCP_STATES), "tcp.connections.recvq.bytes", "tcp.connections.sendq.bytes",
     }  # fmt: skip
 
 
@@ -45,7 +45,7 @@ def test_macos_listing_with_its_kernel_sections() -> None:
         one(result, f"tcp.state.{s}").values[0]
         for s in ("listen", "estab", "time-wait", "close-wait")
     ] == [3, 4, 1, 1]
-    assert one(result, "tcp.recvq.bytes").values[0] == 31  # icm4's 8136 is not TCP
+    assert one(result, "tcp.connections.recvq.bytes").values[0] == 31  # icm4's 8136 is not TCP
     assert not [s for s in result.series if s.name == "tcp.listen.recvq"]
 
 

@@ -586,3 +586,30 @@ def test_exclusive_end_without_durationms_falls_back_to_its_timestamps() -> None
     )
     (pause,) = gc_pauses(gc_ibm_xml.parse(xml, UTC))
     assert (pause.duration_ms, pause.attrs["type"]) == (2.0, "young")
+
+
+def test_a_j9_log_of_start_tags_that_never_close_parses_in_linear_time() -> None:
+    """5 MB of ``<gc-op>`` start tags without end tags: a scan of the open elements per tag
+    took minutes; counted per name and capped in depth it takes well under a second."""
+    import time
+
+    line = (
+        '<gc-op id="1" type="scavenge" timems="1.0" contextid="1"'
+        ' timestamp="2013-08-15T11:15:45.897">\n'
+    )
+    text = (
+        '<?xml version="1.0" ?>\n<verbosegc xmlns="http://www.ibm.com/j9/verbosegc"'
+        ' version="R26">\n' + line * (5_000_000 // len(line))
+    )
+    started = time.process_time()
+    result = gc_ibm_xml.parse(text, ParseContext())
+    assert time.process_time() - started < 5.0
+    assert any("deeper than 64 levels" in d.message for d in result.diagnostics)
+    # An element left open inside one that closes is named.
+    unclosed = (
+        '<verbosegc version="R26">\n<exclusive-start id="1" timestamp="2013-08-15T11:15:45.897">\n'
+        '<gc-op id="2" type="scavenge" timems="1.0" timestamp="2013-08-15T11:15:45.897">\n'
+        "</exclusive-start>\n</verbosegc>\n"
+    )
+    messages = [d.message for d in gc_ibm_xml.parse(unclosed, ParseContext()).diagnostics]
+    assert "1 elements without their end tag, closed by an outer one: <gc-op> x 1" in messages

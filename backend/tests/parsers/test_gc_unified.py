@@ -26,6 +26,7 @@ PAUSE_LINE = re.compile(
 )
 # Our captures whose decorations carry no wall clock (uptime, uptimemillis, uptimenanos).
 UPTIME_ONLY = {
+    "g1-debug-safepoint-uptime-level-tags.log",
     "parallel-uptime.log",
     "shenandoah-uptime.log",
     "serial-gc-minimal.log",
@@ -190,7 +191,11 @@ def test_truncated_mid_line_and_garbage_lines() -> None:
     assert result.status == "partial"
 
 
-def test_sniffer_leaves_legacy_logs_alone() -> None:
+def test_sniffer_leaves_legacy_logs_alone(corpus_dir: Path) -> None:
+    # Skipped (by the fixture) without the corpus; with it, no list may be silently empty.
+    assert all([LEGACY_CORPUS, UNIFIED_CORPUS]), (
+        "a GC corpus list is empty: the loops below would check nothing"
+    )
     for path in LEGACY_CORPUS:
         assert gc_unified.sniff(read(path)[:65536]) < 0.5, path.name
     for path in UNIFIED_CORPUS:
@@ -370,3 +375,17 @@ def test_a_missing_final_newline_is_not_a_cut_off() -> None:
     text = read(unified_file("g1-uptimemillis-level.log")).rstrip("\n")
     result = parse(text)
     assert not result.diagnostics
+
+
+def test_debug_level_detail_lines_are_no_ops() -> None:
+    """``-Xlog:gc*=debug``: hundreds of detail lines no rule names; a debug or trace line of
+    a gc tag is detail by its level. The pauses are the info-level summaries, exactly."""
+    text = read(FIXTURES_DIR / "gc_unified" / "g1-debug-safepoint-uptime-level-tags.log")
+    assert "[debug][gc,remset      ] GC(0) Visited cards " in text
+    result = parse(text)
+    assert (result.status, result.diagnostics) == ("parsed", [])
+    summaries = re.findall(r"\[info \]\[gc +\] GC\(\d+\) Pause ", text)
+    assert len(pauses(result)) == len(summaries) == 5
+    # An unknown line at info level is still a diagnostic.
+    unknown = text.replace("[debug][gc,heap] Minimum heap", "[info ][gc,heap] Minimum heap", 1)
+    assert [d.line for d in parse(unknown).diagnostics] == [1]

@@ -39,7 +39,7 @@ def store_synthetic(app: FastAPI, incident_id: str, *, points: int, host: str = 
             artifact_id=artifact.id,
             host=host,
             series=[
-                SeriesData("tcp.sendq.bytes", {}, "bytes", times, ramp),
+                SeriesData("tcp.connections.sendq.bytes", {}, "bytes", times, ramp),
                 SeriesData(
                     "tcp.conn.cwnd",
                     {"local": "10.0.0.1:20880", "peer": "10.0.0.2:5000"},
@@ -67,7 +67,7 @@ def test_series_list(app: FastAPI, client: TestClient, incident_id: str) -> None
     store_synthetic(app, incident_id, points=5000)
     page = client.get(f"/api/incidents/{incident_id}/series").json()
     assert page["total"] == 2
-    sendq = next(s for s in page["items"] if s["name"] == "tcp.sendq.bytes")
+    sendq = next(s for s in page["items"] if s["name"] == "tcp.connections.sendq.bytes")
     assert sendq["point_count"] == 5000
     assert (sendq["min"], sendq["max"]) == (0.0, 9999.0)
     assert (sendq["first_ms"], sendq["last_ms"]) == (T0, T0 + 4999 * 1000)
@@ -85,7 +85,7 @@ def test_timeline_downsamples_and_keeps_the_spike(
     store_synthetic(app, incident_id, points=200_000)
     response = client.get(
         f"/api/incidents/{incident_id}/timeline",
-        params={"series": "tcp.sendq.bytes,tcp.conn.cwnd", "max_points": 500},
+        params={"series": "tcp.connections.sendq.bytes,tcp.conn.cwnd", "max_points": 500},
     )
     assert response.status_code == 200
     body = response.json()
@@ -94,7 +94,7 @@ def test_timeline_downsamples_and_keeps_the_spike(
         assert 2 <= len(series["t"]) <= 500
         assert series["t"] == sorted(series["t"])
         assert series["points_in_range"] == 200_000
-    sendq = next(s for s in body["series"] if s["name"] == "tcp.sendq.bytes")
+    sendq = next(s for s in body["series"] if s["name"] == "tcp.connections.sendq.bytes")
     assert max(sendq["v"]) == 9999.0
     assert sendq["level"] == 1
 
@@ -118,7 +118,7 @@ def test_timeline_gives_its_connection_back_before_downsampling(
     monkeypatch.setattr(series_service.codec, "downsample", watched)
     response = client.get(
         f"/api/incidents/{incident_id}/timeline",
-        params={"series": "tcp.sendq.bytes,tcp.conn.cwnd", "max_points": 500},
+        params={"series": "tcp.connections.sendq.bytes,tcp.conn.cwnd", "max_points": 500},
     )
     assert response.status_code == 200
     assert len(response.json()["series"]) == 2
@@ -130,7 +130,12 @@ def test_timeline_range_is_respected(app: FastAPI, client: TestClient, incident_
     start, end = T0 + 1_000_000, T0 + 2_000_000
     body = client.get(
         f"/api/incidents/{incident_id}/timeline",
-        params={"series": "tcp.sendq.bytes", "from": start, "to": end, "max_points": 5000},
+        params={
+            "series": "tcp.connections.sendq.bytes",
+            "from": start,
+            "to": end,
+            "max_points": 5000,
+        },
     ).json()
     (series,) = body["series"]
     assert series["t"][0] == start
@@ -154,7 +159,7 @@ def test_timeline_host_filter_and_bad_time(
     assert (
         client.get(
             f"/api/incidents/{incident_id}/timeline",
-            params={"series": "tcp.sendq.bytes", "host": "b"},
+            params={"series": "tcp.connections.sendq.bytes", "host": "b"},
         ).json()["series"]
         == []
     )

@@ -40,8 +40,8 @@ function stored(id: number, p: LinePoints): TimelineSeries {
 describe("one source per line (wrong drawing 1: the Recv-Q sawtooth)", () => {
   it("draws the richest of two overlapping artifacts, not both interleaved", () => {
     // ss -lnt wrote 0 every second; ss -tinm the connections' sum, 10 ms later each time.
-    const listener = meta("tcp.recvq.bytes", "ss-lnt", { point_count: 60, max: 0 });
-    const conns = meta("tcp.recvq.bytes", "ss-tinm", { point_count: 60, max: 348, first_ms: 10, last_ms: 60_010 });
+    const listener = meta("tcp.connections.recvq.bytes", "ss-lnt", { point_count: 60, max: 0 });
+    const conns = meta("tcp.connections.recvq.bytes", "ss-tinm", { point_count: 60, max: 348, first_ms: 10, last_ms: 60_010 });
     const lane = planLanes([listener, conns], base).lanes.find((l) => l.key === "queues")!;
     expect(lane.lines).toHaveLength(1);
     expect(lane.lines[0]!.ids).toEqual([conns.id]);
