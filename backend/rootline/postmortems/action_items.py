@@ -62,6 +62,7 @@ def table(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 def markdown(session: Session, *, incident: Incident) -> str | None:
-    """The incident's action items as Markdown, or None while the table does not exist."""
+    """The incident's action items as Markdown, or None while it has none (the draft then
+    proposes the confirmed causes' remedies, each a "Create action item" away)."""
     rows = repository.action_items(session, incident.id)
-    return None if rows is None else table(rows)
+    return table(rows) if rows else None

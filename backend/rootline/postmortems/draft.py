@@ -61,6 +61,8 @@ class DraftInput:
     annotations: Sequence[tuple[int, int | None, str, str]] = ()
     peaks: dict[str, Peak] = field(default_factory=dict)
     app_series: Sequence[AppSeriesSummary] = ()
+    # The checklist's symptom window (rootline.detectors.symptom): (start, end, sentence).
+    symptom: tuple[int, int, str] | None = None
     action_items: str | None = None
 
 
@@ -181,8 +183,12 @@ def _impact(draft: DraftInput) -> str:
             f" | {_time(series.first_ms, draft)} to {_time(series.last_ms, draft)}"
             f" ({series.count} points) |"
         )
+    window = ""
+    if draft.symptom is not None:
+        window = f"{escape(draft.symptom[2])}.\n\n"
     return (
-        "The user-facing symptom, from the application's own series:\n\n"
+        window
+        + "The user-facing symptom, from the application's own series:\n\n"
         + "\n".join(rows)
         + "\n\n_Say who was affected and how, in the users' words._"
     )
@@ -221,6 +227,9 @@ def key_moments(draft: DraftInput) -> list[Moment]:
                     f" at **{format_value(peak.value, peak.unit)}**",
                 )
             )
+    if draft.symptom is not None:
+        moments.append(Moment(draft.symptom[0], f"Users feel it: {escape(draft.symptom[2])}"))
+        moments.append(Moment(draft.symptom[1], "The application's symptom settles"))
     for from_ms, to_ms, text, author in draft.annotations:
         until = f" (until {_time(to_ms, draft)})" if to_ms is not None and to_ms != from_ms else ""
         by = f" ({escape(author)})" if author else ""

@@ -230,7 +230,9 @@ def revisions(
 def draft_input(session: Session, *, incident: Incident) -> draft.DraftInput:
     """Everything the first draft says, read from the incident."""
     read = incidents_service.to_read(session, incident=incident)
-    findings = checklist_service.get(session, incident=incident).findings
+    checklist = checklist_service.get(session, incident=incident)
+    findings = checklist.findings
+    symptom = checklist.symptom
     data = DatabaseIncidentData(session, incident.id)
     peaks = {}
     for finding in findings:
@@ -252,6 +254,7 @@ def draft_input(session: Session, *, incident: Incident) -> draft.DraftInput:
         ],
         peaks=peaks,
         app_series=_app_series(data),
+        symptom=None if symptom is None else (symptom.start_ms, symptom.end_ms, symptom.summary),
         action_items=action_items.markdown(session, incident=incident),
     )
 

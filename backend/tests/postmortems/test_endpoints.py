@@ -280,3 +280,36 @@ def test_export_before_any_draft_renders_a_fresh_one(client: TestClient, inciden
     assert response.status_code == 200
     assert "Drafted by Rootline" in response.text
     assert client.get(f"/api/incidents/{incident_id}/postmortem").status_code == 404
+
+
+def test_the_impact_names_the_applications_symptom(client: TestClient, incident_id: str) -> None:
+    """With the service's own latency export uploaded, Impact and the key moments carry the
+    checklist's symptom window (p99 12 ms -> 490 ms at 07:52:12 for 22 s), not a blank."""
+    csv = REPO_DIR / "backend" / "tests" / "fixtures" / "app_metrics" / "checkout-latency.csv"
+    uploaded = client.post(
+        f"/api/incidents/{incident_id}/artifacts",
+        params={"filename": csv.name, "wait": 60},
+        content=csv.read_bytes(),
+        headers={"Content-Type": "application/octet-stream"},
+    )
+    assert uploaded.status_code == 201, uploaded.text
+    drafted = client.post(f"/api/incidents/{incident_id}/postmortem")
+    assert drafted.status_code == 201, drafted.text
+    impact = _section(drafted.json(), "impact")["text"]
+    assert "rose from 12 ms" in impact and "to 490 ms at 2026-11-21T07:52:12Z" in impact, impact
+    assert "checkout_latency.p99_ms" in impact and "**490 ms**" in impact
+    timeline = _section(drafted.json(), "timeline")["text"]
+    assert "Users feel it:" in timeline and "07:52:12" in timeline, timeline
+
+
+def test_action_items_are_listed_once_there_are_some(client: TestClient, incident_id: str) -> None:
+    """No item yet: the draft proposes the remedies; one made: the section is the items' table."""
+    _upload(client, incident_id)
+    item = {"title": "Raise net.core.wmem_max", "owner": "li.wei", "due_date": "2026-12-01"}
+    made = client.post(f"/api/incidents/{incident_id}/action-items", json=item)
+    assert made.status_code == 201, made.text
+    drafted = client.post(f"/api/incidents/{incident_id}/postmortem")
+    assert drafted.status_code == 201, drafted.text
+    text = _section(drafted.json(), "action_items")["text"]
+    assert "| Raise net.core.wmem_max | li.wei | 2026-12-01 | open |" in text, text
+    assert "- [ ] " not in text
