@@ -1,68 +1,51 @@
-"""The postmortem's action items section, from the ``action_items`` table once it exists.
+"""The postmortem's action items section: the incident's items (`rootline.actions`) as a table.
 
-The table (title, owner, due date, status, ticket link, the remedy it came from) is added on
-another branch; `markdown` lists its rows for the incident, and answers None while there is
-no such table, so that the draft proposes the confirmed causes' remedies instead.
+While the incident has none, `markdown` answers None and the draft proposes the confirmed
+causes' remedies instead, each a "Create action item" away.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from datetime import UTC, date, datetime
-from typing import Any
+from collections.abc import Sequence
 
 from sqlalchemy.orm import Session
 
+from rootline.actions import service as actions_service
+from rootline.actions.schemas import ActionItemRead
 from rootline.incidents.models import Incident
-from rootline.postmortems import repository
 from rootline.postmortems.draft import escape
-
-_TITLE = ("title", "summary", "text")
-_OWNER = ("owner", "assignee")
-_DUE = ("due_ms", "due_date", "due")
-_STATUS = ("status", "state")
-_TICKET = ("ticket_url", "ticket", "link", "url")
-
-
-def _first(row: Mapping[str, Any], names: Sequence[str]) -> Any:
-    return next((row[n] for n in names if row.get(n) not in (None, "")), None)
-
-
-def _due(value: Any) -> str:
-    if isinstance(value, int):
-        return datetime.fromtimestamp(value / 1000, UTC).date().isoformat()
-    if isinstance(value, date):
-        return value.isoformat()
-    return "" if value is None else escape(str(value))
 
 
 def _url(url: str) -> str:
     return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
 
 
-def table(rows: Sequence[Mapping[str, Any]]) -> str:
+def table(items: Sequence[ActionItemRead]) -> str:
     """Action items as a Markdown table (title, owner, due, status, ticket).
 
-    >>> print(table([{"title": "Raise SO_SNDBUF", "owner": "li.wei", "status": "open"}]))
+    >>> import uuid
+    >>> item = ActionItemRead(id=1, incident_id=uuid.UUID(int=1), title="Raise SO_SNDBUF",
+    ...     owner="li.wei", due_date=None, status="open", ticket_url=None, external_id=None,
+    ...     notes="", finding_id=None, remedy_index=None, remedy="", command="",
+    ...     verified_incident_id=None, verified_at_ms=None, verified_by=None, created_by="li.wei",
+    ...     created_at_ms=0, updated_at_ms=0)
+    >>> print(table([item]))
     | Action | Owner | Due | Status | Ticket |
     | --- | --- | --- | --- | --- |
     | Raise SO_SNDBUF | li.wei |  | open |  |
     """
-    if not rows:
-        return "_No action item yet._"
     lines = ["| Action | Owner | Due | Status | Ticket |", "| --- | --- | --- | --- | --- |"]
-    for row in rows:
-        ticket = _first(row, _TICKET)
-        link = f"[{escape(str(ticket))}]({_url(str(ticket))})" if ticket and str(ticket).startswith("http") else ""
+    for item in items:
+        ticket = item.ticket_url or ""
+        link = f"[{escape(ticket)}]({_url(ticket)})" if ticket.startswith("http") else ""
+        due = item.due_date.isoformat() if item.due_date else ""
         lines.append(
-            f"| {escape(str(_first(row, _TITLE) or ''))} | {escape(str(_first(row, _OWNER) or ''))}"
-            f" | {_due(_first(row, _DUE))} | {escape(str(_first(row, _STATUS) or ''))} | {link} |"
+            f"| {escape(item.title)} | {escape(item.owner)} | {due} | {item.status} | {link} |"
         )
     return "\n".join(lines)
 
 
 def markdown(session: Session, *, incident: Incident) -> str | None:
-    """The incident's action items as Markdown, or None while it has none (the draft then
-    proposes the confirmed causes' remedies, each a "Create action item" away)."""
-    rows = repository.action_items(session, incident.id)
-    return table(rows) if rows else None
+    """The incident's action items as Markdown, or None while it has none."""
+    items = actions_service.list_for_incident(session, incident=incident)
+    return table(items) if items else None

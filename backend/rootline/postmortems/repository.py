@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from typing import Any
 
-from sqlalchemy import MetaData, Table, inspect, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from rootline.postmortems.models import Postmortem, PostmortemRevision, PostmortemSection
@@ -55,21 +54,3 @@ def revisions(
     if section is not None:
         query = query.where(PostmortemRevision.section == section)
     return session.scalars(query.order_by(PostmortemRevision.id.desc()).limit(limit)).all()
-
-
-def action_items(session: Session, incident_id: uuid.UUID) -> list[dict[str, Any]] | None:
-    """The incident's rows of the ``action_items`` table, or None while no such table exists.
-
-    Another branch adds that table (migration 0009); until then the postmortem drafts its
-    action items from the confirmed causes' remedies. Reflected, so it reads whatever
-    columns the table has.
-    """
-    bind = session.connection()
-    if not inspect(bind).has_table("action_items"):
-        return None
-    table = Table("action_items", MetaData(), autoload_with=bind)
-    if "incident_id" not in table.c:
-        return None
-    query = select(table).where(table.c.incident_id == incident_id)
-    order = [table.c[name] for name in ("due_ms", "due_date", "id") if name in table.c]
-    return [dict(row) for row in session.execute(query.order_by(*order)).mappings()]
