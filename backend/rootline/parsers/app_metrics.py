@@ -82,7 +82,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rootline.parsers import app_log, threadpool_metrics
-from rootline.parsers.base import ParseContext, ParseResult, SeriesData
+from rootline.parsers.base import ParseContext, ParseResult, SeriesData, json_objects
 from rootline.parsers.logtime import (
     DATETIME_RE,
     HourCache,
@@ -531,20 +531,7 @@ def _add_row(
 def _parse_json_lines(
     lines: list[str], first: int, file: str, hours: HourCache, result: ParseResult
 ) -> None:
-    records: list[tuple[int, dict[str, Any]]] = []
-    for index in range(first, len(lines)):
-        line = lines[index].strip()
-        if not line:
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            result.diagnose(index + 1, f"not a JSON object: {exc}")
-            continue
-        if not isinstance(record, dict):
-            result.diagnose(index + 1, "JSON line is not an object")
-            continue
-        records.append((index + 1, record))
+    records = list(json_objects(lines[first:], result, first_line=first + 1))
     if not records:
         return
     keys = list(dict.fromkeys(k for _, r in records[:SAMPLE_ROWS] for k in r))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import json
 import math
 from array import array
 from collections.abc import Iterable, Iterator, Mapping
@@ -336,3 +337,22 @@ def cyclic_gc_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def json_objects(
+    lines: Iterable[str], result: ParseResult, *, first_line: int = 1
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(1-based line number, object) of each JSON-lines record; a blank line is skipped, a
+    line that is no JSON object costs a diagnostic."""
+    for line_no, line in enumerate(lines, first_line):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            result.diagnose(line_no, f"not a JSON object: {exc}")
+            continue
+        if not isinstance(record, dict):
+            result.diagnose(line_no, "JSON line is not an object")
+            continue
+        yield line_no, record

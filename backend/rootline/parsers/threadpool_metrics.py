@@ -42,7 +42,13 @@ import math
 from array import array
 from typing import Any
 
-from rootline.parsers.base import ParseContext, ParseResult, SeriesData, counter_rates
+from rootline.parsers.base import (
+    ParseContext,
+    ParseResult,
+    SeriesData,
+    counter_rates,
+    json_objects,
+)
 from rootline.parsers.logtime import HourCache, bounded_epoch_ms, parse_datetime_text
 
 KIND = "threadpool_metrics"
@@ -277,18 +283,7 @@ def _parse_json_lines(
 ) -> None:
     hours = HourCache(context.timezone)
     canon_cache: dict[str, str | None] = {}
-    for index in range(first_index, len(lines)):
-        line = lines[index].strip()
-        if not line:
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            result.diagnose(index + 1, f"not a JSON object: {exc}")
-            continue
-        if not isinstance(record, dict):
-            result.diagnose(index + 1, "JSON line is not an object")
-            continue
+    for line_no, record in json_objects(lines[first_index:], result, first_line=first_index + 1):
         row: dict[str, Any] = {}
         for key, value in record.items():
             canon = canon_cache.get(key)
@@ -298,12 +293,12 @@ def _parse_json_lines(
             if canon is not None and canon not in row:
                 row[canon] = value
         if "time" not in row:
-            result.diagnose(index + 1, "JSON line has no timestamp field")
+            result.diagnose(line_no, "JSON line has no timestamp field")
             continue
         pool = row.pop("pool", "")
         time_value = row.pop("time")
         _add_row(
-            time_value, str(pool) if pool is not None else "", row, index + 1, hours, points, result
+            time_value, str(pool) if pool is not None else "", row, line_no, hours, points, result
         )
 
 
