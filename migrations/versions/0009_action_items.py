@@ -1,7 +1,7 @@
 """action items; share links that carry their view and may be redacted
 
 Revision ID: 0009
-Revises: 0007
+Revises: 0008
 Create Date: 2026-11-25 08:00:00
 """
 

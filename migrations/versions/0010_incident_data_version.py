@@ -1,7 +1,7 @@
 """incident data version: a counter bumped by every write that changes what an incident page shows
 
-Revision ID: 0008
-Revises: 0007
+Revision ID: 0010
+Revises: 0009
 Create Date: 2026-11-26 16:00:00
 """
 

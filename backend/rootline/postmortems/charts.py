@@ -34,8 +34,11 @@ COLORS = (
 # series evidence names, with the short names its legends use. A series not named here
 # is titled by its own name, as the timeline titles a lane added with the picker.
 LANE_TITLES: dict[str, tuple[str, str]] = {
-    "tcp.sendq.bytes": ("Send-Q / Recv-Q", "Send-Q (all sockets)"),
-    "tcp.recvq.bytes": ("Send-Q / Recv-Q", "Recv-Q (all sockets)"),
+    "tcp.connections.sendq.bytes": ("Send-Q / Recv-Q", "Send-Q (sum over connections)"),
+    "tcp.connections.recvq.bytes": ("Send-Q / Recv-Q", "Recv-Q (sum over connections)"),
+    # The same totals as stored before their rename (artifacts not re-parsed since).
+    "tcp.sendq.bytes": ("Send-Q / Recv-Q", "Send-Q (sum over connections)"),
+    "tcp.recvq.bytes": ("Send-Q / Recv-Q", "Recv-Q (sum over connections)"),
     "tcp.conn.sendq.bytes": ("Send-Q / Recv-Q", "Send-Q"),
     "tcp.conn.recvq.bytes": ("Send-Q / Recv-Q", "Recv-Q"),
     "tcp.conn.cwnd": ("cwnd (top connections)", "cwnd"),

@@ -98,3 +98,9 @@ def test_html_keeps_markup_as_text_and_draws_charts_inline() -> None:
 def test_slug() -> None:
     assert render.slug("Checkout: slow (EU) / 2026") == "checkout-slow-eu-2026"
     assert render.slug("***") == "postmortem"
+
+
+def test_connection_queue_totals_get_the_timelines_lane_title() -> None:
+    """The totals' names as the parsers write them (and as stored before the rename)."""
+    for name in ("tcp.connections.sendq.bytes", "tcp.sendq.bytes"):
+        assert charts.lane_title(name) == ("Send-Q / Recv-Q", "Send-Q (sum over connections)")
