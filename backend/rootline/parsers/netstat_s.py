@@ -321,7 +321,7 @@ def _read_counter_line(
         field = ICMP_HISTOGRAM.get(histogram or "", {}).get(phrase) if section == "Icmp" else None
         if field is not None:
             return f"Icmp{histogram}{field}", float(m["value"])
-        return f"{section}.{_slug(phrase)}", float(m["value"])
+        return f"{section}.{slug(phrase)}", float(m["value"])
     m = RULES["FORWARDING"].match(line)
     if m:
         return section + "Forwarding", _FORWARDING_CODES[m["state"]]
@@ -331,10 +331,11 @@ def _read_counter_line(
     if m:
         template = f"{m['before']}#{m['after']}".lower().rstrip(". ")
         field = PHRASES.get(section, {}).get(template)
-        name = section + field if field else f"{section}.{_slug(template.replace('#', ' '))}"
+        name = section + field if field else f"{section}.{slug(template.replace('#', ' '))}"
         return name, float(m["value"])
     return None
 
 
-def _slug(phrase: str) -> str:
+def slug(phrase: str) -> str:
+    """A counter phrase as a name part: \"Segments Retransmitted\" -> segments_retransmitted."""
     return _SLUG_JUNK.sub("_", phrase.lower()).strip("_")

@@ -57,6 +57,7 @@ from __future__ import annotations
 import re
 
 from rootline.parsers.base import ParseContext, ParseResult
+from rootline.parsers.netstat_s import slug
 from rootline.parsers.snmp_counters import CounterColumns, emit_absolute
 from rootline.parsers.timestamps import iter_snapshots
 
@@ -159,7 +160,6 @@ RULES: dict[str, re.Pattern[str]] = {
         r"^\s*(?P<name>[A-Za-z][A-Za-z -]*?)\s+(?P<received>\d+)(?:\s+(?P<sent>\d+))?\s*$"
     ),
 }
-_SLUG_JUNK = re.compile(r"[^a-z0-9]+")
 
 
 def sniff(head: str) -> float:
@@ -224,7 +224,7 @@ def _parse_snapshot(
             phrase, value = m["name"].lower(), float(m["value"])
             field = _TABLES[table].get(phrase)
             if field is None:
-                counters.add(f"{prefix}.{_slug(phrase)}", time_ms, value)
+                counters.add(f"{prefix}.{slug(phrase)}", time_ms, value)
             elif family:
                 counters.add(f"Tcp{family}{field}", time_ms, value)
                 tcp_sums[field] = tcp_sums.get(field, 0.0) + value
@@ -244,7 +244,7 @@ def _parse_snapshot(
             else:
                 pair = IF_FIELDS.get(phrase)
             if pair is None:
-                pair = (f".in_{_slug(phrase)}", f".out_{_slug(phrase)}")
+                pair = (f".in_{slug(phrase)}", f".out_{slug(phrase)}")
             counters.add(prefix + pair[0], time_ms, received)
             if sent is not None:
                 counters.add(prefix + pair[1], time_ms, float(sent))
@@ -258,7 +258,3 @@ def _add_tcp_sums(sums: dict[str, float], counters: CounterColumns, time_ms: int
     for field, value in sums.items():
         counters.add("Tcp" + field, time_ms, value)
     sums.clear()
-
-
-def _slug(phrase: str) -> str:
-    return _SLUG_JUNK.sub("_", phrase.lower()).strip("_")
