@@ -22,13 +22,15 @@ from anyio import to_thread
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from rootline.incidents import repository as incidents_repository
 from rootline.shares import service
 from rootline.shares.redaction import Redactor
 
 PREFIX = "/api/shared/"
 # A live plain (not redacted) share stays plain: that answer is kept this long per process,
 # so a link's reads cost one share lookup (the route's), not two. Redacted ones are looked up
-# every time (their incident may have gained names since), unknown tokens too (the route
+# every time, but their redactor (five scans of the incident's names) is rebuilt only when
+# the incident's data version moved; unknown tokens are looked up every time (the route
 # counts them). Revocation is unaffected: the route checks the share on every request.
 PLAIN_TTL_S = 30.0
 PLAIN_CACHE_SIZE = 4096
@@ -48,6 +50,7 @@ class RedactSharedResponses:
         self.app = app
         self.sessions = sessions
         self._plain: dict[str, float] = {}  # token -> until when it is known to be plain
+        self._redacted: dict[str, tuple[int | None, Redactor]] = {}  # token -> (version, it)
 
     def _redactor(self, token: str) -> Redactor | None:
         now = time.monotonic()
@@ -55,7 +58,17 @@ class RedactSharedResponses:
             return None
         with self.sessions.begin() as session:
             share = service.resolve(session, token)
-            found = None if share is None else service.redactor(session, share)
+            found = None
+            if share is not None and share.redacted:
+                version = incidents_repository.version(session, share.incident_id)
+                cached = self._redacted.get(token)
+                if cached is not None and cached[0] == version:
+                    return cached[1]
+                found = service.redactor(session, share)
+                if found is not None:
+                    if len(self._redacted) >= PLAIN_CACHE_SIZE:
+                        self._redacted.clear()
+                    self._redacted[token] = (version, found)
         if share is not None and found is None:
             if len(self._plain) >= PLAIN_CACHE_SIZE:
                 self._plain.clear()

@@ -261,3 +261,28 @@ def test_share_view_is_validated_and_listed(client: TestClient, incident_id: str
     }
     assert client.get(url).json()[0]["view"]["host"] == "web-1"
     assert client.post(url, json={}).json()["view"] is None
+
+
+def test_a_host_the_incident_gains_after_a_read_is_redacted_too(
+    client: TestClient, anon_client: TestClient, incident_id: str
+) -> None:
+    """The redactor is kept between requests until the incident's data version moves: a new
+    upload's host name is never shown as it is."""
+    base = f"/api/incidents/{incident_id}"
+
+    def upload(host: str) -> None:
+        done = client.post(
+            f"{base}/artifacts",
+            params={"filename": f"{host}-ss.txt", "host": host, "wait": 60},
+            content=SS_V6.encode(),
+            headers={"Content-Type": "application/octet-stream"},
+        )
+        assert done.status_code == 201, done.text
+
+    upload("alpha-web-1")
+    token = client.post(f"{base}/shares", json={"redacted": True}).json()["token"]
+    first = anon_client.get(f"/api/shared/{token}/artifacts").text
+    assert "alpha-web-1" not in first and "host-a" in first
+    upload("zulu-db-9")
+    second = anon_client.get(f"/api/shared/{token}/artifacts").text
+    assert "zulu-db-9" not in second and "host-b" in second
