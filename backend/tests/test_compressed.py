@@ -78,6 +78,21 @@ def _zip(files: dict[str, bytes]) -> bytes:
 # --------------------------------------------------------------------------- unpacking
 
 
+def test_a_gzipped_uptime_only_gc_log_does_not_stretch_the_window_to_1970(
+    client: TestClient, incident_id: str
+) -> None:
+    """Its member is unanchored (JVM uptime only): neither it nor the .gz around it may pull
+    the incident's window back to 1970."""
+    log = (FIXTURES_DIR / "gc_unified" / "parallel-uptime.log").read_bytes()
+    artifacts = _upload(client, incident_id, gzip.compress(log), "gc.log.gz")
+    member = next(a for a in artifacts if a["kind"] != "bundle")
+    assert member["anchored"] is False
+    bundle = next(a for a in artifacts if a["kind"] == "bundle")
+    assert bundle["time_start_ms"] is None, bundle
+    incident = client.get(f"/api/incidents/{incident_id}").json()
+    assert incident["window_start_ms"] is None and incident["window_end_ms"] is None, incident
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_a_compressed_file_is_a_bundle_of_its_content_named_without_the_suffix(fmt: str) -> None:
     data = COMPRESSORS[fmt](LINES)

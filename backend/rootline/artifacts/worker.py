@@ -333,9 +333,12 @@ def _finish(session: Session, artifact: Artifact, started: float) -> None:
 
 
 def _widen_parent(session: Session, member: Artifact) -> None:
-    """A bundle's time range spans its members': widen it by this member's."""
+    """A bundle's time range spans its members': widen it by this member's (an uptime-only
+    GC log's times are offsets from 1970, not instants: they widen nothing)."""
     parent = session.get(Artifact, member.parent_id)
     if parent is None or member.time_start_ms is None or member.time_end_ms is None:
+        return
+    if not member.anchored:
         return
     parent.time_start_ms = min(filter(None, (parent.time_start_ms, member.time_start_ms)))
     parent.time_end_ms = max(filter(None, (parent.time_end_ms, member.time_end_ms)))

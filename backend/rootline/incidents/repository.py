@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import case, func, or_, select, update
+from sqlalchemy import and_, case, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from rootline.artifacts.models import Artifact
@@ -49,13 +49,16 @@ def artifact_summaries(
     """Artifact count and covered time range per incident, in one query for a whole page."""
     if not incident_ids:
         return {}
+    windowed = and_(Artifact.anchored, Artifact.kind != "bundle")
     rows = session.execute(
         select(
             Artifact.incident_id,
             func.count(),
             # A GC log with only JVM uptime has times near 1970: it must not stretch the window.
-            func.min(case((Artifact.anchored, Artifact.time_start_ms))),
-            func.max(case((Artifact.anchored, Artifact.time_end_ms))),
+            # A bundle's range is its members' again (one stored before the worker stopped
+            # widening it by unanchored members could reach 1970): the members count.
+            func.min(case((windowed, Artifact.time_start_ms))),
+            func.max(case((windowed, Artifact.time_end_ms))),
         )
         .where(Artifact.incident_id.in_(incident_ids))
         .group_by(Artifact.incident_id)
