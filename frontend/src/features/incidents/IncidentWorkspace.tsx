@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { RefObject } from "react";
 import { useChecklist, useLiveIncident } from "../../api/queries";
 import type { Evidence, Finding, Incident } from "../../api/types";
@@ -57,6 +57,11 @@ export function IncidentWorkspace({
   const [view, setView] = useViewState();
   const [annotating, setAnnotating] = useState<TimeRange | null>(null);
   const [marker, setMarker] = useState<Marker | null>(null);
+  // The details open below the lanes, a screen or more from the marker clicked: show them.
+  const details = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (marker) details.current?.scrollIntoView?.({ block: "nearest", behavior: "smooth" });
+  }, [marker]);
   const checklist = useChecklist(apiBase);
   // Uploads, parses and reviews made elsewhere (the collector, curl, another browser) show up here.
   useLiveIncident(apiBase);
@@ -127,15 +132,17 @@ export function IncidentWorkspace({
             </ErrorBoundary>
           </section>
           {marker && (
-            <ErrorBoundary label="The event details">
-              <MarkerDetails
-                key={`${marker.kind}:${marker.t}:${marker.event?.id ?? marker.text}`}
-                apiBase={apiBase}
-                marker={marker}
-                timezone={timezone}
-                onClose={() => setMarker(null)}
-              />
-            </ErrorBoundary>
+            <div ref={details}>
+              <ErrorBoundary label="The event details">
+                <MarkerDetails
+                  key={`${marker.kind}:${marker.t}:${marker.event?.id ?? marker.text}`}
+                  apiBase={apiBase}
+                  marker={marker}
+                  timezone={timezone}
+                  onClose={() => setMarker(null)}
+                />
+              </ErrorBoundary>
+            </div>
           )}
           {annotating && !readOnly && (
             <AnnotationForm
