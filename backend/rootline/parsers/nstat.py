@@ -166,7 +166,11 @@ def _to_matrix(flat_values: list[str], rows: int, columns: int) -> np.ndarray:
 def parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
     table = _Table()
-    lines = text.splitlines()
+    # Lines end at \n only (a CR before it dropped): str.splitlines also breaks at \x1c-\x1e,
+    # \x85 and \u2028, which would number every later line wrong.
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    if lines and not lines[-1]:
+        lines.pop()
     for snapshot in iter_snapshots(
         lines, context.timezone, context.default_time_ms, _DATA_PREFIXES
     ):

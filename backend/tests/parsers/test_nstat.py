@@ -129,3 +129,14 @@ def _times_ms(text: str) -> list[int]:
         for line in text.splitlines()
         if line.startswith("===") and (t := parse_timestamp_line(line, dt.UTC))
     ]
+
+
+def test_a_control_character_that_splitlines_breaks_at_keeps_line_numbers() -> None:
+    """Found by the corpus damage test: "\\x1e" made str.splitlines see a line more than the
+    file has, and a diagnostic pointed past its end."""
+    from rootline.parsers import nstat
+    from rootline.parsers.base import ParseContext
+
+    text = "#kernel\nIpInReceives 2 0.0\nIpInDelivers 2\x1e\r0 0.0\nIpOutRequests 3 0.0\n"
+    result = nstat.parse(text, ParseContext())
+    assert all(0 <= d.line <= text.count("\n") for d in result.diagnostics), result.diagnostics
