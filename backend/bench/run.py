@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import multiprocessing
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -19,6 +21,7 @@ import time
 import uuid
 from array import array
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +74,41 @@ def databases(workdir: Path) -> list[tuple[str, str, Callable[[], None]]]:
     return found
 
 
-def measure_ingest(url: str, workdir: Path, path: Path) -> tuple[float, str]:
+@dataclass(frozen=True)
+class IngestMeasure:
+    wall_s: float
+    cpu_s: float
+    peak_rss_mb: float
+    base_rss_mb: float
+    stored_mb: float | None
+    detail: str
+
+
+def measure_ingest(url: str, workdir: Path, path: Path) -> IngestMeasure:
+    """One ingest in a fresh process, so that its CPU time and its peak memory are its own."""
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(1) as pool:
+        return pool.apply(_ingest_in_child, (url, workdir, path))
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _stored_mb(url: str) -> float | None:
+    """Database and WAL bytes on disk (SQLite only)."""
+    if not url.startswith("sqlite:///"):
+        return None
+    db = Path(url.removeprefix("sqlite:///"))
+    files = [db, db.with_name(db.name + "-wal")]
+    return sum(f.stat().st_size for f in files if f.exists()) / MB
+
+
+def _ingest_in_child(url: str, workdir: Path, path: Path) -> IngestMeasure:
     from rootline.artifacts import service as artifacts_service
     from rootline.artifacts import worker
     from rootline.artifacts.models import Artifact
@@ -84,10 +121,13 @@ def measure_ingest(url: str, workdir: Path, path: Path) -> tuple[float, str]:
     engine = make_engine(url)
     factory = make_sessionmaker(engine)
     store = LocalArtifactStore(workdir / f"artifacts-{uuid.uuid4().hex[:6]}")
+    stored_before = _stored_mb(url) or 0.0
+    base_rss = _rss_mb()
     with factory() as session:
         incident = incidents_service.create(session, data=IncidentCreate(title="bench"))
         session.commit()
         started = time.perf_counter()
+        cpu_started = time.process_time()
         with path.open("rb") as handle:
             blob = store.put_file(handle, limit=4 * 1024**3)
         ingested = artifacts_service.record(
@@ -99,6 +139,7 @@ def measure_ingest(url: str, workdir: Path, path: Path) -> tuple[float, str]:
         session.commit()
         worker.drain(worker.sessions_for(engine), store)
         elapsed = time.perf_counter() - started
+        cpu = time.process_time() - cpu_started
         artifact = session.get(Artifact, ingested.artifact.id, populate_existing=True)
         assert artifact is not None
         parse_s = artifact.parse_seconds or 0.0
@@ -107,11 +148,17 @@ def measure_ingest(url: str, workdir: Path, path: Path) -> tuple[float, str]:
             f"{artifact.event_count} events (parse+write {parse_s:.1f} s of {elapsed:.1f} s)"
         )
     engine.dispose()
-    return elapsed, detail
+    stored = _stored_mb(url)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return IngestMeasure(
+        elapsed, cpu, peak, base_rss, None if stored is None else stored - stored_before, detail
+    )
 
 
 def bench_ingest(workdir: Path, only: str | None) -> None:
-    print("\n== Ingest throughput (store + parse + write, one process) ==")
+    print(
+        "\n== Ingest throughput (store + parse + write, one process per case; MB per CPU second) =="
+    )
     cases = [c for c in INGEST_CASES if only is None or only in c[0]]
     for name, url, cleanup in databases(workdir):
         try:
@@ -123,16 +170,23 @@ def bench_ingest(workdir: Path, only: str | None) -> None:
                     )
                     continue
                 size = path.stat().st_size / MB
-                elapsed, detail = measure_ingest(url, workdir, path)
-                rate = size / elapsed
+                m = measure_ingest(url, workdir, path)
+                rate = size / m.cpu_s
                 if target is None:
                     verdict = "no target"
                 else:
                     verdict = "ok" if rate >= target else f"BELOW target {target:.0f} MB/s"
+                memory = m.peak_rss_mb - m.base_rss_mb
                 print(
-                    f"  {name:<10} {label:<28} {size:6.0f} MB in {elapsed:6.2f} s = {rate:6.1f} MB/s  [{verdict}]"
+                    f"  {name:<10} {label:<28} {size:6.0f} MB in {m.cpu_s:6.2f} CPU s = {rate:6.1f} MB/s"
+                    f" (wall {m.wall_s:.2f} s)  [{verdict}]"
                 )
-                print(f"  {'':<10} {'':<28} {detail}")
+                stored = "" if m.stored_mb is None else f", stored {m.stored_mb:.0f} MB (db+wal)"
+                print(
+                    f"  {'':<10} {'':<28} peak memory +{memory:.0f} MB = {memory / size:.2f}x the file"
+                    f"{stored}"
+                )
+                print(f"  {'':<10} {'':<28} {m.detail}")
         finally:
             cleanup()
 
