@@ -245,9 +245,9 @@ def _job(session: Session, claim: Claim) -> _Job | None:
     )
 
 
-def _parse(data: bytes, job: _Job) -> ParseResult:
+def _parse(decoded: registry.Decoded, job: _Job) -> ParseResult:
     try:
-        return registry.parse_bytes(data, job.context, kind=job.requested_kind)
+        return registry.parse_decoded(decoded, job.context, kind=job.requested_kind)
     except Exception as exc:  # a parser bug must fail one artifact, not the worker
         log.exception("parser failed on artifact %s", job.artifact_id)
         return job.failure(f"the parser failed: {type(exc).__name__}: {exc}")
@@ -277,7 +277,9 @@ def _read_and_parse(store: ArtifactStore, job: _Job, claim: ClaimHook) -> ParseR
     # then an artifact of its own, opened the same way one level deeper.
     bundle = bundles.open_nested(data, job.filename, job.depth, limits, sink=to_store)
     if bundle is None:
-        return _parse(data, job)
+        decoded = registry.decode_bytes(data, job.requested_kind)
+        del data  # the parse holds the text only (see decode_bytes)
+        return _parse(decoded, job)
     return _Unpacked(bundle, [m.blob for m in bundle.members if m.blob is not None])
 
 
