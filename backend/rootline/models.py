@@ -12,7 +12,14 @@ from rootline.facts.models import Fact
 from rootline.incidents.models import Incident
 from rootline.postmortems.models import Postmortem, PostmortemRevision, PostmortemSection
 from rootline.ratelimit import RateLimit
-from rootline.series.models import PointChunk, Series
+from rootline.series.models import (
+    ConnBlock,
+    ConnEndpoint,
+    ConnField,
+    ConnTable,
+    PointChunk,
+    Series,
+)
 from rootline.shares.models import Share
 
 __all__ = [
@@ -24,6 +31,10 @@ __all__ = [
     "Base",
     "BlobClaim",
     "ComputedFinding",
+    "ConnBlock",
+    "ConnEndpoint",
+    "ConnField",
+    "ConnTable",
     "Event",
     "Fact",
     "FindingReview",

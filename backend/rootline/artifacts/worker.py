@@ -398,7 +398,7 @@ def _persist(session: Session, artifact: Artifact, result: ParseResult) -> None:
             events = events_service.store(session, events=result.events, **origin)
             facts = facts_service.store(session, facts=result.facts, **origin)
             counts = (series, points, events, facts)
-    except SQLAlchemyError as exc:
+    except (SQLAlchemyError, ValueError) as exc:  # ValueError: beyond what a table holds
         reason = f"{type(exc).__name__}: {exc.args[0] if exc.args else ''}"
         result = _failure(result.kind, f"could not store the parsed data: {reason}")
     time_range = result.time_range()

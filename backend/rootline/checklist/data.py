@@ -17,6 +17,7 @@ from rootline.events import repository as events_repository
 from rootline.facts import repository as facts_repository
 from rootline.series import codec
 from rootline.series import repository as series_repository
+from rootline.series import service as series_service
 
 
 class DatabaseIncidentData:
@@ -40,6 +41,32 @@ class DatabaseIncidentData:
         return self._series_cache[key]
 
     def _load_series(self, name: str, host: str | None) -> list[SeriesView]:
+        views = self._load_rows(name, host)
+        views.extend(self._load_connections(name, host))
+        return views
+
+    def _load_connections(self, name: str, host: str | None) -> list[SeriesView]:
+        """Per-connection series, from the connection tables (every connection)."""
+        views = []
+        for field, labels, times, values in series_service.connection_series(
+            self._session, incident_id=self._incident_id, names=[name], host=host
+        ):
+            if field.host:
+                labels.setdefault("host", field.host)
+            views.append(
+                SeriesView(
+                    field.name,
+                    labels,
+                    field.unit,
+                    field.host,
+                    self._filenames.get(field.artifact_id, ""),
+                    times,
+                    values,
+                )
+            )
+        return views
+
+    def _load_rows(self, name: str, host: str | None) -> list[SeriesView]:
         rows = series_repository.by_name(
             self._session, incident_id=self._incident_id, name=name, host=host
         )

@@ -10,7 +10,7 @@ from rootline.deps import SessionDep
 from rootline.incidents.models import Incident
 from rootline.params import OffsetQuery, split_list, time_param
 from rootline.series import service
-from rootline.series.schemas import SeriesPage, Timeline
+from rootline.series.schemas import ConnectionPage, SeriesPage, Timeline
 
 MAX_SERIES_PAGE = 5000
 MAX_POINTS = 20_000
@@ -29,10 +29,23 @@ def read_routes(incident_dep: Callable[..., Incident]) -> APIRouter:
             list[str] | None, Query(description="Names to match; `prefix*` matches a prefix.")
         ] = None,
         host: Annotated[str | None, Query(max_length=255)] = None,
+        connection: Annotated[
+            str | None,
+            Query(
+                min_length=1,
+                max_length=255,
+                description="Only the per-connection series of connections whose local or "
+                "peer address contains this (e.g. `10.0.3.7` or `:5005`).",
+            ),
+        ] = None,
         limit: Annotated[int, Query(ge=1, le=MAX_SERIES_PAGE)] = 1000,
         offset: OffsetQuery = 0,
     ) -> SeriesPage:
-        """Stored series with unit, labels, point count, first/last time and min/max value."""
+        """Stored series with unit, labels, point count, first/last time and min/max value.
+
+        Per-connection series (`tcp.conn.*`) are listed for the 50 busiest connections (peak
+        bytes acked, received or sent), after the other series; `connection=` finds any other
+        one by address. `connections_total` says how many there are."""
         return service.list_page(
             session,
             incident_id=incident.id,
@@ -40,6 +53,30 @@ def read_routes(incident_dep: Callable[..., Incident]) -> APIRouter:
             host=host,
             limit=limit,
             offset=offset,
+            connection=connection,
+        )
+
+    @router.get("/connections")
+    def list_connections(
+        *,
+        incident: Incident = Depends(incident_dep),
+        session: SessionDep,
+        q: Annotated[
+            str | None,
+            Query(
+                min_length=1,
+                max_length=255,
+                description="Text the local or peer address:port contains.",
+            ),
+        ] = None,
+        host: Annotated[str | None, Query(max_length=255)] = None,
+        limit: Annotated[int, Query(ge=1, le=200)] = 20,
+    ) -> ConnectionPage:
+        """TCP connections with per-connection series, busiest first (peak bytes acked,
+        received or sent); `q` finds any of them by address. Their series:
+        `/series?connection=<peer>`."""
+        return service.list_connections(
+            session, incident_id=incident.id, text=q, host=host, limit=limit
         )
 
     @router.get("/timeline")

@@ -10,7 +10,7 @@ from sqlalchemy import Row, delete, func, insert, or_, select
 from sqlalchemy.orm import Session
 
 from rootline.db import bulk_insert
-from rootline.series.models import PointChunk, Series
+from rootline.series.models import ConnBlock, ConnEndpoint, ConnField, ConnTable, PointChunk, Series
 
 
 def insert_series(session: Session, rows: list[dict[str, Any]]) -> list[int]:
@@ -28,8 +28,9 @@ def insert_chunks(session: Session, rows: list[dict[str, Any]]) -> None:
 
 
 def delete_for_artifact(session: Session, artifact_id: uuid.UUID) -> None:
-    # Chunks go with their series through ON DELETE CASCADE.
+    # Chunks go with their series, a connection table's rows with it (ON DELETE CASCADE).
     session.execute(delete(Series).where(Series.artifact_id == artifact_id))
+    session.execute(delete(ConnTable).where(ConnTable.artifact_id == artifact_id))
 
 
 # What a series listing shows: plain columns, since loading ORM objects cost most of the time
@@ -151,3 +152,177 @@ def by_name(
     if host:
         query = query.where(Series.host == host)
     return session.scalars(query.order_by(Series.name, Series.host, Series.id)).all()
+
+
+# ---- connection tables (per-connection series stored by column) ----
+
+
+def insert_conn_table(session: Session, row: dict[str, Any]) -> int:
+    return int(session.execute(insert(ConnTable).returning(ConnTable.id), row).scalar_one())
+
+
+def insert_conn_field(session: Session, row: dict[str, Any]) -> int:
+    return int(session.execute(insert(ConnField).returning(ConnField.id), row).scalar_one())
+
+
+def insert_conn_endpoints(session: Session, rows: list[dict[str, Any]]) -> None:
+    bulk_insert(session, ConnEndpoint, rows)
+
+
+def insert_conn_blocks(session: Session, rows: list[dict[str, Any]]) -> None:
+    bulk_insert(session, ConnBlock, rows)
+
+
+def _field_name_clause(name: str) -> Any:
+    if name.endswith("*"):
+        return ConnField.name.startswith(name[:-1], autoescape=True)
+    return ConnField.name == name
+
+
+FIELD_COLUMNS = (
+    ConnField.id,
+    ConnField.table_id,
+    ConnField.name,
+    ConnField.unit,
+    ConnField.stats,
+    ConnTable.artifact_id,
+    ConnTable.host,
+    ConnTable.connection_count,
+    ConnTable.snapshot_count,
+)
+
+
+def conn_fields(
+    session: Session,
+    *,
+    incident_id: uuid.UUID,
+    names: Sequence[str] = (),
+    host: str | None = None,
+    ids: Iterable[int] = (),
+    table_ids: Iterable[int] | None = None,
+) -> Sequence[Any]:
+    """Fields of the incident's connection tables, by name (``prefix*``) or by id; every field
+    when neither is given."""
+    query = (
+        select(*FIELD_COLUMNS)
+        .join(ConnTable, ConnTable.id == ConnField.table_id)
+        .where(ConnTable.incident_id == incident_id)
+    )
+    clauses = [_field_name_clause(n) for n in names]
+    id_list = list(ids)
+    if id_list:
+        clauses.append(ConnField.id.in_(id_list))
+    if clauses:
+        query = query.where(or_(*clauses))
+    if host:
+        query = query.where(ConnTable.host == host)
+    if table_ids is not None:
+        query = query.where(ConnField.table_id.in_(list(table_ids)))
+    return session.execute(query.order_by(ConnField.name, ConnField.table_id)).all()
+
+
+def conn_connection_count(session: Session, *, incident_id: uuid.UUID, host: str | None) -> int:
+    query = select(func.coalesce(func.sum(ConnTable.connection_count), 0)).where(
+        ConnTable.incident_id == incident_id
+    )
+    if host:
+        query = query.where(ConnTable.host == host)
+    return int(session.scalar(query) or 0)
+
+
+ENDPOINT_COLUMNS = (
+    ConnEndpoint.table_id,
+    ConnEndpoint.idx,
+    ConnEndpoint.local,
+    ConnEndpoint.peer,
+    ConnTable.host,
+    ConnEndpoint.first_ms,
+    ConnEndpoint.last_ms,
+    ConnEndpoint.volume,
+    ConnEndpoint.points,
+)
+
+
+def top_endpoints(
+    session: Session, *, incident_id: uuid.UUID, host: str | None, limit: int
+) -> Sequence[Any]:
+    """The busiest connections: highest peak of bytes acked / received / sent, then most points."""
+    query = (
+        select(*ENDPOINT_COLUMNS)
+        .join(ConnTable, ConnTable.id == ConnEndpoint.table_id)
+        .where(ConnEndpoint.incident_id == incident_id)
+    )
+    if host:
+        query = query.where(ConnTable.host == host)
+    return session.execute(
+        query.order_by(
+            ConnEndpoint.volume.desc(),
+            ConnEndpoint.points.desc(),
+            ConnEndpoint.local,
+            ConnEndpoint.peer,
+        ).limit(limit)
+    ).all()
+
+
+def search_endpoints(
+    session: Session, *, incident_id: uuid.UUID, text: str, host: str | None, limit: int
+) -> Sequence[Any]:
+    """Connections whose local or peer address contains ``text``, busiest first."""
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    pattern = f"%{escaped}%"
+    query = (
+        select(*ENDPOINT_COLUMNS)
+        .join(ConnTable, ConnTable.id == ConnEndpoint.table_id)
+        .where(ConnEndpoint.incident_id == incident_id)
+    ).where(
+        or_(
+            ConnEndpoint.local.like(pattern, escape="\\"),
+            ConnEndpoint.peer.like(pattern, escape="\\"),
+        ),
+    )
+    if host:
+        query = query.where(ConnTable.host == host)
+    return session.execute(
+        query.order_by(ConnEndpoint.volume.desc(), ConnEndpoint.points.desc()).limit(limit)
+    ).all()
+
+
+def endpoints_of(session: Session, *, table_ids: Iterable[int]) -> Sequence[Any]:
+    return session.execute(
+        select(*ENDPOINT_COLUMNS)
+        .join(ConnTable, ConnTable.id == ConnEndpoint.table_id)
+        .where(ConnEndpoint.table_id.in_(list(table_ids)))
+    ).all()
+
+
+def endpoint_addresses(
+    session: Session, *, incident_id: uuid.UUID
+) -> Sequence[Row[str | None, str, str]]:
+    """(host, local, peer) of every stored connection (for redacted links)."""
+    return session.execute(
+        select(ConnTable.host, ConnEndpoint.local, ConnEndpoint.peer)
+        .join(ConnTable, ConnTable.id == ConnEndpoint.table_id)
+        .where(ConnEndpoint.incident_id == incident_id)
+    ).all()
+
+
+def conn_times(session: Session, *, table_ids: Iterable[int]) -> dict[int, bytes]:
+    return dict(
+        session.execute(
+            select(ConnTable.id, ConnTable.times).where(ConnTable.id.in_(list(table_ids)))
+        ).all()
+    )
+
+
+def conn_blocks(
+    session: Session, *, field_ids: Sequence[int], from_ms: int | None, to_ms: int | None
+) -> Sequence[Row[int, int, int, bytes]]:
+    """(field_id, first_snapshot, snapshot_count, data) of the blocks overlapping the range."""
+    query = select(
+        ConnBlock.field_id, ConnBlock.first_snapshot, ConnBlock.snapshot_count, ConnBlock.data
+    ).where(ConnBlock.field_id.in_(field_ids))
+    if from_ms is not None:
+        query = query.where(ConnBlock.last_ms >= from_ms)
+    if to_ms is not None:
+        query = query.where(ConnBlock.first_ms <= to_ms)
+    return session.execute(query.order_by(ConnBlock.field_id, ConnBlock.seq)).all()

@@ -21,6 +21,14 @@ class SeriesPage(BaseModel):
     total: int
     limit: int
     offset: int
+    connections_total: int = Field(
+        default=0, description="TCP connections with per-connection series (`tcp.conn.*`)."
+    )
+    connections_listed: int = Field(
+        default=0,
+        description="Connections whose series this listing holds: the busiest ones, or those "
+        "matching `connection`.",
+    )
 
 
 class TimelineSeries(BaseModel):
@@ -43,3 +51,18 @@ class Timeline(BaseModel):
     to_ms: int | None
     max_points: int
     series: list[TimelineSeries]
+
+
+class ConnectionRead(BaseModel):
+    host: str | None
+    local: str = Field(description="Local address:port.")
+    peer: str = Field(description="Peer address:port.")
+    first_ms: int
+    last_ms: int
+    volume: float = Field(description="Peak bytes acked, received or sent (0 when unknown).")
+    points: int = Field(description="Points over all its per-connection series.")
+
+
+class ConnectionPage(BaseModel):
+    items: list[ConnectionRead]
+    total: int = Field(description="Connections of the incident (of `host` when given).")

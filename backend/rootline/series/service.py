@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -12,9 +13,16 @@ from sqlalchemy import Row
 from sqlalchemy.orm import Session
 
 from rootline.parsers.base import SeriesData
-from rootline.series import codec, repository
+from rootline.series import codec, connections, repository
 from rootline.series.models import Series
-from rootline.series.schemas import SeriesPage, SeriesRead, Timeline, TimelineSeries
+from rootline.series.schemas import (
+    ConnectionPage,
+    ConnectionRead,
+    SeriesPage,
+    SeriesRead,
+    Timeline,
+    TimelineSeries,
+)
 
 # Chunks are written in batches so a 200 MB capture never holds all its rows at once.
 INSERT_BATCH_CHUNKS = 2000
@@ -22,6 +30,8 @@ INSERT_BATCH_CHUNKS = 2000
 # times the number of points asked for.
 READ_BUDGET_FACTOR = 16
 MAX_TIMELINE_SERIES = 200
+# Connections whose series a listing shows (the busiest; the rest are found by address).
+LISTED_CONNECTIONS = 50
 
 
 def store(
@@ -33,7 +43,21 @@ def store(
     series: Sequence[SeriesData],
     offset_ms: int = 0,
 ) -> tuple[int, int]:
-    """Write the series of one artifact with their chunks; returns (series, points) written."""
+    """Write the series of one artifact with their chunks; returns (series, points) written.
+
+    Per-connection series (``tcp.conn.*`` by ``local``, ``peer``) go to the artifact's
+    connection table (:mod:`rootline.series.connections`), the rest one row each."""
+    per_connection = [s for s in series if connections.is_connection_series(s)]
+    conn_series, conn_points = _store_connections(
+        session,
+        incident_id=incident_id,
+        artifact_id=artifact_id,
+        host=host,
+        series=per_connection,
+        offset_ms=offset_ms,
+    )
+    if per_connection:
+        series = [s for s in series if not connections.is_connection_series(s)]
     prepared: list[tuple[dict[str, Any], codec.Times, codec.Values]] = []
     for item in series:
         times = np.frombuffer(item.times_ms, dtype=np.int64) if len(item) else np.empty(0, np.int64)
@@ -78,10 +102,91 @@ def store(
                 repository.insert_chunks(session, pending)
                 pending = []
     repository.insert_chunks(session, pending)
-    return len(ids), points
+    return len(ids) + conn_series, points + conn_points
 
 
-def to_read(series: Series | Row[Any]) -> SeriesRead:
+def _store_connections(
+    session: Session,
+    *,
+    incident_id: uuid.UUID,
+    artifact_id: uuid.UUID,
+    host: str | None,
+    series: Sequence[SeriesData],
+    offset_ms: int,
+) -> tuple[int, int]:
+    table = connections.pack(series, offset_ms)
+    if table is None:
+        return 0, 0
+    table_id = repository.insert_conn_table(
+        session,
+        {
+            "incident_id": incident_id,
+            "artifact_id": artifact_id,
+            "host": host,
+            "connection_count": len(table.endpoints),
+            "snapshot_count": len(table.times),
+            "first_ms": int(table.times[0]),
+            "last_ms": int(table.times[-1]),
+            "times": connections.pack_array(table.times),
+        },
+    )
+    present = table.points > 0
+    repository.insert_conn_endpoints(
+        session,
+        [
+            {
+                "table_id": table_id,
+                "idx": idx,
+                "incident_id": incident_id,
+                "local": local,
+                "peer": peer,
+                "first_ms": int(first),
+                "last_ms": int(last),
+                "volume": float(volume),
+                "points": int(points),
+            }
+            for idx, ((local, peer), first, last, volume, points) in enumerate(
+                zip(
+                    table.endpoints,
+                    table.first_ms,
+                    table.last_ms,
+                    table.volume,
+                    table.points,
+                    strict=True,
+                )
+            )
+            if present[idx]
+        ],
+    )
+    for packed in table.fields:
+        field_id = repository.insert_conn_field(
+            session,
+            {
+                "table_id": table_id,
+                "name": packed.name,
+                "unit": packed.unit,
+                "stats": connections.pack_stats(packed.stats),
+            },
+        )
+        repository.insert_conn_blocks(
+            session,
+            [
+                {
+                    "field_id": field_id,
+                    "seq": block.seq,
+                    "first_snapshot": block.first_snapshot,
+                    "snapshot_count": block.snapshot_count,
+                    "first_ms": block.first_ms,
+                    "last_ms": block.last_ms,
+                    "data": block.data,
+                }
+                for block in packed.blocks
+            ],
+        )
+    return table.series_count, table.point_count
+
+
+def to_read(series: Series | Row[Any] | ConnectionSeriesRow) -> SeriesRead:
     labels = dict(series.labels)
     if series.host:
         labels.setdefault("host", series.host)
@@ -107,12 +212,132 @@ def list_page(
     host: str | None,
     limit: int,
     offset: int,
+    connection: str | None = None,
 ) -> SeriesPage:
-    """The stored series of an incident, by name."""
-    rows, total = repository.list_page(
+    """The stored series of an incident, by name.
+
+    Per-connection series are listed for the :data:`LISTED_CONNECTIONS` busiest connections
+    only (after every other series), or, with ``connection``, for the connections whose
+    address contains it (and nothing else): a C10K capture holds 275 000 of them."""
+    total_connections = repository.conn_connection_count(
+        session, incident_id=incident_id, host=host
+    )
+    if connection:
+        endpoints = repository.search_endpoints(
+            session, incident_id=incident_id, text=connection, host=host, limit=LISTED_CONNECTIONS
+        )
+    else:
+        endpoints = repository.top_endpoints(
+            session, incident_id=incident_id, host=host, limit=LISTED_CONNECTIONS
+        )
+    virtual = _connection_rows(session, incident_id=incident_id, names=names, endpoints=endpoints)
+    listed = len({(e.table_id, e.idx) for e in endpoints})
+    if connection:
+        items = [to_read(r) for r in virtual[offset : offset + limit]]
+        return SeriesPage(
+            items=items,
+            total=len(virtual),
+            limit=limit,
+            offset=offset,
+            connections_total=total_connections,
+            connections_listed=listed,
+        )
+    rows, regular_total = repository.list_page(
         session, incident_id=incident_id, names=names, host=host, limit=limit, offset=offset
     )
-    return SeriesPage(items=[to_read(r) for r in rows], total=total, limit=limit, offset=offset)
+    start = max(0, offset - regular_total)
+    extra = virtual[start : start + limit - len(rows)]
+    return SeriesPage(
+        items=[to_read(r) for r in [*rows, *extra]],
+        total=regular_total + len(virtual),
+        limit=limit,
+        offset=offset,
+        connections_total=total_connections,
+        connections_listed=listed,
+    )
+
+
+def list_connections(
+    session: Session, *, incident_id: uuid.UUID, text: str | None, host: str | None, limit: int
+) -> ConnectionPage:
+    """The busiest connections, or those whose address contains ``text``."""
+    if text:
+        rows = repository.search_endpoints(
+            session, incident_id=incident_id, text=text, host=host, limit=limit
+        )
+    else:
+        rows = repository.top_endpoints(session, incident_id=incident_id, host=host, limit=limit)
+    return ConnectionPage(
+        items=[
+            ConnectionRead(
+                host=r.host,
+                local=r.local,
+                peer=r.peer,
+                first_ms=r.first_ms,
+                last_ms=r.last_ms,
+                volume=r.volume,
+                points=r.points,
+            )
+            for r in rows
+        ],
+        total=repository.conn_connection_count(session, incident_id=incident_id, host=host),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionSeriesRow:
+    """One connection's field, shaped like a series row (what :func:`to_read` reads)."""
+
+    id: int
+    artifact_id: uuid.UUID
+    name: str
+    labels: dict[str, str]
+    host: str | None
+    unit: str
+    point_count: int
+    first_ms: int
+    last_ms: int
+    min_value: float
+    max_value: float
+
+
+def _connection_rows(
+    session: Session,
+    *,
+    incident_id: uuid.UUID,
+    names: Sequence[str],
+    endpoints: Sequence[Any],
+) -> list[ConnectionSeriesRow]:
+    """The series of the given connections (all their fields, or those named), by name then
+    in the endpoints' order."""
+    if not endpoints:
+        return []
+    by_table: dict[int, list[Any]] = defaultdict(list)
+    for e in endpoints:
+        by_table[e.table_id].append(e)
+    rows = []
+    for f in repository.conn_fields(
+        session, incident_id=incident_id, names=names, table_ids=list(by_table)
+    ):
+        stats = connections.unpack_stats(f.stats)
+        for e in by_table[f.table_id]:
+            if e.idx < len(stats.points) and stats.points[e.idx] > 0:
+                rows.append(
+                    ConnectionSeriesRow(
+                        id=connections.connection_id(f.id, e.idx),
+                        artifact_id=f.artifact_id,
+                        name=f.name,
+                        labels={"local": e.local, "peer": e.peer},
+                        host=f.host,
+                        unit=f.unit,
+                        point_count=int(stats.points[e.idx]),
+                        first_ms=int(stats.first_ms[e.idx]),
+                        last_ms=int(stats.last_ms[e.idx]),
+                        min_value=float(stats.min[e.idx]),
+                        max_value=float(stats.max[e.idx]),
+                    )
+                )
+    return rows
 
 
 def timeline(
@@ -126,19 +351,35 @@ def timeline(
     to_ms: int | None,
     max_points: int,
 ) -> Timeline:
-    """Points of the chosen series in [from_ms, to_ms], at most ``max_points`` each, spikes kept."""
+    """Points of the chosen series in [from_ms, to_ms], at most ``max_points`` each, spikes kept.
+
+    Series named (not by id) include per-connection series of the busiest connections only,
+    as the listing does."""
+    regular_ids = [i for i in ids if not connections.is_connection_id(i)]
     chosen = repository.find(
-        session, incident_id=incident_id, ids=ids, names=names, host=host, limit=MAX_TIMELINE_SERIES
+        session,
+        incident_id=incident_id,
+        ids=regular_ids,
+        names=names,
+        host=host,
+        limit=MAX_TIMELINE_SERIES,
+    )
+    virtual = _chosen_connection_series(
+        session,
+        incident_id=incident_id,
+        ids=[i for i in ids if connections.is_connection_id(i)],
+        names=names,
+        host=host,
+        limit=MAX_TIMELINE_SERIES - len(chosen),
     )
     result = Timeline(from_ms=from_ms, to_ms=to_ms, max_points=max_points, series=[])
-    if not chosen:
-        return result
     # Per series and level: the overlapping chunks and how many points they hold.
     index: dict[int, dict[int, list[tuple[int, int]]]] = defaultdict(lambda: defaultdict(list))
-    for series_id, level, seq, count in repository.chunk_index(
-        session, series_ids=[s.id for s in chosen], from_ms=from_ms, to_ms=to_ms
-    ):
-        index[series_id][level].append((seq, count))
+    if chosen:
+        for series_id, level, seq, count in repository.chunk_index(
+            session, series_ids=[s.id for s in chosen], from_ms=from_ms, to_ms=to_ms
+        ):
+            index[series_id][level].append((seq, count))
     budget = max_points * READ_BUDGET_FACTOR
     fetched: list[tuple[SeriesRead, int, int, Sequence[Row[int, bytes]]]] = []
     for series in chosen:
@@ -149,14 +390,16 @@ def timeline(
         fetched.append(
             (to_read(series), level, raw_in_range, _fetch(session, series.id, level, seqs))
         )
+    blocks = _fetch_connection_blocks(session, virtual, from_ms=from_ms, to_ms=to_ms)
     # Every byte needed is read (in one snapshot): end the reading transaction, so that its
     # connection goes back to the pool before the CPU-bound decoding and downsampling, most
     # of a read's time on a busy machine. Held, ten timeline readers of a process left two
     # connections for everyone else: a share-token flood's lookups and a legitimate share
     # read queued for them (1-3 s in the load-and-kill bench).
     session.commit()
-    for read, level, raw_in_range, rows in fetched:
-        times, values = _decode(rows)
+    decoded = [(read, level, raw, *_decode(rows)) for read, level, raw, rows in fetched]
+    decoded.extend(_decode_connections(virtual, blocks))
+    for read, level, raw_in_range, times, values in decoded:
         if len(times):
             mask = np.ones(len(times), dtype=bool)
             if from_ms is not None:
@@ -177,6 +420,161 @@ def timeline(
             )
         )
     return result
+
+
+@dataclass(frozen=True, slots=True)
+class _ConnectionFetch:
+    """What reading the chosen series of one connection field needs."""
+
+    field_id: int
+    connection_count: int
+    times: codec.Times
+    reads: list[tuple[int, SeriesRead]]  # (connection index, series)
+
+
+def _chosen_connection_series(
+    session: Session,
+    *,
+    incident_id: uuid.UUID,
+    ids: Sequence[int],
+    names: Sequence[str],
+    host: str | None,
+    limit: int,
+) -> list[_ConnectionFetch]:
+    """Per-connection series asked for by id, or by name for the busiest connections."""
+    if limit <= 0:
+        return []
+    wanted: dict[int, set[int]] = defaultdict(set)
+    for series_id in ids:
+        field_id, idx = connections.split_connection_id(series_id)
+        wanted[field_id].add(idx)
+    rows: list[ConnectionSeriesRow] = []
+    if names:
+        top = repository.top_endpoints(
+            session, incident_id=incident_id, host=host, limit=LISTED_CONNECTIONS
+        )
+        rows = _connection_rows(session, incident_id=incident_id, names=names, endpoints=top)
+    if wanted:
+        fields = repository.conn_fields(
+            session, incident_id=incident_id, ids=list(wanted), host=host
+        )
+        endpoints = {
+            (e.table_id, e.idx): e
+            for e in repository.endpoints_of(session, table_ids={f.table_id for f in fields})
+        }
+        chosen = [
+            e
+            for f in fields
+            for idx in sorted(wanted[f.id])
+            if (e := endpoints.get((f.table_id, idx))) is not None
+        ]
+        by_id = {
+            r.id: r
+            for r in _connection_rows(session, incident_id=incident_id, names=[], endpoints=chosen)
+        }
+        rows.extend(by_id[i] for i in ids if i in by_id and i not in {r.id for r in rows})
+    rows = rows[:limit]
+    if not rows:
+        return []
+    fields_by_id = {
+        f.id: f
+        for f in repository.conn_fields(
+            session,
+            incident_id=incident_id,
+            ids={connections.split_connection_id(r.id)[0] for r in rows},
+        )
+    }
+    times = repository.conn_times(session, table_ids={f.table_id for f in fields_by_id.values()})
+    fetches: dict[int, _ConnectionFetch] = {}
+    for r in rows:
+        field_id, idx = connections.split_connection_id(r.id)
+        f = fields_by_id[field_id]
+        fetch = fetches.get(field_id)
+        if fetch is None:
+            fetch = _ConnectionFetch(
+                field_id,
+                f.connection_count,
+                connections.unpack_times(times[f.table_id]),
+                [],
+            )
+            fetches[field_id] = fetch
+        fetch.reads.append((idx, to_read(r)))
+    return list(fetches.values())
+
+
+def _fetch_connection_blocks(
+    session: Session,
+    fetches: Sequence[_ConnectionFetch],
+    *,
+    from_ms: int | None,
+    to_ms: int | None,
+) -> dict[int, list[tuple[int, int, bytes]]]:
+    blocks: dict[int, list[tuple[int, int, bytes]]] = defaultdict(list)
+    if fetches:
+        for field_id, first, count, data in repository.conn_blocks(
+            session, field_ids=[f.field_id for f in fetches], from_ms=from_ms, to_ms=to_ms
+        ):
+            blocks[field_id].append((first, count, data))
+    return blocks
+
+
+def _decode_connections(
+    fetches: Sequence[_ConnectionFetch], blocks: dict[int, list[tuple[int, int, bytes]]]
+) -> list[tuple[SeriesRead, int, int, codec.Times, codec.Values]]:
+    out = []
+    for fetch in fetches:
+        parts: dict[int, list[tuple[codec.Times, codec.Values]]] = defaultdict(list)
+        for first, count, data in blocks.get(fetch.field_id, []):
+            matrix = connections.decode_matrix(data, fetch.connection_count, count)
+            block_times = fetch.times[first : first + count]
+            for idx, _ in fetch.reads:
+                row = matrix[idx]
+                present = ~np.isnan(row)
+                parts[idx].append((block_times[present], row[present]))
+        for idx, read in fetch.reads:
+            got = parts.get(idx, [])
+            times = np.concatenate([p[0] for p in got]) if got else np.empty(0, np.int64)
+            values = np.concatenate([p[1] for p in got]) if got else np.empty(0, np.float64)
+            out.append((read, 0, len(times), times, values))
+    return out
+
+
+def connection_series(
+    session: Session, *, incident_id: uuid.UUID, names: Sequence[str], host: str | None
+) -> Iterator[tuple[Any, dict[str, str], codec.Times, codec.Values]]:
+    """(field row, labels, times, values) of every connection's series of the named fields
+    (``prefix*`` allowed), time-ordered, connections without a point skipped."""
+    fields = repository.conn_fields(session, incident_id=incident_id, names=names, host=host)
+    if not fields:
+        return
+    table_ids = {f.table_id for f in fields}
+    times_by_table = {
+        table_id: connections.unpack_times(data)
+        for table_id, data in repository.conn_times(session, table_ids=table_ids).items()
+    }
+    endpoints: dict[int, dict[int, tuple[str, str]]] = defaultdict(dict)
+    for e in repository.endpoints_of(session, table_ids=table_ids):
+        endpoints[e.table_id][e.idx] = (e.local, e.peer)
+    blocks = repository.conn_blocks(
+        session, field_ids=[f.id for f in fields], from_ms=None, to_ms=None
+    )
+    by_field: dict[int, list[tuple[int, int, bytes]]] = defaultdict(list)
+    for field_id, first, count, data in blocks:
+        by_field[field_id].append((first, count, data))
+    for f in fields:
+        all_times = times_by_table[f.table_id]
+        parts = [
+            connections.decode_matrix(data, f.connection_count, count)
+            for _, count, data in by_field.get(f.id, [])
+        ]
+        if not parts:
+            continue
+        matrix = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+        for idx, (local, peer) in sorted(endpoints[f.table_id].items()):
+            row = matrix[idx]
+            present = ~np.isnan(row)
+            if present.any():
+                yield f, {"local": local, "peer": peer}, all_times[present], row[present]
 
 
 def _fetch(

@@ -13,6 +13,7 @@ from rootline.annotations.models import Annotation
 from rootline.artifacts.models import Artifact
 from rootline.events.models import Event
 from rootline.facts.models import Fact
+from rootline.series import repository as series_repository
 from rootline.series.models import Series
 from rootline.shares.models import Share
 from rootline.shares.redaction import Known
@@ -62,4 +63,7 @@ def known_names(session: Session, incident_id: uuid.UUID) -> Known:
     ):
         known.add_host(host)
         known.add_labels(labels or {})
+    for host, local, peer in series_repository.endpoint_addresses(session, incident_id=incident_id):
+        known.add_host(host)
+        known.add_labels({"local": local, "peer": peer})
     return known
