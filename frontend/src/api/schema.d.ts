@@ -471,6 +471,28 @@ export interface paths {
         patch: operations["review_finding_api_incidents__incident_id__checklist__finding_id__patch"];
         trace?: never;
     };
+    "/api/incidents/{incident_id}/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Connections
+         * @description TCP connections with per-connection series, busiest first (peak bytes acked,
+         *     received or sent); `q` finds any of them by address. Their series:
+         *     `/series?connection=<peer>`.
+         */
+        get: operations["list_connections_api_incidents__incident_id__connections_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/incidents/{incident_id}/events": {
         parameters: {
             query?: never;
@@ -658,6 +680,10 @@ export interface paths {
         /**
          * List Series
          * @description Stored series with unit, labels, point count, first/last time and min/max value.
+         *
+         *     Per-connection series (`tcp.conn.*`) are listed for the 50 busiest connections (peak
+         *     bytes acked, received or sent), after the other series; `connection=` finds any other
+         *     one by address. `connections_total` says how many there are.
          */
         get: operations["list_series_api_incidents__incident_id__series_get"];
         put?: never;
@@ -899,6 +925,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/shared/{token}/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Connections
+         * @description TCP connections with per-connection series, busiest first (peak bytes acked,
+         *     received or sent); `q` finds any of them by address. Their series:
+         *     `/series?connection=<peer>`.
+         */
+        get: operations["list_connections_api_shared__token__connections_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/shared/{token}/events": {
         parameters: {
             query?: never;
@@ -1013,6 +1061,10 @@ export interface paths {
         /**
          * List Series
          * @description Stored series with unit, labels, point count, first/last time and min/max value.
+         *
+         *     Per-connection series (`tcp.conn.*`) are listed for the 50 busiest connections (peak
+         *     bytes acked, received or sent), after the other series; `connection=` finds any other
+         *     one by address. `connections_total` says how many there are.
          */
         get: operations["list_series_api_shared__token__series_get"];
         put?: never;
@@ -1509,6 +1561,45 @@ export interface components {
             rows: components["schemas"]["CompareRow"][];
             /** Rules Version */
             rules_version: string;
+        };
+        /** ConnectionPage */
+        ConnectionPage: {
+            /** Items */
+            items: components["schemas"]["ConnectionRead"][];
+            /**
+             * Total
+             * @description Connections of the incident (of `host` when given).
+             */
+            total: number;
+        };
+        /** ConnectionRead */
+        ConnectionRead: {
+            /** First Ms */
+            first_ms: number;
+            /** Host */
+            host: string | null;
+            /** Last Ms */
+            last_ms: number;
+            /**
+             * Local
+             * @description Local address:port.
+             */
+            local: string;
+            /**
+             * Peer
+             * @description Peer address:port.
+             */
+            peer: string;
+            /**
+             * Points
+             * @description Points over all its per-connection series.
+             */
+            points: number;
+            /**
+             * Volume
+             * @description Peak bytes acked, received or sent (0 when unknown).
+             */
+            volume: number;
         };
         /** DiagnosticRead */
         DiagnosticRead: {
@@ -2091,6 +2182,18 @@ export interface components {
         };
         /** SeriesPage */
         SeriesPage: {
+            /**
+             * Connections Listed
+             * @description Connections whose series this listing holds: the busiest ones, or those matching `connection`.
+             * @default 0
+             */
+            connections_listed: number;
+            /**
+             * Connections Total
+             * @description TCP connections with per-connection series (`tcp.conn.*`).
+             * @default 0
+             */
+            connections_total: number;
             /** Items */
             items: components["schemas"]["SeriesRead"][];
             /** Limit */
@@ -3582,6 +3685,42 @@ export interface operations {
             };
         };
     };
+    list_connections_api_incidents__incident_id__connections_get: {
+        parameters: {
+            query?: {
+                /** @description Text the local or peer address:port contains. */
+                q?: string | null;
+                host?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                incident_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionPage"];
+                };
+            };
+            /** @description The request is not valid; each problem names its field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
+            };
+        };
+    };
     list_events_api_incidents__incident_id__events_get: {
         parameters: {
             query?: {
@@ -3959,6 +4098,8 @@ export interface operations {
                 /** @description Names to match; `prefix*` matches a prefix. */
                 name?: string[] | null;
                 host?: string | null;
+                /** @description Only the per-connection series of connections whose local or peer address contains this (e.g. `10.0.3.7` or `:5005`). */
+                connection?: string | null;
                 limit?: number;
                 /** @description Items to skip. */
                 offset?: number;
@@ -4384,6 +4525,43 @@ export interface operations {
             };
         };
     };
+    list_connections_api_shared__token__connections_get: {
+        parameters: {
+            query?: {
+                /** @description Text the local or peer address:port contains. */
+                q?: string | null;
+                host?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The share token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionPage"];
+                };
+            };
+            /** @description The request is not valid; each problem names its field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequest"];
+                };
+            };
+        };
+    };
     list_events_api_shared__token__events_get: {
         parameters: {
             query?: {
@@ -4568,6 +4746,8 @@ export interface operations {
                 /** @description Names to match; `prefix*` matches a prefix. */
                 name?: string[] | null;
                 host?: string | null;
+                /** @description Only the per-connection series of connections whose local or peer address contains this (e.g. `10.0.3.7` or `:5005`). */
+                connection?: string | null;
                 limit?: number;
                 /** @description Items to skip. */
                 offset?: number;

@@ -1,6 +1,12 @@
-/** "Add a series": search the stored series names, add one (or a `prefix*`) as its own lane. */
+/**
+ * "Add a series": search the stored series names, add one (or a `prefix*`) as its own lane;
+ * or type an address (`10.0.3.7`, `:5005`) to find any TCP connection, however quiet, and draw
+ * it in the connection lanes beside the busiest ones.
+ */
 import { useId, useMemo, useState } from "react";
 import type { KeyboardEvent } from "react";
+import { useConnectionSearch } from "./data";
+import type { ConnectionRead } from "./data";
 import { displayUnit } from "./format";
 import { searchNames } from "./lanes";
 import type { NameCount } from "./lanes";
@@ -8,14 +14,35 @@ import type { NameCount } from "./lanes";
 interface Props {
   names: readonly NameCount[];
   onAdd: (pattern: string) => void;
+  /** Where connections are searched (the incident's or share's API base). */
+  apiBase?: string;
+  onPin?: (connection: ConnectionRead) => void;
 }
 
-export function SeriesPicker({ names, onAdd }: Props) {
+type Hit = { kind: "name"; name: string; unit: string; count: number } | { kind: "connection"; connection: ConnectionRead };
+
+export function SeriesPicker({ names, onAdd, apiBase = "", onPin }: Props) {
   const [query, setQuery] = useState("");
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(0);
   const listId = useId();
-  const hits = useMemo(() => (query.trim() ? searchNames(names, query, 30) : []), [names, query]);
+  const connections = useConnectionSearch(apiBase, onPin ? query : "");
+  const hits = useMemo<Hit[]>(() => {
+    const byName: Hit[] = query.trim() ? searchNames(names, query, 30).map((n) => ({ kind: "name", ...n })) : [];
+    const byAddress: Hit[] = (connections.data ?? []).map((c) => ({ kind: "connection", connection: c }));
+    return [...byAddress, ...byName];
+  }, [names, query, connections.data]);
+
+  const choose = (hit: Hit | undefined, typed: string) => {
+    if (hit?.kind === "connection") {
+      onPin?.(hit.connection);
+      setQuery("");
+      setOpen(false);
+      setActive(0);
+    } else {
+      add(typed.endsWith("*") ? typed : hit?.name ?? typed);
+    }
+  };
 
   const add = (pattern: string) => {
     if (!pattern) return;
@@ -34,8 +61,7 @@ export function SeriesPicker({ names, onAdd }: Props) {
       setActive((a) => Math.max(0, a - 1));
     } else if (e.key === "Enter") {
       e.preventDefault();
-      const q = query.trim();
-      add(q.endsWith("*") ? q : hits[active]?.name ?? q);
+      choose(hits[active], query.trim());
     } else if (e.key === "Escape") {
       setOpen(false);
     }
@@ -51,7 +77,7 @@ export function SeriesPicker({ names, onAdd }: Props) {
         aria-controls={listId}
         aria-autocomplete="list"
         aria-activedescendant={open && hits[active] ? `${listId}-${active}` : undefined}
-        placeholder="Add a series (name or prefix*)"
+        placeholder={onPin ? "Add a series (name, prefix*) or find a connection (address)" : "Add a series (name or prefix*)"}
         value={query}
         onChange={(e) => {
           setQuery(e.target.value);
@@ -66,20 +92,33 @@ export function SeriesPicker({ names, onAdd }: Props) {
         <ul className="tl-picker__list" role="listbox" id={listId} aria-label="Matching series">
           {hits.map((h, i) => (
             <li
-              key={h.name}
+              key={h.kind === "name" ? h.name : `c:${h.connection.host ?? ""}|${h.connection.local}|${h.connection.peer}`}
               id={`${listId}-${i}`}
               role="option"
               aria-selected={i === active}
               className={i === active ? "tl-picker__active" : undefined}
               onMouseDown={(e) => {
                 e.preventDefault();
-                add(h.name);
+                choose(h, query.trim());
               }}
             >
-              <span className="tl-picker__name">{h.name}</span>
-              <span className="tl-picker__meta">
-                {displayUnit(h.unit) || "–"} · {h.count} series
-              </span>
+              {h.kind === "name" ? (
+                <>
+                  <span className="tl-picker__name">{h.name}</span>
+                  <span className="tl-picker__meta">
+                    {displayUnit(h.unit) || "–"} · {h.count} series
+                  </span>
+                </>
+              ) : (
+                <>
+                  <span className="tl-picker__name">
+                    {h.connection.local} ⇄ {h.connection.peer}
+                  </span>
+                  <span className="tl-picker__meta">
+                    connection{h.connection.host ? ` on ${h.connection.host}` : ""} · draw in the connection lanes
+                  </span>
+                </>
+              )}
             </li>
           ))}
         </ul>

@@ -19,11 +19,21 @@ import { Lane, PLOT_HEIGHT, PLOT_LEFT, PLOT_RIGHT, PLOT_TOP, plotWidthOf } from 
 import type { TimeTick } from "./Lane";
 import { MARKER_COLORS, MarkerOverlay, MarkerStrip } from "./Markers";
 import { SeriesPicker } from "./SeriesPicker";
-import { createCursorStore, linePoints, timelineQuery, useEvents, useSeriesList, useTimelineBatches } from "./data";
+import {
+  createCursorStore,
+  linePoints,
+  mergeSeries,
+  timelineQuery,
+  useConnectionCount,
+  useEvents,
+  usePinnedSeries,
+  useSeriesList,
+  useTimelineBatches,
+} from "./data";
 import type { Batch, LinePoints } from "./data";
 import { stripMarkers } from "./events";
 import { formatFull, formatTick, tickStep, timeTicks, zoneLabel } from "./format";
-import { batchIds, highlightMatches, hostsOf, planLanes, seriesNames } from "./lanes";
+import { batchIds, highlightMatches, hostsOf, pinKey, planLanes, seriesNames } from "./lanes";
 import type { LanePlan, Plan } from "./lanes";
 import { formatLayout, LAYOUT_PARAM, moveLane, orderLanes, parseLayout, patchLane } from "./layout";
 import type { LaneLayout, Layout } from "./layout";
@@ -116,7 +126,16 @@ export default function Timeline(props: TimelineProps) {
   // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed by content, not identity
   const hl = useMemo(() => highlight, [highlightKey]);
   const list = useSeriesList(apiBase);
-  const bounds = useMemo(() => incidentWindow ?? extentOf(list.data), [incidentWindow, list.data]);
+  // Connections drawn beside the busiest ones: picked by address, and the evidence's own.
+  const [picked, setPicked] = useState<string[]>([]);
+  const evidencePin =
+    hl?.series?.startsWith("tcp.conn.") && hl.labels.local && hl.labels.peer ? pinKey({ local: hl.labels.local, peer: hl.labels.peer }) : null;
+  const pins = useMemo(() => [...new Set([...picked, ...(evidencePin ? [evidencePin] : [])])], [picked, evidencePin]);
+  const pinSet = useMemo(() => new Set(pins), [pins]);
+  const pinnedSeries = usePinnedSeries(apiBase, pins);
+  const listData = useMemo(() => mergeSeries(list.data, pinnedSeries), [list.data, pinnedSeries]);
+  const connectionsTotal = useConnectionCount(apiBase).data ?? 0;
+  const bounds = useMemo(() => incidentWindow ?? extentOf(listData), [incidentWindow, listData]);
   const visible = useMemo<TimeRange | null>(
     () => (range ? { from: range.from, to: range.to } : bounds),
     // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed by the range's numbers, not the objects' identity
@@ -124,17 +143,17 @@ export default function Timeline(props: TimelineProps) {
   );
 
   const plan = useMemo(
-    () => planLanes(list.data ?? [], { host, range: visible, added, highlight: hl, allZeros }),
-    [list.data, host, visible, added, hl, allZeros],
+    () => planLanes(listData ?? [], { host, range: visible, added, highlight: hl, allZeros, pinned: pinSet, connectionsTotal }),
+    [listData, host, visible, added, hl, allZeros, pinSet, connectionsTotal],
   );
-  const hosts = useMemo(() => hostsOf(list.data ?? []), [list.data]);
-  const names = useMemo(() => seriesNames(list.data ?? []), [list.data]);
+  const hosts = useMemo(() => hostsOf(listData ?? []), [listData]);
+  const names = useMemo(() => seriesNames(listData ?? []), [listData]);
 
   // Requests: the fixed lanes together, each added lane apart (adding one refetches nothing else).
   const maxPoints = maxPointsFor(plotWidth);
   const batches = useMemo<Batch[]>(
-    () => (!width || !list.data ? [] : batchesFor(plan, visible, maxPoints)),
-    [plan, visible, maxPoints, width, list.data],
+    () => (!width || !listData ? [] : batchesFor(plan, visible, maxPoints)),
+    [plan, visible, maxPoints, width, listData],
   );
   const results = useTimelineBatches(apiBase, batches);
 
@@ -165,7 +184,7 @@ export default function Timeline(props: TimelineProps) {
   const statusOf = (lane: LanePlan): LaneStatus =>
     laneStatus({
       listError: list.isError ? list.error.message : null,
-      listReady: !!list.data,
+      listReady: !!listData,
       width,
       lines: lane.lines.length,
       requests: (laneBatches.get(lane.key) ?? []).map((i) => results[i]),
@@ -225,7 +244,7 @@ export default function Timeline(props: TimelineProps) {
     el?.scrollIntoView?.({ block: "nearest", behavior: "smooth" });
     // Only when the evidence changes, not on every zoom.
     // eslint-disable-next-line react-hooks/exhaustive-deps -- only when the evidence changes, not on every zoom
-  }, [highlightTarget, !!list.data]);
+  }, [highlightTarget, !!listData]);
 
   // ---- actions ----
   // On a range change the points for the new range are asked for at once, while the page
@@ -233,11 +252,11 @@ export default function Timeline(props: TimelineProps) {
   const queryClient = useQueryClient();
   const prefetch = useCallback(
     (next: TimeRange | null) => {
-      if (!width || !list.data || !next) return;
-      const nextPlan = planLanes(list.data, { host, range: next, added, highlight: hl, allZeros });
+      if (!width || !listData || !next) return;
+      const nextPlan = planLanes(listData, { host, range: next, added, highlight: hl, allZeros, pinned: pinSet, connectionsTotal });
       for (const b of batchesFor(nextPlan, next, maxPoints)) void queryClient.prefetchQuery(timelineQuery(apiBase, b));
     },
-    [width, list.data, host, added, hl, allZeros, maxPoints, queryClient, apiBase],
+    [width, listData, host, added, hl, allZeros, pinSet, connectionsTotal, maxPoints, queryClient, apiBase],
   );
   const setRange = useCallback(
     (next: TimeRange | null) => {
@@ -382,7 +401,15 @@ export default function Timeline(props: TimelineProps) {
               {host && !hosts.includes(host) && <option value={host}>{host}</option>}
             </select>
           </label>
-          <SeriesPicker names={names} onAdd={(p) => setAdded((a) => (a.includes(p) ? a : [...a, p]))} />
+          <SeriesPicker
+            names={names}
+            apiBase={apiBase}
+            onAdd={(p) => setAdded((a) => (a.includes(p) ? a : [...a, p]))}
+            onPin={(c) => {
+              const key = pinKey(c);
+              setPicked((p) => (p.includes(key) ? p : [...p, key]));
+            }}
+          />
         </div>
       </div>
       <div className="tl-status" aria-live="polite">

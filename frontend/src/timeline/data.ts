@@ -1,5 +1,6 @@
 /** Fetching for the timeline (react-query) and shaping API answers into chart rows. */
 import { keepPreviousData, useQueries, useQuery } from "@tanstack/react-query";
+import { useMemo } from "react";
 import type { Schemas } from "../api/client";
 import { readGet } from "../api/reads";
 import type { LinePlan } from "./lanes";
@@ -23,6 +24,65 @@ export function useSeriesList(apiBase: string) {
       return first.items.concat(...pages.map((p) => p.items));
     },
   });
+}
+
+export type ConnectionRead = Schemas["ConnectionRead"];
+
+/** How many connections the incident holds (its listing shows only the busiest ones' series). */
+export function useConnectionCount(apiBase: string) {
+  return useQuery({
+    queryKey: [apiBase, "connections", "total"],
+    staleTime: 60_000,
+    queryFn: ({ signal }) => readGet(apiBase, "/connections", { query: { limit: 1 }, signal }).then((p) => p.total),
+  });
+}
+
+/** Connections whose address contains `text` (the picker), busiest first; off for short text. */
+export function useConnectionSearch(apiBase: string, text: string) {
+  const q = text.trim();
+  return useQuery({
+    queryKey: [apiBase, "connections", "search", q],
+    enabled: looksLikeAddress(q),
+    staleTime: 60_000,
+    queryFn: ({ signal }) => readGet(apiBase, "/connections", { query: { q, limit: 8 }, signal }).then((p) => p.items),
+  });
+}
+
+/** Whether picker text may name a connection: a digit and a dot or colon (`10.0.3`, `:5005`). */
+export function looksLikeAddress(text: string): boolean {
+  return /\d/.test(text) && /[.:]/.test(text) && !text.includes("*");
+}
+
+/**
+ * The series of picked connections (by `local|peer`), which the listing of the busiest
+ * connections may not hold; merged into the series list by id.
+ */
+export function usePinnedSeries(apiBase: string, pins: readonly string[]): SeriesMeta[] {
+  const results = useQueries({
+    queries: pins.map((pin) => {
+      const [local = "", peer = ""] = pin.split("|");
+      return {
+        queryKey: [apiBase, "series", "connection", pin],
+        staleTime: 60_000,
+        queryFn: ({ signal }: { signal: AbortSignal }) =>
+          readGet(apiBase, "/series", { query: { connection: peer, limit: 5000 }, signal }).then((p) =>
+            p.items.filter((s) => s.labels.local === local && s.labels.peer === peer),
+          ),
+      };
+    }),
+  });
+  const parts = results.map((r) => r.data);
+  const key = parts.map((p) => p?.length ?? -1).join(",");
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed by what arrived, not the results array's identity
+  return useMemo(() => parts.flatMap((p) => p ?? []), [key, pins.join(",")]);
+}
+
+/** `base` with the series of `extra` it does not hold yet (by id). */
+export function mergeSeries(base: SeriesMeta[] | undefined, extra: readonly SeriesMeta[]): SeriesMeta[] | undefined {
+  if (!base || !extra.length) return base;
+  const ids = new Set(base.map((s) => s.id));
+  const more = extra.filter((s) => !ids.has(s.id));
+  return more.length ? base.concat(more) : base;
 }
 
 export interface Batch {

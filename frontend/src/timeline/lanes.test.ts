@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cursorTimes, gapThreshold, largestPoints, linePath, mergeLinePoints, nearestIndex, valueAt, yScale } from "./data";
-import { batchIds, hostsOf, isAppErrorSeries, LANES, planLanes, searchNames, seriesNames, topConnections } from "./lanes";
+import { batchIds, hostsOf, isAppErrorSeries, LANES, pinKey, planLanes, searchNames, seriesNames, topConnections } from "./lanes";
 import type { SeriesMeta } from "./types";
 
 let nextId = 1;
@@ -175,6 +175,25 @@ describe("top connections", () => {
     expect(cwnd.lines).toHaveLength(2);
     expect(cwnd.note).toBe("top 2 of 4 connections by bytes acked");
     expect(cwnd.lines.map((l) => l.label)).toEqual(["10.0.0.2:4 → 10.0.0.1:80 @cli", "10.0.0.1:80 → 10.0.0.2:2 @srv"]);
+  });
+
+  it("draws a picked connection beside the busiest ones and counts the server's total", () => {
+    const plan = planLanes(list, {
+      ...base,
+      topConnections: 1,
+      pinned: new Set([pinKey({ local: "10.0.0.1:80", peer: "10.0.0.2:1" })]),
+      connectionsTotal: 7000,
+    });
+    const cwnd = plan.lanes.find((l) => l.key === "conn_cwnd")!;
+    expect(cwnd.lines.map((l) => l.label)).toEqual(["10.0.0.2:4 → 10.0.0.1:80 @cli", "10.0.0.1:80 → 10.0.0.2:1 @srv"]);
+    expect(cwnd.note).toBe("top 1 of 7,000 connections by bytes acked + 1 picked");
+    expect(plan.connections).toEqual({ shown: 2, total: 7000 });
+  });
+
+  it("pins nothing that is not listed", () => {
+    const top = topConnections(list, 1, null, new Set(["10.9.9.9:1|10.9.9.9:2"]));
+    expect(top.keys.size).toBe(1);
+    expect(top.pinned).toBe(0);
   });
 });
 

@@ -291,7 +291,8 @@ export function topConnections(
   series: readonly SeriesMeta[],
   n: number,
   range: TimeRange | null,
-): { keys: Set<string>; total: number } {
+  pinned: ReadonlySet<string> = new Set(),
+): { keys: Set<string>; total: number; pinned: number } {
   const ranks = new Map<string, { key: string; score: number; points: number }>();
   for (const s of series) {
     if (!isConnectionSeries(s) || !overlaps(s.first_ms, s.last_ms, range)) continue;
@@ -306,7 +307,25 @@ export function topConnections(
   }
   const list = [...ranks.values()];
   list.sort((a, b) => b.score - a.score || b.points - a.points || a.key.localeCompare(b.key));
-  return { keys: new Set(list.slice(0, n).map((r) => r.key)), total: list.length };
+  const keys = new Set(list.slice(0, n).map((r) => r.key));
+  let added = 0;
+  for (const r of list) {
+    if (!keys.has(r.key) && pinned.has(pairOf(r.key))) {
+      keys.add(r.key);
+      added += 1;
+    }
+  }
+  return { keys, total: list.length, pinned: added };
+}
+
+/** `local|peer` of a connection key (`host|local|peer`): how a picked connection is named. */
+function pairOf(key: string): string {
+  return key.slice(key.indexOf("|") + 1);
+}
+
+/** The name a picked (pinned) connection is kept under: `local|peer`. */
+export function pinKey(c: { local: string; peer: string }): string {
+  return `${c.local}|${c.peer}`;
 }
 
 // ---- lines ----
@@ -516,6 +535,10 @@ export interface PlanOptions {
   added: readonly string[];
   highlight: SeriesHighlight | null;
   topConnections?: number;
+  /** Connections drawn beside the busiest ones (`pinKey`): picked by address, or evidence. */
+  pinned?: ReadonlySet<string>;
+  /** Connections the incident holds (the server lists only the busiest ones' series). */
+  connectionsTotal?: number;
   /** Lanes whose flat-zero lines are all drawn (unfolded by the user). */
   allZeros?: ReadonlySet<string>;
 }
@@ -531,8 +554,11 @@ export interface Plan {
 export function planLanes(all: readonly SeriesMeta[], options: PlanOptions): Plan {
   const n = options.topConnections ?? TOP_CONNECTIONS;
   const series = options.host ? all.filter((s) => s.labels.host === options.host) : all;
-  const top = topConnections(series, n, options.range);
-  const connNote = top.total > top.keys.size ? `top ${top.keys.size} of ${top.total} connections by bytes acked` : null;
+  const top = topConnections(series, n, options.range, options.pinned);
+  const total = Math.max(top.total, options.connectionsTotal ?? 0);
+  const busiest = top.keys.size - top.pinned;
+  const picked = top.pinned ? ` + ${top.pinned} picked` : "";
+  const connNote = total > top.keys.size ? `top ${busiest} of ${total.toLocaleString("en-US")} connections by bytes acked${picked}` : null;
 
   const buckets = new Map<string, SeriesMeta[]>(LANES.map((d) => [d.key, []]));
   const laneByName = new Map<string, string | null>();
@@ -602,7 +628,7 @@ export function planLanes(all: readonly SeriesMeta[], options: PlanOptions): Pla
       highlightLane = extra.key;
     }
   }
-  return { lanes, highlightLane, connections: { shown: top.keys.size, total: top.total } };
+  return { lanes, highlightLane, connections: { shown: top.keys.size, total } };
 }
 
 /** Distinct hosts, sorted. */
