@@ -43,7 +43,9 @@ class DatabaseIncidentData:
     def _load_series(self, name: str, host: str | None) -> list[SeriesView]:
         views = self._load_rows(name, host)
         views.extend(self._load_connections(name, host))
-        return views
+        # The order ``rootline analyze`` gives them (MemoryIncidentData): by content, so a tie
+        # between two connections resolves the same way online and offline.
+        return sorted(views, key=lambda v: (v.name, v.host or "", sorted(v.labels.items())))
 
     def _load_connections(self, name: str, host: str | None) -> list[SeriesView]:
         """Per-connection series, from the connection tables (every connection)."""
