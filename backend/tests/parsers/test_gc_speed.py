@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from rootline.parsers import gc_unified
-from rootline.parsers.base import ParseContext
+from rootline.parsers import gc_legacy, gc_unified
+from rootline.parsers.base import ParseContext, ParseResult
 from rootline.parsers.gc_common import line_shapes
 from tests.conftest import FIXTURES_DIR
-from tests.parsers.gc_helpers import UNIFIED_CORPUS
+from tests.parsers.gc_helpers import LEGACY_CORPUS, UNIFIED_CORPUS
 
 UNIFIED_FILES = [*UNIFIED_CORPUS, *sorted((FIXTURES_DIR / "gc_unified").glob("*.log"))]
 # A counted repetition ({0,60}) is not a digit the rule names.
@@ -70,3 +70,43 @@ def test_common_decorations_read_as_the_token_loop_reads_them(path: Path) -> Non
 def test_common_decorations_across_dates_zones_and_odd_tokens(line: str) -> None:
     for context in (ParseContext(), ParseContext.for_zone("Europe/Berlin")):
         assert gc_unified.decorations(line, context) == gc_unified.token_decorations(line, context)
+
+
+def _legacy_read(text: str, runs: bool) -> tuple[object, ...]:
+    result = ParseResult(kind=gc_legacy.KIND)
+    reader = gc_legacy._Reader(ParseContext(), result)
+    (reader._read_runs if runs else reader._read_lines)(text)
+    log = reader.log
+    return (log.pauses, log.concurrents, log.first, log.last, result.diagnostics)
+
+
+@pytest.mark.parametrize(
+    "path", [*LEGACY_CORPUS, *sorted((FIXTURES_DIR / "gc_legacy").glob("*"))], ids=lambda p: p.name
+)
+def test_legacy_runs_of_indented_lines_read_as_line_by_line(path: Path) -> None:
+    text = path.read_text(errors="replace")
+    if not gc_legacy._Reader._indented_all_known(text):
+        pytest.skip("an indented line is unknown: the line-by-line reading runs")
+    assert _legacy_read(text, runs=True) == _legacy_read(text, runs=False)
+    crlf = text.replace("\n", "\r\n")
+    assert _legacy_read(crlf, runs=True) == _legacy_read(crlf, runs=False)
+
+
+def test_legacy_record_open_across_indented_lines_and_a_cms_line_in_a_run() -> None:
+    text = (
+        "  [Eden: 1.0K(2.0K)->0.0B(2.0K) Survivors: 0.0B->0.0B Heap: 3.0K(8.0K)->1.0K(8.0K)]\n"
+        "2024-01-01T00:00:00.000+0000: 1.000: [GC pause (G1 Evacuation Pause) (young)\n"
+        "   [Parallel Time: 4.9 ms, GC Workers: 2]\n"
+        ", 0.0071813 secs]\n"
+        "   [Eden: 7168.0K(7168.0K)->0.0B(4096.0K) Survivors: 0.0B->1024.0K"
+        " Heap: 7168.0K(32768.0K)->6664.5K(32768.0K)]\n"
+        "   [Other: 2.7 ms]\n"
+        " CMS: abort preclean due to time 2.5: [CMS-concurrent-abortable-preclean: 0.1/0.2 secs]\n"
+        "2024-01-01T00:00:03.000+0000: 3.000: [Full GC (Allocation Failure)  10K->5K(20K), 0.5 secs]"
+    )
+    assert gc_legacy._Reader._indented_all_known(text)
+    runs, lines = _legacy_read(text, runs=True), _legacy_read(text, runs=False)
+    assert runs == lines
+    pauses = runs[0]
+    assert isinstance(pauses, list) and len(pauses) == 2
+    assert pauses[0].heap_after_kb == 6664.5 and len(runs[1]) == 1  # type: ignore[union-attr]
