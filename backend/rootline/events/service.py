@@ -30,7 +30,7 @@ def store(
     """Write the events of one artifact; returns how many."""
     repository.insert_many(
         session,
-        [
+        (
             {
                 "incident_id": incident_id,
                 "artifact_id": artifact_id,
@@ -42,7 +42,7 @@ def store(
                 "labels": e.labels,
             }
             for e in events
-        ],
+        ),
     )
     return len(events)
 

@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import re
 
-from rootline.parsers.base import ParseContext, ParseResult
+from rootline.parsers.base import ParseContext, ParseResult, iter_lines
 from rootline.parsers.gc_common import (
     DATESTAMP,
     Clock,
@@ -68,6 +68,7 @@ from rootline.parsers.gc_common import (
     Pause,
     build_result,
     datestamp_ms,
+    line_shapes,
     number,
     size_kb,
     unified_line_share,
@@ -165,6 +166,10 @@ NAME_COLLECTORS = (
     ("GC remark", "g1"),
     ("GC cleanup", "g1"),
 )
+# The end of a run of indented lines: a line break before a line that is not indented.
+RUN_END = re.compile(r"\n(?![ \t])")
+# What an indented line outside a record is read for.
+RUN_MARKERS = ("[Eden:", "[CMS-concurrent-")
 # Lines that may sit inside a multi-line record without belonging to it.
 INTERLEAVED_NOISE = ("- age", "Desired survivor", "G1Ergonomics")
 # A PrintHeapAtGC block, also printed inside a CMS remark around its scavenge
@@ -292,21 +297,78 @@ class _Reader:
     def read(self, text: str) -> None:
         # Most lines of a detailed log are indented detail under a record line: while no
         # record is open they matter only for G1's heap line and CMS's abort-preclean note.
+        if self._indented_all_known(text):
+            self._read_runs(text)
+        else:
+            self._read_lines(text)
+        if self.record_parts:
+            self._close_unbalanced("the log ends inside it")
+
+    @staticmethod
+    def _indented_all_known(text: str) -> bool:
+        """Whether no indented line can be a diagnostic, told from the lines' shapes (digits as
+        0; INDENTED_KNOWN names no digit)."""
+        return all(
+            INDENTED_KNOWN.match(shape) or not shape.strip()
+            for shape in line_shapes(text)
+            if shape.startswith((" ", "\t"))
+        )
+
+    def _read_lines(self, text: str) -> None:
         line_by_line = self._line
         pending = False
-        for line_no, line in enumerate(text.split("\n"), 1):
+        for line_no, line in enumerate(iter_lines(text), 1):
             if not pending and line.startswith((" ", "\t")):
-                if "[Eden:" in line:
-                    self._g1_heap(line)
-                elif "[CMS-concurrent-" in line:
-                    line_by_line(line_no, line)
-                elif not self.in_summary and not INDENTED_KNOWN.match(line) and line.strip():
-                    self.result.diagnose(line_no, f"unrecognised GC log line: {line[:120]!r}")
+                self._indented_detail(line_no, line)
                 continue
             line_by_line(line_no, line)
             pending = bool(self.record_parts)
-        if self.record_parts:
-            self._close_unbalanced("the log ends inside it")
+
+    def _indented_detail(self, line_no: int, line: str) -> None:
+        """An indented line while no record is open."""
+        if "[Eden:" in line:
+            self._g1_heap(line)
+        elif "[CMS-concurrent-" in line:
+            self._line(line_no, line)
+        elif not self.in_summary and not INDENTED_KNOWN.match(line) and line.strip():
+            self.result.diagnose(line_no, f"unrecognised GC log line: {line[:120]!r}")
+
+    def _read_runs(self, text: str) -> None:
+        """:meth:`_read_lines` when every indented line is known: a run of indented lines
+        outside a record is searched for its heap and CMS lines instead of walked."""
+        line_by_line = self._line
+        find = text.find
+        length = len(text)
+        pos, line_no = 0, 1
+        while pos < length:
+            if not self.record_parts and text.startswith((" ", "\t"), pos):
+                match = RUN_END.search(text, pos)
+                run_end = length if match is None else match.start() + 1
+                self._run(text, pos, run_end, line_no)
+                line_no += text.count("\n", pos, run_end)
+                pos = run_end
+                continue
+            end = find("\n", pos)
+            if end < 0:
+                end = length
+            line_by_line(line_no, text[pos:end].removesuffix("\r"))
+            pos = end + 1
+            line_no += 1
+
+    def _run(self, text: str, start: int, end: int, line_no: int) -> None:
+        """The heap and CMS lines of the indented lines in ``text[start:end]``, in order."""
+        starts: set[int] = set()
+        for marker in RUN_MARKERS:
+            at = text.find(marker, start, end)
+            while at >= 0:
+                line_break = text.rfind("\n", start, at)
+                starts.add(start if line_break < 0 else line_break + 1)
+                line_end = text.find("\n", at, end)
+                at = -1 if line_end < 0 else text.find(marker, line_end, end)
+        for line_start in sorted(starts):
+            line_end = text.find("\n", line_start, end)
+            line = text[line_start : end if line_end < 0 else line_end].removesuffix("\r")
+            self._indented_detail(line_no + text.count("\n", start, line_start), line)
 
     def _line(self, line_no: int, raw: str) -> None:
         line = raw.rstrip()

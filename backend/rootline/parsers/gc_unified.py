@@ -49,6 +49,7 @@ line whose duration the rule cannot read.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from rootline.parsers.base import ParseContext, ParseResult
 from rootline.parsers.gc_common import (
@@ -60,6 +61,7 @@ from rootline.parsers.gc_common import (
     Stall,
     build_result,
     datestamp_ms,
+    line_shapes,
     number,
     size_kb,
     unified_line_share,
@@ -109,6 +111,10 @@ G1_MARKERS = ("G1 ", "(Normal)", "(Concurrent Start)", "(Prepare Mixed)", "(Mixe
 LEVELS = ("trace", "debug", "info", "warning", "error")
 # Lines worth reading are found by these substrings; everything else is skipped detail.
 TIMED_KEYWORDS = ("Pause ", "Concurrent ", "Stall ", "Collection (")
+# A keyword, then the rest of its line when that ends in an "s" (a duration's unit).
+TIMED_LINE_ENDS = tuple(
+    re.compile(re.escape(keyword) + r"[^\n]*s\r?(?![^\n])") for keyword in TIMED_KEYWORDS
+)
 SETTING_KEYWORDS = ("] Using ", "] Version: ", "To-space exhausted", "egion size", "egion Size")
 # Young generation sizes printed before the pause summary of the same GC id, per collector.
 YOUNG_SIZE_LINES = {
@@ -180,6 +186,11 @@ UNKNOWN_LINE = re.compile(
 # A debug or trace line of a gc tag (``-Xlog:gc*=debug``: ``[debug][gc,remset] GC(0) Visited
 # cards ...``) is detail by its level: a known no-op, whatever its message (its counts are not
 # read; pauses come from the info-level summaries as ever).
+# The commonest decorations (time, uptime, then level and tags), read by one match; the
+# token loop of decorations() reads any other set and order.
+COMMON_DECORATIONS = re.compile(
+    r"\[(" + DATESTAMP.pattern + r")\]\[(\d+(?:[.,]\d+)?)s\](?:\[[A-Za-z_][^\]\n]*\])*(?!\[) ?"
+)
 DETAIL_LEVEL = re.compile(r"\[(?:debug|trace) *\]")
 GC_TAGS = re.compile(r"\[gc[\w,]* *\]")
 
@@ -196,6 +207,16 @@ def sniff(head: str) -> float:
 
 def decorations(line: str, context: ParseContext) -> tuple[Clock, int] | None:
     """The clock a decorated line carries and where its message starts; None when undecorated."""
+    fast = COMMON_DECORATIONS.match(line)
+    if fast is not None:
+        epoch_ms = datestamp_ms(fast, context.timezone, group=1)
+        if epoch_ms is not None:
+            return Clock(float(epoch_ms), number(fast.group(12))), fast.end()
+    return token_decorations(line, context)
+
+
+def token_decorations(line: str, context: ParseContext) -> tuple[Clock, int] | None:
+    """:func:`decorations` read token by token, any set and order of them."""
     if not line.startswith("["):
         return None
     wall: float | None = None
@@ -270,20 +291,10 @@ class _Reader:
     def read(self, text: str) -> None:
         """Jump from keyword to keyword instead of walking every line: most lines are detail."""
         self.text = text
-        counted_to, line_no = 0, 1
-        for bad in UNKNOWN_LINE.finditer("\n" + text):
-            line_no += text.count("\n", counted_to, bad.start())
-            counted_to = bad.start()
-            if bad.group(2) is not None:
-                if bad.group(2).strip():
-                    self.result.diagnose(
-                        line_no, f"not a unified GC log line: {bad.group(2)[:120]!r}"
-                    )
-            else:
-                decorations = bad.group(0)[: len(bad.group(0)) - len(bad.group(1))]
-                if DETAIL_LEVEL.search(decorations) and GC_TAGS.search(decorations):
-                    continue  # debug / trace detail of a gc tag: a no-op
-                self.result.diagnose(line_no, f"unrecognised GC log line: {bad.group(1)[:120]!r}")
+        # Lines that differ in their digits only are known or not alike (no rule names a
+        # digit): the few shapes of a big log are checked first, the lines only if one fails.
+        if any(True for _ in _unknown_lines("\n".join(line_shapes(text)))):
+            self._diagnose_unknown(text)
         first_end = text.find("\n")
         first_line = text if first_end < 0 else text[:first_end]
         if first_line.startswith("["):
@@ -294,19 +305,18 @@ class _Reader:
                 self._see(text[first_decorated + 1 : text.find("\n", first_decorated + 1)].rstrip())
         for start, end in self._keyword_lines(text, SETTING_KEYWORDS):
             self._setting(text[start:end].rstrip())
-        for start, end in self._keyword_lines(text, TIMED_KEYWORDS):
-            # A pause or phase summary ends in its duration; start lines and statistics do not.
-            if (
-                text.startswith("ms", end - 2)
-                or text.startswith("s\r", end - 2)
-                or text[end - 1] == "s"
-            ):
-                self._timed(start, text[start:end].rstrip())
+        for start, end in self._timed_lines(text):
+            self._timed(start, text[start:end].rstrip())
         last_start = text.rfind("\n[") + 1
         if last_start > 0 or text.startswith("["):
             last_end = text.find("\n", last_start)
             self._see(text[last_start : None if last_end < 0 else last_end].rstrip())
         self._check_cut_off(text)
+
+    def _diagnose_unknown(self, text: str) -> None:
+        """A numbered diagnostic for every line no rule knows."""
+        for line_no, message in _unknown_lines(text):
+            self.result.diagnose(line_no, message)
 
     @staticmethod
     def _keyword_lines(text: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
@@ -325,6 +335,19 @@ class _Reader:
                 if text.startswith("[", start):
                     found.add((start, end))
                 at = find(keyword, end)
+        return sorted(found)
+
+    @staticmethod
+    def _timed_lines(text: str) -> list[tuple[int, int]]:
+        """(start, end) of every decorated line holding one of :data:`TIMED_KEYWORDS` and
+        ending in an ``s`` (a duration; start lines and statistics do not), in file order."""
+        found: set[tuple[int, int]] = set()
+        rfind = text.rfind
+        for rule in TIMED_LINE_ENDS:
+            for hit in rule.finditer(text):
+                start = rfind("\n", 0, hit.start()) + 1
+                if text.startswith("[", start):
+                    found.add((start, hit.end()))
         return sorted(found)
 
     def _line_no(self, position: int) -> int:
@@ -475,7 +498,36 @@ class _Reader:
         self.log.concurrents.append(record)
 
 
+def _unknown_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(line number, message) of every line no rule knows, decorated or not."""
+    counted_to, line_no = 0, 1
+    for bad in UNKNOWN_LINE.finditer("\n" + text):
+        line_no += text.count("\n", counted_to, bad.start())
+        counted_to = bad.start()
+        if bad.group(2) is not None:
+            if bad.group(2).strip():
+                yield line_no, f"not a unified GC log line: {bad.group(2)[:120]!r}"
+        else:
+            decorations = bad.group(0)[: len(bad.group(0)) - len(bad.group(1))]
+            if DETAIL_LEVEL.search(decorations) and GC_TAGS.search(decorations):
+                continue  # debug / trace detail of a gc tag: a no-op
+            yield line_no, f"unrecognised GC log line: {bad.group(1)[:120]!r}"
+
+
+_CLASSIFIED: dict[str, tuple[str | None, str, str | None, str | None]] = {}
+
+
 def _classify_pause(name: str) -> tuple[str | None, str, str | None, str | None]:
+    """:func:`_classify_pause_name`, once per distinct name (a log has a few dozen)."""
+    found = _CLASSIFIED.get(name)
+    if found is None:
+        if len(_CLASSIFIED) > 4096:
+            _CLASSIFIED.clear()
+        found = _CLASSIFIED[name] = _classify_pause_name(name)
+    return found
+
+
+def _classify_pause_name(name: str) -> tuple[str | None, str, str | None, str | None]:
     """``Young (Normal) (G1 Evacuation Pause)`` -> (collector or None, type, cause, detail)."""
     base, _, rest = name.partition(" (")
     groups = [part.strip("() ") for part in ("(" + rest).split(") (")] if rest else []
