@@ -26,7 +26,7 @@ FRONTEND_BUILD := frontend/dist/index.html
 SUDO = $(if $(filter 0,$(shell id -u)),,sudo)
 
 .PHONY: setup setup-python setup-node chromium poppler compose-tool build run docs test test-backend test-sqlite \
-	test-postgres test-frontend test-e2e lint bench bench-backend bench-browser bench-load bench-kill bench-fuzz lab demo clean
+	test-postgres test-frontend test-e2e lint bench bench-backend bench-pipeline bench-browser bench-load bench-kill bench-fuzz lab demo clean
 
 setup: setup-python setup-node chromium poppler compose-tool
 
@@ -124,13 +124,16 @@ lab: setup-python
 	cd backend && .venv/bin/python -m tests.detectors.test_lab_scenarios
 	cd backend && .venv/bin/pytest -q -p no:cacheprovider tests/detectors/test_lab_scenarios.py
 
-bench: bench-backend bench-browser bench-load bench-kill bench-fuzz
+bench: bench-backend bench-pipeline bench-browser bench-load bench-kill bench-fuzz
 
 bench-backend: setup-python
 	cd backend && ROOTLINE_BENCH_POSTGRES_URL=$(PG_URL) .venv/bin/python -m bench.run
 
 # 50 uploaders of 10 MB and 200 timeline readers for 60 s against 4 workers on PostgreSQL
 # (it says SKIPPED when PostgreSQL is not reachable).
+bench-pipeline: setup-python
+	cd backend && ROOTLINE_BENCH_POSTGRES_URL=$(PG_URL) .venv/bin/python -m bench.pipeline
+
 bench-load: setup-python
 	cd backend && ROOTLINE_BENCH_POSTGRES_URL=$(PG_URL) .venv/bin/python -m bench.load
 
