@@ -91,14 +91,19 @@ and two runs concatenated into one file each yield their data plus a diagnostic.
 from __future__ import annotations
 
 import datetime as dt
+import io
+import itertools
 import math
 import re
 from array import array
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import compress, repeat
 from operator import add
 from typing import NamedTuple, cast
+
+import numpy as np
 
 from rootline.parsers.base import Fact, ParseContext, ParseResult, SeriesData, to_ms
 
@@ -111,6 +116,8 @@ TOP_MAX_PROCESSES = 200
 
 # Distinct value texts remembered before the cache is dropped (bounds memory on odd files).
 _FLOAT_CACHE_LIMIT = 1_000_000
+# TOP rows split into fields this many at a time: all of a 100 MB file's at once took 500 MB.
+_TOP_CHUNK_ROWS = 65536
 # When neither ZZZZ nor AAA,interval tells when snapshots were taken, they are put this far apart.
 _DEFAULT_INTERVAL_MS = 1000
 _DAY_MS = 86_400_000
@@ -592,6 +599,10 @@ class _Reader:
         commas = list(map(str.count, lines, repeat(",")))
         most = max(commas)
         uniform = min(commas) == most
+        if uniform and self._flush_uniform(section, most + 1):
+            del section.lines[:]
+            del section.line_numbers[:]
+            return
         if not uniform:
             self._diagnose_widths(section, commas, line_numbers)
             lines = [line + "," * (most - count) for line, count in zip(lines, commas, strict=True)]
@@ -617,6 +628,104 @@ class _Reader:
         # Cleared in place: the bound appenders keep pointing at these lists.
         del section.lines[:]
         del section.line_numbers[:]
+
+    def _flush_uniform(self, section: _Section, stride: int) -> bool:
+        """The usual case at C speed: rows of one width under a known header, every one in a
+        timed snapshot, every value a number or empty. All values are converted by one
+        ``numpy.loadtxt`` call; False (nothing done) sends the rows to the general path,
+        which diagnoses whatever broke the rule."""
+        lines, columns = section.lines, section.columns
+        width = stride - 2
+        if columns is None or not 0 < width <= len(columns):
+            return False
+        skip = len(section.name) + 1
+        tags = [line[skip : line.find(",", skip)] for line in lines]
+        times = list(map(self.snapshot_ms.get, tags))
+        if None in times:
+            # Only repeats of the header itself (nmon rewrites some every so often) are passed over.
+            repeats = [row for row, moment in enumerate(times) if moment is None]
+            for row in repeats:
+                names = [c.strip() for c in lines[row].split(",")[2:]]
+                while names and not names[-1]:
+                    names.pop()
+                if names != columns or _SNAPSHOT_TAG.match(tags[row]):
+                    return False
+                section.description = tags[row]
+            dropped = set(repeats)
+            lines = [line for row, line in enumerate(lines) if row not in dropped]
+            times = [moment for moment in times if moment is not None]
+            if not lines:
+                return False
+        body = "\n".join(lines)
+        if "\r" in body or '"' in body:
+            return False  # a bare CR would split a row; quotes are no numbers
+        # An empty value is a gap (NaN), as in the general path; runs of them need two passes.
+        body = body.replace(",,", ",nan,").replace(",,", ",nan,").replace(",\n", ",nan\n")
+        if body.endswith(","):
+            body += "nan"
+        try:
+            matrix = np.loadtxt(
+                io.StringIO(body),
+                delimiter=",",
+                comments=None,
+                usecols=range(2, stride),
+                dtype=np.float64,
+                ndmin=2,
+            )
+        except ValueError:
+            return False
+        if matrix.shape != (len(lines), width):
+            return False
+        self._emit_matrix(section, columns, matrix, cast("list[int]", times))
+        return True
+
+    def _emit_matrix(
+        self, section: _Section, columns: list[str], matrix: np.ndarray, times: list[int]
+    ) -> None:
+        """One spec per column of ``matrix`` (rows x values), as :meth:`_emit` does."""
+        name = section.name
+        key = (name, tuple(columns))
+        specs = self.specs_cache.get(key)
+        if specs is None:
+            specs = self.specs_cache[key] = _column_specs(name, section.description, columns)
+        times_ms = np.array(times, dtype=np.int64)
+        core = _per_cpu_number(name, "CPU")
+        user: np.ndarray | None = None
+        system: np.ndarray | None = None
+        for position in range(matrix.shape[1]):
+            spec = specs[position]
+            values = np.ascontiguousarray(matrix[:, position])
+            self._add_numpy(spec, times_ms, values)
+            if core is not None:
+                if spec.name == "cpu.core.user_pct":
+                    user = values
+                elif spec.name == "cpu.core.sys_pct":
+                    system = values
+        if core is not None and user is not None and system is not None:
+            self._add_numpy(
+                _Column("cpu.core.busy_pct", {"cpu": core}, "%"), times_ms, user + system
+            )
+
+    def _add_numpy(self, spec: _Column, times_ms: np.ndarray, values: np.ndarray) -> None:
+        """:meth:`_add` for numpy columns; NaN values (gaps) are dropped."""
+        kept = values == values  # NaN != NaN
+        if not kept.all():
+            times_ms, values = times_ms[kept], values[kept]
+            if not len(values):
+                return
+        key = (spec.name, tuple(sorted(spec.labels.items())))
+        series = self.series.get(key)
+        if series is None:
+            self.series[key] = SeriesData(
+                spec.name,
+                dict(spec.labels),
+                spec.unit,
+                array("q", times_ms.tobytes()),
+                array("d", values.tobytes()),
+            )
+        else:
+            series.times_ms.frombytes(times_ms.tobytes())
+            series.values.frombytes(values.tobytes())
 
     def _segments(
         self, section: _Section, fields: list[str], stride: int, times: list[int | None]
@@ -780,15 +889,18 @@ class _Reader:
         if not top.lines:
             return
         commas = list(map(str.count, top.lines, repeat(",")))
-        usual = max(set(commas), key=commas.count)
-        rows: list[str] = []
-        row_lines: list[int] = []
-        for line, line_number, count in zip(top.lines, top.line_numbers, commas, strict=True):
-            if count == usual and not line.startswith(("TOP,+PID", "TOP,%CPU")):
-                rows.append(line)
-                row_lines.append(line_number)
-            else:
-                self._top_odd_row(line_number, line)
+        widths = np.array(commas, dtype=np.int64)
+        usual = int(np.bincount(widths).argmax())
+        titles = map(str.startswith, top.lines, repeat(("TOP,+PID", "TOP,%CPU")))
+        odd = (widths != usual) | np.fromiter(titles, dtype=bool, count=len(commas))
+        if odd.any():
+            for row in np.flatnonzero(odd).tolist():
+                self._top_odd_row(top.line_numbers[row], top.lines[row])
+            kept = (~odd).tolist()
+            rows = list(compress(top.lines, kept))
+            row_lines = list(compress(top.line_numbers, kept))
+        else:
+            rows, row_lines = top.lines[:], top.line_numbers[:]
         del top.lines[:]
         del top.line_numbers[:]
         layout = self._top_layout()
@@ -796,8 +908,19 @@ class _Reader:
             for line, line_number in zip(rows, row_lines, strict=True):
                 self._top_odd_row(line_number, line)
             return
+        for start in range(0, len(rows), _TOP_CHUNK_ROWS):
+            end = start + _TOP_CHUNK_ROWS
+            self._top_rows(rows[start:end], row_lines[start:end], usual + 1, layout)
+
+    def _top_rows(
+        self,
+        rows: list[str],
+        row_lines: list[int],
+        stride: int,
+        layout: tuple[int, int, list[int]],
+    ) -> None:
+        """TOP rows of one width (``stride`` fields) into their processes, in bulk."""
         cpu_at, command_at, resident_at = layout
-        stride = usual + 1
         fields = ",".join(rows).split(",")
         tags = fields[2::stride]
         times = list(map(self.snapshot_ms.get, tags))
@@ -806,28 +929,50 @@ class _Reader:
                 self._estimate_time(tag) if moment is None and _SNAPSHOT_TAG.match(tag) else moment
                 for tag, moment in zip(tags, times, strict=True)
             ]
-        cpu, cpu_gaps = self._to_floats("TOP", fields[cpu_at::stride], row_lines)
+        cpu, _ = self._to_floats("TOP", fields[cpu_at::stride], row_lines)
         resident: array[float] | None = None
         if resident_at:
             resident, _ = self._to_floats("TOP", fields[resident_at[0] :: stride], row_lines)
             for more_at in resident_at[1:]:
                 more, _ = self._to_floats("TOP", fields[more_at::stride], row_lines)
                 resident = array("d", map(add, resident, more))
+        cpu_np = np.frombuffer(cpu, dtype=np.float64)
+        good = cpu_np == cpu_np  # NaN != NaN
+        if None in times:
+            for row in [row for row, moment in enumerate(times) if moment is None]:
+                good[row] = False
+                times[row] = 0
+        for row in np.flatnonzero(~good).tolist():
+            self.result.diagnose(row_lines[row], "unreadable TOP row: bad snapshot tag or %CPU")
+        # Rows grouped per process by numpy: one code per (pid, command), then a stable sort.
+        ids: defaultdict[tuple[str, str], int] = defaultdict(itertools.count().__next__)
+        codes = np.fromiter(
+            map(ids.__getitem__, zip(fields[1::stride], fields[command_at::stride], strict=True)),
+            dtype=np.int64,
+            count=len(times),
+        )
+        del fields
+        times_np = np.array(times, dtype=np.int64)
+        resident_np = None if resident is None else np.frombuffer(resident, dtype=np.float64)
+        order = np.argsort(codes, kind="stable")
+        order = order[good[order]]
+        bounds = np.searchsorted(codes[order], np.arange(len(ids) + 1))
         processes = self.processes
-        for row, (pid, command, moment) in enumerate(
-            zip(fields[1::stride], fields[command_at::stride], times, strict=True)
-        ):
-            if moment is None or (cpu_gaps and cpu[row] != cpu[row]):
-                self.result.diagnose(row_lines[row], "unreadable TOP row: bad snapshot tag or %CPU")
+        for key, code in ids.items():
+            picked = order[bounds[code] : bounds[code + 1]]
+            if not len(picked):
                 continue
-            process = processes.get((pid, command))
+            process = processes.get(key)
             if process is None:
-                process = processes[(pid, command)] = _Process()
-            process.times_ms.append(moment)
-            process.cpu_pct.append(cpu[row])
-            if resident is not None and resident[row] == resident[row]:
-                process.res_times_ms.append(moment)
-                process.res_kb.append(resident[row])
+                process = processes[key] = _Process()
+            row_times = times_np[picked]
+            process.times_ms.frombytes(row_times.tobytes())
+            process.cpu_pct.frombytes(cpu_np[picked].tobytes())
+            if resident_np is not None:
+                row_resident = resident_np[picked]
+                known = row_resident == row_resident
+                process.res_times_ms.frombytes(row_times[known].tobytes())
+                process.res_kb.frombytes(row_resident[known].tobytes())
 
     def _top_layout(self) -> tuple[int, int, list[int]] | None:
         """Field positions of %CPU, Command and the resident-size columns in a TOP row."""

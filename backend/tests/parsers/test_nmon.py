@@ -516,3 +516,82 @@ def test_headers_without_columns_are_known_no_ops() -> None:
     assert not [s for s in result.series if s.name.startswith(("nmon.JFSFILE", "disk."))]
     # A header line whose second field is a number is still a broken line.
     assert _parse("CPU_ALL,12\n").diagnostics
+
+
+def _series_of(result: ParseResult) -> dict[tuple[str, tuple[tuple[str, str], ...]], SeriesData]:
+    return {(s.name, tuple(sorted(s.labels.items()))): s for s in result.series}
+
+
+@pytest.mark.parametrize("path", NMON_FILES, ids=lambda p: p.name)
+def test_bulk_conversion_reads_what_the_general_path_reads(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The numpy fast path for uniform sections gives the same series, values and
+    diagnostics as the per-field path it short-cuts."""
+    text = path.read_text(errors="replace")
+    fast = nmon.parse(text, ParseContext())
+    monkeypatch.setattr(nmon._Reader, "_flush_uniform", lambda *_: False)
+    general = nmon.parse(text, ParseContext())
+    assert [(d.line, d.message) for d in fast.diagnostics] == [
+        (d.line, d.message) for d in general.diagnostics
+    ]
+    fast_series, general_series = _series_of(fast), _series_of(general)
+    assert fast_series.keys() == general_series.keys()
+    for key, series in fast_series.items():
+        other = general_series[key]
+        assert (series.unit, list(series.times_ms)) == (other.unit, list(other.times_ms)), key
+        assert list(series.values) == list(other.values), key
+
+
+_BULK = (
+    "AAA,progname,nmon\nAAA,interval,1\n"
+    "MEM,Memory MB h,memtotal,memfree,cached\n"
+    "ZZZZ,T0001,00:00:01,01-JAN-2020\nMEM,T0001,100.5,,7\n"
+    "ZZZZ,T0002,00:00:02,01-JAN-2020\nMEM,T0002,100.5,40,\n"
+    "MEM,Memory MB h,memtotal,memfree,cached\n"
+    "ZZZZ,T0003,00:00:03,01-JAN-2020\nMEM,T0003,100.5,39,8\n"
+)
+
+
+def test_bulk_section_gaps_header_repeats_and_crlf() -> None:
+    """Empty values are gaps, a repeated identical header is passed over, CRLF reads alike."""
+    for text in (_BULK, _BULK.replace("\n", "\r\n")):
+        result = nmon.parse(text, ParseContext())
+        series = _series_of(result)
+        assert list(series[("mem.total_mb", ())].values) == [100.5, 100.5, 100.5]
+        assert list(series[("mem.free_mb", ())].times_ms) == [1577836802000, 1577836803000]
+        assert list(series[("mem.cached_mb", ())].values) == [7.0, 8.0]
+        assert result.diagnostics == []
+
+
+def test_bulk_section_with_a_bad_value_or_width_falls_back_with_line_numbers() -> None:
+    bad_value = _BULK.replace("MEM,T0002,100.5,40,", "MEM,T0002,100.5,4x0,")
+    result = nmon.parse(bad_value, ParseContext())
+    assert [(d.line, d.message) for d in result.diagnostics] == [(7, "MEM: not a number '4x0'")]
+    assert list(_series_of(result)[("mem.free_mb", ())].values) == [39.0]
+    wide = _BULK.replace("MEM,T0003,100.5,39,8", "MEM,T0003,100.5,39,8,5")
+    result = nmon.parse(wide, ParseContext())
+    assert (10, "MEM row has 4 values, the header names 3; read by position") in [
+        (d.line, d.message) for d in result.diagnostics
+    ]
+    assert list(_series_of(result)[("mem.cached_mb", ())].values) == [7.0, 8.0]
+
+
+def test_top_rows_with_a_bad_cpu_value_are_diagnosed_and_the_rest_grouped() -> None:
+    text = (
+        "AAA,progname,nmon\n"
+        "TOP,+PID,Time,%CPU,%Usr,%Sys,Size,ResSet,ResText,ResData,ShdLib,MinorFault,MajorFault,Command\n"
+        "ZZZZ,T0001,00:00:01,01-JAN-2020\n"
+        "TOP,0000042,T0001,5.0,1,1,1,100,1,1,1,0,0,java\n"
+        "TOP,0000043,T0001,zz,1,1,1,100,1,1,1,0,0,sh\n"
+        "ZZZZ,T0002,00:00:02,01-JAN-2020\n"
+        "TOP,0000042,T0002,7.0,1,1,1,200,1,1,1,0,0,java\n"
+    )
+    result = nmon.parse(text, ParseContext())
+    assert (5, "unreadable TOP row: bad snapshot tag or %CPU") in [
+        (d.line, d.message) for d in result.diagnostics
+    ]
+    series = _series_of(result)
+    java = (("command", "java"), ("pid", "42"))
+    assert list(series[("top.cpu_pct", java)].values) == [5.0, 7.0]
+    assert list(series[("top.res_size_kb", java)].values) == [100.0, 200.0]
