@@ -118,6 +118,8 @@ TOP_MAX_PROCESSES = 200
 _FLOAT_CACHE_LIMIT = 1_000_000
 # TOP rows split into fields this many at a time: all of a 100 MB file's at once took 500 MB.
 _TOP_CHUNK_ROWS = 65536
+# Text split into lines this many characters at a time (bounded memory, see read).
+_LINE_BLOCK = 1024 * 1024
 # When neither ZZZZ nor AAA,interval tells when snapshots were taken, they are put this far apart.
 _DEFAULT_INTERVAL_MS = 1000
 _DAY_MS = 86_400_000
@@ -362,19 +364,24 @@ class _Reader:
     # ---- the per-line loop
 
     def read(self, text: str) -> ParseResult:
-        lines = text.split("\n")
-        last_line = lines.pop()  # "" when the text ends with a newline
-        appenders = self.appenders
-        slow_line = self._slow_line
-        for line_number, line in enumerate(lines, 1):
-            append = appenders.get(line[: line.find(",")])
-            if append is not None:
-                append[0](line)
-                append[1](line_number)
-            elif line:
-                slow_line(line_number, line)
-        line_count = len(lines)
-        lines.clear()  # the sections hold the lines they need; free the rest now
+        # Lines end at "\n" only (a CR before it dropped), read a block of about
+        # _LINE_BLOCK characters at a time: a list of all of a file's lines cost 1.7x the file.
+        whole_end = text.rfind("\n") + 1  # the lines before this are complete
+        last_line = text[whole_end:].removesuffix("\r")  # "" when the text ends with a newline
+        line_count = 0
+        start = 0
+        while start < whole_end:
+            stop = text.find("\n", start + _LINE_BLOCK)
+            stop = whole_end if stop < 0 else stop + 1
+            block = text[start:stop]
+            start = stop
+            lines = block.split("\n")
+            lines.pop()  # the block ends with "\n"
+            if "\r" in block:
+                lines = [line.removesuffix("\r") for line in lines]
+            del block
+            self._read_block(lines, line_count + 1)
+            line_count += len(lines)
         cut_line = 0
         if last_line:
             line_number = line_count + 1
@@ -385,6 +392,61 @@ class _Reader:
         self._end_run()
         self._finish(line_count + (1 if last_line else 0), cut_line)
         return self.result
+
+    def _read_block(self, lines: list[str], first_number: int) -> None:
+        """Data lines of known sections appended per section in bulk, the rest one by one.
+
+        Only lines that end a run (``AAA,progname``, a snapshot tag seen before) or open a
+        section need the data lines around them in file order; a block holding one is read
+        line by line.
+        """
+        appenders = self.appenders
+        # line[: line.find(",")], as _read_line takes it, for every line at C speed.
+        names = list(map(str.__getitem__, lines, map(slice, map(str.find, lines, repeat(",")))))
+        codes = {name: code for code, name in enumerate(appenders)}
+        known = np.fromiter(map(codes.get, names, repeat(-1)), dtype=np.int64, count=len(lines))
+        slow_rows = np.flatnonzero(known < 0).tolist()
+        if not self._bulk_safe(lines, names, slow_rows):
+            slow_line = self._slow_line
+            for line_number, line in enumerate(lines, first_number):
+                append = appenders.get(line[: line.find(",")])
+                if append is not None:
+                    append[0](line)
+                    append[1](line_number)
+                elif line:
+                    slow_line(line_number, line)
+            return
+        order = np.argsort(known, kind="stable")
+        bounds = np.searchsorted(known[order], np.arange(len(codes) + 1))
+        for code, name in enumerate(appenders):
+            rows = order[bounds[code] : bounds[code + 1]]
+            if len(rows):
+                section = self.top if name == "TOP" else self.sections[name]
+                section.lines.extend(map(lines.__getitem__, rows.tolist()))
+                section.line_numbers.extend((rows + first_number).tolist())
+        for row in slow_rows:
+            line = lines[row]
+            if line:
+                self._slow_line(row + first_number, line)
+
+    def _bulk_safe(self, lines: list[str], names: list[str], slow_rows: list[int]) -> bool:
+        """Whether none of the ``slow_rows`` ends a run or opens a section (see _read_block)."""
+        tags: set[str] = set()
+        for row in slow_rows:
+            name = names[row]
+            if name == "ZZZZ":
+                tag = lines[row].split(",", 2)[1].strip()
+                if tag in self.snapshot_ms or tag in tags:
+                    return False
+                tags.add(tag)
+            elif name == "AAA":
+                if "progname" in lines[row]:
+                    return False
+            elif name.startswith(("BBB", "UARG")) or not _SECTION_NAME.match(name):
+                continue
+            else:
+                return False
+        return True
 
     def _is_whole(self, line: str) -> bool:
         """A last line without a newline is whole when its row is as wide as its header."""

@@ -595,3 +595,39 @@ def test_top_rows_with_a_bad_cpu_value_are_diagnosed_and_the_rest_grouped() -> N
     java = (("command", "java"), ("pid", "42"))
     assert list(series[("top.cpu_pct", java)].values) == [5.0, 7.0]
     assert list(series[("top.res_size_kb", java)].values) == [100.0, 200.0]
+
+
+def _fixture_variant(label: str) -> str:
+    text = _read(FIXTURE)
+    marker = text.index("CPU_ALL,T0003,")
+    broken = text[:marker] + "hello world\nCPU_ALL,T0003,abc,1,2,3,4,,2\n" + text[marker:]
+    return {
+        "one run": text,
+        "two runs": text + text,
+        "CRLF": text.replace("\n", "\r\n"),
+        "garbage": broken,
+        "cut": text[: len(text) * 2 // 3],
+    }[label]
+
+
+@pytest.mark.parametrize("label", ["one run", "two runs", "CRLF", "garbage", "cut"])
+def test_reading_in_small_blocks_gives_what_one_block_gives(
+    label: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lines are grouped per section a block at a time; where the blocks fall must not
+    change a point, a diagnostic or its line number (a run's end inside a block, a CR)."""
+    text = _fixture_variant(label)
+    monkeypatch.setattr(nmon, "_LINE_BLOCK", len(text) + 1)
+    whole = nmon.parse(text, ParseContext())
+    monkeypatch.setattr(nmon, "_LINE_BLOCK", 700)
+    blocks = nmon.parse(text, ParseContext())
+    assert [(d.line, d.message) for d in blocks.diagnostics] == [
+        (d.line, d.message) for d in whole.diagnostics
+    ], label
+    whole_series, block_series = _series_of(whole), _series_of(blocks)
+    assert block_series.keys() == whole_series.keys()
+    for key, series in block_series.items():
+        other = whole_series[key]
+        assert list(series.times_ms) == list(other.times_ms), key
+        assert list(series.values) == list(other.values), key
+    assert blocks.facts == whole.facts
