@@ -41,6 +41,8 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections.abc import Iterator
+from itertools import repeat
 
 import numpy as np
 
@@ -102,8 +104,8 @@ class _Table:
 
     def __init__(self) -> None:
         self.snapshot_times: list[int] = []
-        # names -> (snapshot indexes, values of all those snapshots row after row)
-        self.layouts: dict[tuple[str, ...], tuple[list[int], list[str]]] = {}
+        # names -> (snapshot indexes, values of all those snapshots, one array each)
+        self.layouts: dict[tuple[str, ...], tuple[list[int], list[np.ndarray]]] = {}
         # nstat's rate column is only ever used for the first snapshot (see _emit_deltas).
         self.first_rates: dict[str, float] = {}
         self.rows = 0
@@ -121,7 +123,7 @@ class _Table:
             layout = ([], [])
             self.layouts[names] = layout
         layout[0].append(snapshot)
-        layout[1].extend(values)
+        layout[1].append(_numbers(values))
         if snapshot == 0:
             self.first_rates.update(zip(names, map(_rate, rates), strict=True))
         self.rows += len(names)
@@ -154,11 +156,22 @@ def _rate(text: str) -> float:
         return 0.0
 
 
-def _to_matrix(flat_values: list[str], rows: int, columns: int) -> np.ndarray:
+def _numbers(values: tuple[str, ...]) -> np.ndarray:
+    """One snapshot's values (decimal integers) as int64, or float64 past 2**63."""
+    joined = "".join(values)
+    if values and max(map(len, values)) < 19 and joined.isascii() and joined.isdigit():
+        # At C speed; safe below 19 digits (fromstring saturates past int64, never raises).
+        numbers = np.fromstring(" ".join(values), dtype=np.int64, sep=" ")
+        if len(numbers) == len(values):
+            return numbers
     try:
-        numbers = np.frombuffer(array("q", map(int, flat_values)), dtype=np.int64)
-    except OverflowError:  # a u64 counter past 2**63: slower, and exact only to 2**53
-        numbers = np.asarray(flat_values, dtype=np.float64)
+        return np.frombuffer(array("q", map(int, values)), dtype=np.int64)
+    except OverflowError:  # a u64 counter past 2**63: exact only to 2**53
+        return np.asarray(values, dtype=np.float64)
+
+
+def _to_matrix(chunks: list[np.ndarray], rows: int, columns: int) -> np.ndarray:
+    numbers = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int64)
     # One contiguous row per counter: the column slices below are then plain views.
     return np.ascontiguousarray(numbers.reshape(rows, columns).T, dtype=np.float64)
 
@@ -166,16 +179,13 @@ def _to_matrix(flat_values: list[str], rows: int, columns: int) -> np.ndarray:
 def parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
     table = _Table()
-    # Lines end at \n only (a CR before it dropped): str.splitlines also breaks at \x1c-\x1e,
-    # \x85 and \u2028, which would number every later line wrong.
-    lines = [line.removesuffix("\r") for line in text.split("\n")]
-    if lines and not lines[-1]:
-        lines.pop()
-    for snapshot in iter_snapshots(
-        lines, context.timezone, context.default_time_ms, _DATA_PREFIXES
-    ):
-        if not _read_clean_snapshot(lines, snapshot.start, snapshot.stop, snapshot.time_ms, table):
-            _read_snapshot(lines, snapshot.start, snapshot.stop, snapshot.time_ms, table, result)
+    for start, stop, time_ms, first_line in _snapshots(text, context):
+        region = text[start:stop]
+        if not _read_clean_snapshot(region, time_ms, table):
+            # Lines end at \n only (a CR before it dropped): str.splitlines also breaks at
+            # \x1c-\x1e, \x85 and \u2028, which would number every later line wrong.
+            lines = [line.removesuffix("\r") for line in region.split("\n")] if region else []
+            _read_snapshot(lines, 0, len(lines), time_ms, table, result, first_line)
     if not table.layouts:
         result.diagnose(0, "no nstat counter lines found")
         return result
@@ -187,27 +197,95 @@ def parse(text: str, context: ParseContext) -> ParseResult:
     return result
 
 
-def _read_clean_snapshot(
-    lines: list[str], start: int, stop: int, time_ms: int, table: _Table
-) -> bool:
+# Lines split this many characters at a time while looking for snapshot separators.
+_BLOCK = 1024 * 1024
+
+
+def _snapshots(text: str, context: ParseContext) -> Iterator[tuple[int, int, int, int]]:
+    """(start, stop) character offsets of each snapshot's lines (no final newline), its
+    time, and the 1-based number of its first line.
+
+    :func:`iter_snapshots` decides where snapshots start and end, over only the lines that
+    can matter: every line that is neither empty nor data (``Tcp...``, ``#kernel``), with
+    one stand-in data line for each run of data lines between them. The per-line work
+    (a list of all lines cost twice the file) is a C-speed scan a block at a time.
+    """
+    kept: list[str] = []  # the lines iter_snapshots sees
+    line_of: list[int] = []  # their 0-based line number in text (-1: a stand-in)
+    offset_of: list[int] = []  # their first character in text
+    end_of: list[int] = []  # the character after their line break
+    line_count = 0
+    start = 0
+    data_seen = False
+    while start < len(text):
+        stop = text.find("\n", start + _BLOCK)
+        stop = len(text) if stop < 0 else stop + 1
+        lines = text[start:stop].split("\n")
+        if text[stop - 1] == "\n":
+            lines.pop()  # the block ends with a line break: no line after it
+        data = list(map(str.startswith, lines, repeat(_DATA_PREFIXES)))
+        lengths = np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))
+        others = np.flatnonzero(~np.fromiter(data, dtype=bool, count=len(lines)) & (lengths > 0))
+        if len(others):
+            starts = np.cumsum(lengths + 1) - (lengths + 1) + start
+            data_before = np.cumsum(np.fromiter(data, dtype=np.int64, count=len(lines)))
+            previous = -1
+            for index in others.tolist():
+                if data_seen or data_before[index] > (
+                    data_before[previous] if previous >= 0 else 0
+                ):
+                    kept.append(_DATA_PREFIXES[0])
+                    line_of.append(-1)
+                    offset_of.append(-1)
+                    end_of.append(-1)
+                data_seen = False
+                kept.append(lines[index].removesuffix("\r"))
+                line_of.append(line_count + index)
+                offset_of.append(int(starts[index]))
+                end_of.append(int(starts[index]) + len(lines[index]) + 1)
+                previous = index
+            data_seen = bool(data_before[-1] > data_before[previous])
+        else:
+            data_seen = data_seen or any(data)
+        line_count += len(lines)
+        start = stop
+    if data_seen:
+        kept.append(_DATA_PREFIXES[0])
+        line_of.append(-1)
+        offset_of.append(-1)
+        end_of.append(-1)
+    text_end = len(text) - 1 if text.endswith("\n") else len(text)
+    for snapshot in iter_snapshots(kept, context.timezone, context.default_time_ms):
+        if snapshot.start > 0:
+            first = end_of[snapshot.start - 1]
+            first_line = line_of[snapshot.start - 1] + 2
+        else:
+            first, first_line = 0, 1
+        # up to the next separator, its line break excluded, or the end of the text
+        last = offset_of[snapshot.stop] - 1 if snapshot.stop < len(kept) else text_end
+        yield first, max(first, last), snapshot.time_ms, first_line
+
+
+def _read_clean_snapshot(region: str, time_ms: int, table: _Table) -> bool:
     """The fast path: an optional ``#kernel`` then only well-formed rows. False if not so."""
-    if start < stop and lines[start].startswith("#"):
-        if RULES["HEADER"].match(lines[start]) is None:
+    if region.startswith("#"):
+        header, _, region = region.partition("\n")
+        if RULES["HEADER"].match(header.removesuffix("\r")) is None:
             return False
-        start += 1
-    if start >= stop:
+    if not region:
         table.new_snapshot(time_ms)
         return True
-    block = "\n".join(lines[start:stop])
+    block = region
     tokens = block.split()
     if len(tokens) != 3 * (block.count("\n") + 1):
         return False  # blank, short or long lines inside: read line by line
     names, values, rates = tuple(tokens[0::3]), tuple(tokens[1::3]), tuple(tokens[2::3])
-    # Three checks over whole columns at C speed instead of one regex per row.
+    # Three checks over whole columns at C speed instead of one regex per row (the names
+    # only once per layout: every nstat -az of a host lists the same ones).
     if not (
         (joined := "".join(values)).isascii()
         and joined.isdigit()
-        and RULES["NAME_COLUMN"].fullmatch(" ".join(names))
+        and (names in table.layouts or RULES["NAME_COLUMN"].fullmatch(" ".join(names)))
         and "".join(rates).replace(".", "").isdigit()
     ):
         return False
@@ -216,7 +294,13 @@ def _read_clean_snapshot(
 
 
 def _read_snapshot(
-    lines: list[str], start: int, stop: int, time_ms: int, table: _Table, result: ParseResult
+    lines: list[str],
+    start: int,
+    stop: int,
+    time_ms: int,
+    table: _Table,
+    result: ParseResult,
+    first_line: int = 1,
 ) -> None:
     """The careful path: line by line, with diagnostics and repeated ``#kernel`` headers."""
     snapshot = table.new_snapshot(time_ms)
@@ -230,7 +314,7 @@ def _read_snapshot(
             continue
         if line[0] == "#":
             if RULES["HEADER"].match(line) is None:
-                result.diagnose(index + 1, f"not an nstat header: {line[:80]!r}")
+                result.diagnose(index + first_line, f"not an nstat header: {line[:80]!r}")
             elif names:  # a second ``#kernel`` without a timestamp: the next call
                 table.add_rows(snapshot, tuple(names), tuple(values), tuple(rates))
                 snapshot = table.new_snapshot(time_ms)
@@ -238,10 +322,10 @@ def _read_snapshot(
             continue
         m = row_rule.match(line)
         if m is None:
-            result.diagnose(index + 1, f"not an nstat counter line: {line[:80]!r}")
+            result.diagnose(index + first_line, f"not an nstat counter line: {line[:80]!r}")
             continue
         if m["name"] in names:
-            result.diagnose(index + 1, f"counter {m['name']} listed twice in one snapshot")
+            result.diagnose(index + first_line, f"counter {m['name']} listed twice in one snapshot")
             continue
         names.append(m["name"])
         values.append(m["value"])

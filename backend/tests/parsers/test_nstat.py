@@ -140,3 +140,47 @@ def test_a_control_character_that_splitlines_breaks_at_keeps_line_numbers() -> N
     text = "#kernel\nIpInReceives 2 0.0\nIpInDelivers 2\x1e\r0 0.0\nIpOutRequests 3 0.0\n"
     result = nstat.parse(text, ParseContext())
     assert all(0 <= d.line <= text.count("\n") for d in result.diagnostics), result.diagnostics
+
+
+def _damaged_series() -> str:
+    """The az series fixture with, in its third snapshot, a bad row, a blank line, a
+    repeated counter and a stray non-data line; and CRLF endings from the fourth on."""
+    text = (FIXTURES / "nstat-az-series.txt").read_text()
+    starts = [m.start() for m in _SEP.finditer(text)]
+    third = text.index("\n", text.index("#kernel", starts[2])) + 1
+    fourth = starts[3]
+    return (
+        text[:third]
+        + "TcpInSegs five 0.0\n\nIpInReceives 1 0.0\nhello there\n"
+        + text[third:fourth]
+        + text[fourth:].replace("\n", "\r\n")
+    )
+
+
+@pytest.mark.parametrize("block", [64, 1000, 10**9])
+def test_snapshot_search_in_blocks_keeps_points_and_line_numbers(
+    block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Snapshots are found a block of lines at a time: wherever the blocks fall, the points
+    and the diagnostics' line numbers are those of reading the lines one by one."""
+    text = _damaged_series()
+    monkeypatch.setattr(nstat, "_BLOCK", block)
+    result = nstat.parse(text, ParseContext())
+    lines = text.split("\n")
+    expected = {
+        lines.index("TcpInSegs five 0.0") + 1: "not an nstat counter line",
+        lines.index("hello there") + 1: "not an nstat counter line",
+        # the inserted IpInReceives came first: the snapshot's own line is the repeat
+        lines.index("hello there") + 2: "counter IpInReceives listed twice in one snapshot",
+    }
+    assert {d.line: d.message.split(":")[0] for d in result.diagnostics} == expected
+    assert result.status == "partial"
+    monkeypatch.setattr(nstat, "_BLOCK", len(text) + 1)
+    whole = _series(nstat.parse(text, ParseContext()))
+    series = _series(result)
+    assert series.keys() == whole.keys()
+    for name, expected_series in whole.items():
+        assert list(series[name].times_ms) == list(expected_series.times_ms), name
+        assert list(series[name].values) == list(expected_series.values), name
+    # The clean rows of the damaged snapshots were read too.
+    assert len(series["netstat.TcpExtListenOverflows.total"]) == text.count("\n=== ") + 1
