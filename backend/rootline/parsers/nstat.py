@@ -39,10 +39,10 @@ time (no rate between the two).
 
 from __future__ import annotations
 
+import itertools
 import re
 from array import array
 from collections.abc import Iterator
-from itertools import repeat
 
 import numpy as np
 
@@ -197,8 +197,11 @@ def parse(text: str, context: ParseContext) -> ParseResult:
     return result
 
 
-# Lines split this many characters at a time while looking for snapshot separators.
-_BLOCK = 1024 * 1024
+# The start of a line that is neither empty nor data: a timestamp line, a stray line ...
+_OTHER_LINE = re.compile(
+    "\n(?!\n|" + "|".join(re.escape(prefix) for prefix in _DATA_PREFIXES) + ")"
+)
+_NON_SPACE = re.compile(r"\S")
 
 
 def _snapshots(text: str, context: ParseContext) -> Iterator[tuple[int, int, int, int]]:
@@ -207,53 +210,40 @@ def _snapshots(text: str, context: ParseContext) -> Iterator[tuple[int, int, int
 
     :func:`iter_snapshots` decides where snapshots start and end, over only the lines that
     can matter: every line that is neither empty nor data (``Tcp...``, ``#kernel``), with
-    one stand-in data line for each run of data lines between them. The per-line work
-    (a list of all lines cost twice the file) is a C-speed scan a block at a time.
+    one stand-in data line for each run of data lines between them. Those lines are found
+    by one regex scan of the text: a list of all lines cost twice the file.
     """
     kept: list[str] = []  # the lines iter_snapshots sees
     line_of: list[int] = []  # their 0-based line number in text (-1: a stand-in)
     offset_of: list[int] = []  # their first character in text
     end_of: list[int] = []  # the character after their line break
-    line_count = 0
-    start = 0
-    data_seen = False
-    while start < len(text):
-        stop = text.find("\n", start + _BLOCK)
-        stop = len(text) if stop < 0 else stop + 1
-        lines = text[start:stop].split("\n")
-        if text[stop - 1] == "\n":
-            lines.pop()  # the block ends with a line break: no line after it
-        data = list(map(str.startswith, lines, repeat(_DATA_PREFIXES)))
-        lengths = np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))
-        others = np.flatnonzero(~np.fromiter(data, dtype=bool, count=len(lines)) & (lengths > 0))
-        if len(others):
-            starts = np.cumsum(lengths + 1) - (lengths + 1) + start
-            data_before = np.cumsum(np.fromiter(data, dtype=np.int64, count=len(lines)))
-            previous = -1
-            for index in others.tolist():
-                if data_seen or data_before[index] > (
-                    data_before[previous] if previous >= 0 else 0
-                ):
-                    kept.append(_DATA_PREFIXES[0])
-                    line_of.append(-1)
-                    offset_of.append(-1)
-                    end_of.append(-1)
-                data_seen = False
-                kept.append(lines[index].removesuffix("\r"))
-                line_of.append(line_count + index)
-                offset_of.append(int(starts[index]))
-                end_of.append(int(starts[index]) + len(lines[index]) + 1)
-                previous = index
-            data_seen = bool(data_before[-1] > data_before[previous])
-        else:
-            data_seen = data_seen or any(data)
-        line_count += len(lines)
-        start = stop
-    if data_seen:
+
+    def stand_in() -> None:
         kept.append(_DATA_PREFIXES[0])
         line_of.append(-1)
         offset_of.append(-1)
         end_of.append(-1)
+
+    starts = (match.end() for match in _OTHER_LINE.finditer(text))
+    first_is_other = bool(text) and not text.startswith(("\n", *_DATA_PREFIXES))
+    after = 0  # where the text after the previous kept line starts
+    line_number = 0
+    for start in itertools.chain([0] if first_is_other else [], starts):
+        if start >= len(text):
+            break  # the text's final line break
+        if _NON_SPACE.search(text, after, start):
+            stand_in()  # data lines between the previous kept line and this one
+        line_number += text.count("\n", after, start)
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end + 1
+        kept.append(text[start:end].rstrip("\n").removesuffix("\r"))
+        line_of.append(line_number)
+        offset_of.append(start)
+        end_of.append(end)
+        after = end
+        line_number += 1
+    if _NON_SPACE.search(text, after):
+        stand_in()
     text_end = len(text) - 1 if text.endswith("\n") else len(text)
     for snapshot in iter_snapshots(kept, context.timezone, context.default_time_ms):
         if snapshot.start > 0:

@@ -157,14 +157,11 @@ def _damaged_series() -> str:
     )
 
 
-@pytest.mark.parametrize("block", [64, 1000, 10**9])
-def test_snapshot_search_in_blocks_keeps_points_and_line_numbers(
-    block: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Snapshots are found a block of lines at a time: wherever the blocks fall, the points
-    and the diagnostics' line numbers are those of reading the lines one by one."""
+def test_snapshots_found_in_the_text_keep_points_and_line_numbers() -> None:
+    """Snapshots are found by a scan of the text, not a list of its lines: diagnostics
+    still point at the right lines, the damaged snapshot's clean rows are read, and CRLF
+    lines read as LF ones."""
     text = _damaged_series()
-    monkeypatch.setattr(nstat, "_BLOCK", block)
     result = nstat.parse(text, ParseContext())
     lines = text.split("\n")
     expected = {
@@ -175,12 +172,28 @@ def test_snapshot_search_in_blocks_keeps_points_and_line_numbers(
     }
     assert {d.line: d.message.split(":")[0] for d in result.diagnostics} == expected
     assert result.status == "partial"
-    monkeypatch.setattr(nstat, "_BLOCK", len(text) + 1)
-    whole = _series(nstat.parse(text, ParseContext()))
-    series = _series(result)
-    assert series.keys() == whole.keys()
-    for name, expected_series in whole.items():
+    unix = nstat.parse(text.replace("\r\n", "\n"), ParseContext())
+    assert [(d.line, d.message) for d in unix.diagnostics] == [
+        (d.line, d.message) for d in result.diagnostics
+    ]
+    series, unix_series = _series(result), _series(unix)
+    assert series.keys() == unix_series.keys()
+    for name, expected_series in unix_series.items():
         assert list(series[name].times_ms) == list(expected_series.times_ms), name
         assert list(series[name].values) == list(expected_series.values), name
-    # The clean rows of the damaged snapshots were read too.
+    # The clean rows of the damaged snapshot were read too.
     assert len(series["netstat.TcpExtListenOverflows.total"]) == text.count("\n=== ") + 1
+
+
+def test_blank_lines_and_a_final_line_without_newline_between_snapshots() -> None:
+    text = (
+        "\n\n=== 2026-11-21T07:00:00Z ===\n\n#kernel\nTcpInSegs 5 0.0\n\n"
+        "   \n=== 2026-11-21T07:00:10Z ===\r\n#kernel\r\nTcpInSegs 25 0.0"
+    )
+    result = nstat.parse(text, ParseContext())
+    assert result.diagnostics == []
+    total = _series(result)["netstat.TcpInSegs.total"]
+    assert list(total.values) == [5.0, 25.0]
+    assert list(total.times_ms) == [1795244400000, 1795244410000]
+    bad = nstat.parse(text + "\nTcpOutSegs x 0.0", ParseContext())
+    assert [d.line for d in bad.diagnostics] == [text.count("\n") + 2]
