@@ -197,3 +197,16 @@ def test_blank_lines_and_a_final_line_without_newline_between_snapshots() -> Non
     assert list(total.times_ms) == [1795244400000, 1795244410000]
     bad = nstat.parse(text + "\nTcpOutSegs x 0.0", ParseContext())
     assert [d.line for d in bad.diagnostics] == [text.count("\n") + 2]
+
+
+def test_u64_counters_past_int64_are_read_not_clipped() -> None:
+    """Values are converted in bulk by numpy, which saturates at 2**63 - 1 silently."""
+    text = (
+        "#kernel\nTcpInSegs 18446744073709551615 0.0\nTcpOutSegs 9223372036854775807 0.0\n"
+        "IpInReceives 12 0.0\n"
+    )
+    result = nstat.parse(text, ParseContext())
+    values = {s.name: s.values[0] for s in result.series}
+    assert values["netstat.TcpInSegs.delta"] == 18446744073709551615.0
+    assert values["netstat.TcpOutSegs.delta"] == 9223372036854775807.0
+    assert values["netstat.IpInReceives.delta"] == 12.0
