@@ -753,8 +753,11 @@ def longest_true_run(
 ) -> tuple[int, int, float] | None:
     """The run of True samples covering the longest time: ``(first, last, duration_ms)``."""
     best: tuple[int, int, float] | None = None
+    # run_duration_ms per run, with the one sample interval (a median over the whole series)
+    # taken once: per run it cost 5 s on a 100 MB nmon capture with 8000 runs.
+    interval = typical_interval_ms(times_ms) if len(times_ms) else 0.0
     for first, last in true_runs(mask):
-        duration = run_duration_ms(times_ms, first, last)
+        duration = float(times_ms[last] - times_ms[first]) + interval
         if best is None or duration > best[2]:
             best = (first, last, duration)
     return best
