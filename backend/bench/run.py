@@ -335,6 +335,7 @@ def main() -> None:
     parser.add_argument("--skip-timeline", action="store_true")
     parser.add_argument("--skip-ingest", action="store_true")
     parser.add_argument("--skip-analyze", action="store_true")
+    parser.add_argument("--skip-c10k", action="store_true")
     args = parser.parse_args()
     print(f"Rootline benchmarks (python {sys.version.split()[0]}, bench data in {BENCH_DATA})")
     with tempfile.TemporaryDirectory(prefix="rootline-bench-") as tmp:
@@ -345,6 +346,10 @@ def main() -> None:
             bench_timeline(workdir)
         if not args.skip_analyze:
             bench_analyze(workdir)
+    if not args.skip_c10k:
+        from bench import c10k
+
+        c10k.bench()
 
 
 if __name__ == "__main__":

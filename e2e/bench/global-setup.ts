@@ -21,6 +21,13 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     build_seconds: number;
   };
   console.log(`bench: data ready (built in ${described.build_seconds} s), incident ${described.incident_id}`);
+  console.log("bench: adding (or reusing) the C10K provider (7,000 connections x 120 snapshots of ss -tinm) ...");
+  const c10k = spawnSync(PYTHON, ["-m", "bench.c10k", "--into", dataDir], { cwd: BACKEND, encoding: "utf8" });
+  if (c10k.status !== 0) throw new Error(`bench.c10k failed:\n${c10k.stdout}\n${c10k.stderr}`);
+  const provider = JSON.parse(c10k.stdout.trim().split("\n").pop()!) as { incident_id: string; quiet_peer: string; wall_s: number };
+  console.log(`bench: C10K incident ${provider.incident_id} (ingested in ${provider.wall_s.toFixed(1)} s)`);
+  process.env.ROOTLINE_BENCH_C10K_INCIDENT = provider.incident_id;
+  process.env.ROOTLINE_BENCH_C10K_PEER = provider.quiet_peer;
 
   const runDir = makeDataDir("rootline-bench-");
   const server = await startServer({ dataDir: runDir, databaseUrl: described.database_url });
