@@ -280,6 +280,12 @@ class _Connection:
 # What read_row returns for a line that is not a socket row.
 _NOT_A_ROW = _Connection("not a row", -1)
 
+# A non-listening TCP socket's row, as counted (see _Reader.count_row): its connection (None
+# for TIME-WAIT ...), ss state word ("" without a State column), queues as numbers and as
+# printed, peer endpoint and state indexes and local port (-1: no numeric port).
+_Row = tuple[_Connection | None, str, int, int, str, str, int, int, int]
+_ROW_CACHE_SIZE = 65_536
+
 # Info text held as lines before being turned into numbers (see _Shape): bounds the memory
 # a capture's info lines cost while it is read, whatever its size.
 _PENDING_CHARS = 16 * 1024 * 1024
@@ -456,6 +462,9 @@ class _Reader:
         self.shapes: dict[bytes, _Shape] = {}
         self.tail_shapes: dict[bytes, _Shape] = {}
         self.pending = 0  # characters held in shapes' lines
+        # Rows read so far by their text: an idle connection prints the same row in every
+        # snapshot. Emptied when full, so it stays small whatever the capture.
+        self.row_cache: dict[str, _Row] = {}
         self.peer_names: list[str] = []
         self.peer_index: dict[str, int] = {}
         self.state_names: list[str] = []
@@ -472,6 +481,7 @@ class _Reader:
         rules = (self.read_header, self.read_summary, self.read_timestamp)
         current: _Connection | None = None
         shapes = self.shapes
+        row_cache = self.row_cache
         current_index = current_time = 0
         for line_no, line in enumerate(iter_lines(text), 1):
             if not line:
@@ -495,6 +505,13 @@ class _Reader:
                             self.flush_shapes()
                     else:
                         self.keep_tokens(current_index, current_time, line, tail=False)
+                continue
+            seen = row_cache.get(line)
+            if seen is not None:  # the same row text as before: the same socket and queues
+                current = self.count_row(seen)
+                if current is not None:
+                    current_index = current.index
+                    current_time = self.snapshot.time_ms
                 continue
             tokens = line.split()
             if not tokens:
@@ -552,48 +569,49 @@ class _Reader:
         if not (recvq.isdigit() and sendq.isdigit()):
             return _NOT_A_ROW
         snapshot = self.snapshot
-        snapshot.rows += 1
         if netid != "tcp":
+            snapshot.rows += 1
             snapshot.netids[netid] = snapshot.netids.get(netid, 0) + 1
             snapshot.other_rows += 1
             if has_state:
                 snapshot.other_states.add(state_word)
             return None
         if has_state:
-            snapshot.states[state_word] = snapshot.states.get(state_word, 0) + 1
             state = SS_STATES[state_word]
             if state == "listen":
+                snapshot.rows += 1
+                snapshot.states[state_word] = snapshot.states.get(state_word, 0) + 1
                 self.read_listener(tokens, at, line)
                 return None
         else:
+            state_word = ""
             state = "unknown-estab"  # a state filter hid the column; rows are connections
-        snapshot.conn_rows += 1
-        snapshot.recvq += int(recvq)
-        snapshot.sendq += int(sendq)
+        peer_id = state_id = port = -1
         port_text = local.rpartition(":")[2]
         if port_text.isdigit() and len(port_text) < 19:  # an int64, as any real port is
-            peer_id = self.peer_index.get(peer)
-            if peer_id is None:
+            port = int(port_text)
+            peer_id = self.peer_index.get(peer, -1)
+            if peer_id < 0:
                 peer_id = self.peer_index[peer] = len(self.peer_names)
                 self.peer_names.append(peer)
-            state_id = self.state_index.get(state)
-            if state_id is None:
+            state_id = self.state_index.get(state, -1)
+            if state_id < 0:
                 state_id = self.state_index[state] = len(self.state_names)
                 self.state_names.append(state)
-            snapshot.peer_ids.append(peer_id)
-            snapshot.peer_states.append(state_id)
-            snapshot.peer_ports.append(int(port_text))
-        if state in _NO_CONNECTION_STATES:
-            return None
-        key = f"{local} {peer}"
-        conn = self.connections.get(key)
-        if conn is None:
-            conn = self.connections[key] = _Connection(key, len(self.connection_list))
-            self.connection_list.append(conn)
-        conn.row_times.append(snapshot.time_ms)
-        conn.recvq.append(recvq)
-        conn.sendq.append(sendq)
-        if count > at + 4:
+        conn = None
+        if state not in _NO_CONNECTION_STATES:
+            key = f"{local} {peer}"
+            conn = self.connections.get(key)
+            if conn is None:
+                conn = self.connections[key] = _Connection(key, len(self.connection_list))
+                self.connection_list.append(conn)
+        row = (conn, state_word, int(recvq), int(sendq), recvq, sendq, peer_id, state_id, port)
+        self.count_row(row)
+        if count == at + 4:
+            if len(self.row_cache) >= _ROW_CACHE_SIZE:
+                self.row_cache.clear()
+            self.row_cache[line] = row
+        elif conn is not None:
             # ss -e / -p / -o / -O: socket details and TCP info on the row itself.
             tail = line.split(None, at + 4)[-1]
             tail_key = tail.encode().translate(None, b"0123456789.").rstrip()
@@ -609,6 +627,26 @@ class _Reader:
                     self.flush_shapes()
             else:
                 self.keep_tokens(conn.index, snapshot.time_ms, tail, tail=True)
+        return conn
+
+    def count_row(self, row: _Row) -> _Connection | None:
+        """Count a non-listening TCP socket's row in the snapshot and its connection."""
+        conn, state_word, recvq, sendq, recvq_text, sendq_text, peer_id, state_id, port = row
+        snapshot = self.snapshot
+        snapshot.rows += 1
+        if state_word:
+            snapshot.states[state_word] = snapshot.states.get(state_word, 0) + 1
+        snapshot.conn_rows += 1
+        snapshot.recvq += recvq
+        snapshot.sendq += sendq
+        if peer_id >= 0:
+            snapshot.peer_ids.append(peer_id)
+            snapshot.peer_states.append(state_id)
+            snapshot.peer_ports.append(port)
+        if conn is not None:
+            conn.row_times.append(snapshot.time_ms)
+            conn.recvq.append(recvq_text)
+            conn.sendq.append(sendq_text)
         return conn
 
     def read_listener(self, tokens: list[str], at: int, line: str) -> None:
@@ -906,10 +944,53 @@ def _numbers(text: str) -> np.ndarray[Any, np.dtype[Any]] | None:
         warnings.simplefilter("error", DeprecationWarning)
         try:
             if "." in spaced:
+                found = _decimals(spaced)
+                if found is not None:
+                    return found
                 return np.fromstring(spaced, dtype=np.float64, sep=" ")
             return np.fromstring(spaced, dtype=np.int64, sep=" ")
         except (ValueError, DeprecationWarning, OverflowError):
             return None
+
+
+_POW10_INT = 10 ** np.arange(19, dtype=np.int64)
+_POW10_FLOAT = 10.0 ** np.arange(19)
+
+
+def _decimals(spaced: str) -> np.ndarray[Any, np.dtype[Any]] | None:
+    """The numbers of ``spaced`` (digits, dots and spaces only) as float64, read as integers
+    (numpy reads those 2.5x faster than decimals), or None when it cannot (then read as
+    decimals). ``12.345`` is read as the integers 12 and 345 and joined as 12345 / 10**3:
+    both exact below 2**53, so the one division rounds as reading the decimal would."""
+    raw = f" {spaced} ".encode()  # padded: every run of digits has an edge on both sides
+    if len(raw) != len(spaced) + 2:
+        return None  # not ASCII
+    chars = np.frombuffer(raw, dtype=np.uint8)
+    digit = chars >= 48  # only digits, dots and spaces are left
+    edges = np.flatnonzero(digit[1:] != digit[:-1]) + 1
+    starts, ends = edges[::2], edges[1::2]  # of each run of digits
+    if not len(starts) or int((ends - starts).max()) > 18:
+        return None  # no number, or one an int64 cannot hold
+    dots = np.flatnonzero(chars == 46)
+    # Each dot between two runs of digits: the run after it is the fraction of the one before.
+    if not (digit[dots - 1].all() and digit[dots + 1].all()):
+        return None  # "5." or ".5"
+    fractions = np.searchsorted(starts, dots + 1)
+    wholes = fractions - 1
+    if np.any(fractions[:-1] == wholes[1:]):
+        return None  # "1.2.3"
+    integers = np.fromstring(spaced.replace(".", " "), dtype=np.int64, sep=" ")
+    if integers.size != len(starts):
+        return None
+    places = ends[fractions] - starts[fractions]
+    if int((ends[wholes] - starts[wholes] + places).max()) > 15:
+        return None  # more digits than float64 holds exactly
+    mantissas = integers[wholes] * _POW10_INT[places] + integers[fractions]
+    values = integers.astype(np.float64)
+    values[wholes] = mantissas / _POW10_FLOAT[places]
+    keep = np.ones(len(values), dtype=bool)
+    keep[fractions] = False
+    return values[keep]
 
 
 def _as_array(numbers: np.ndarray[Any, np.dtype[Any]]) -> array[float]:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import warnings
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -647,3 +649,31 @@ def test_lines_that_do_not_fit_their_shape_are_read_token_by_token() -> None:
     assert only_value(result, "tcp.conn.rtt_ms", peer="10.0.0.5:5000") == 7
     assert only_value(result, "tcp.conn.cwnd", peer="10.0.0.5:5000") == 13
     assert only_value(result, "tcp.conn.app_limited", peer="10.0.0.5:5000") == 0
+
+
+_NUMBER_TOKENS = st.one_of(
+    st.integers(0, 10**20).map(str),
+    st.tuples(st.integers(0, 10**12), st.integers(0, 12)).map(lambda v: f"{v[0] / 997:.{v[1]}f}"),
+    st.sampled_from([".5", "5.", "1.2.3", "..", "0.000001", "007.50", "9007199254740993.5", "x"]),
+)
+
+
+@given(st.lists(_NUMBER_TOKENS, min_size=1, max_size=12))
+@settings(max_examples=400, deadline=None)
+def test_decimals_read_as_integers_are_the_decimals_numpy_reads(tokens: list[str]) -> None:
+    """Numbers with a dot are read as two integers and divided (faster than numpy's decimal
+    reader): the result is the very float64 reading the decimal gives, or the decimal reader
+    is used."""
+    text = "a:" + " b:".join(tokens) + " rtt:0.5/1"
+    spaced = text.translate(ss._NON_NUMERIC_TO_SPACE)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DeprecationWarning)
+            expected = np.fromstring(spaced, dtype=np.float64, sep=" ")
+    except (ValueError, DeprecationWarning):
+        assert ss._numbers(text) is None
+        return
+    found = ss._numbers(text)
+    assert found is not None
+    assert found.dtype == np.float64
+    assert found.tobytes() == expected.tobytes()
