@@ -381,8 +381,9 @@ class _Shape:
             column = np.concatenate([chunk[2][index] for chunk in self.chunks])[order]
             for chunk in self.chunks:
                 chunk[2][index] = None  # freed column by column: the output replaces it
+            data = column.tobytes()
             for owner, own_times, (start, stop) in zip(owners, time_arrays, bounds, strict=True):
-                values = array("d", column[start:stop].tobytes())
+                values = array("d", data[start * 8 : stop * 8])
                 parts[owner].setdefault(name, []).append((own_times, values))
         self.chunks = []
 
@@ -726,6 +727,7 @@ class _Reader:
             shape.emit(all_parts, all_cc)
         self.shapes.clear()
         self.tail_shapes.clear()
+        add = result.series.append
         for conn in self.connection_list:
             local, _, peer = conn.key.partition(" ")
             labels = {"local": local, "peer": peer}
@@ -745,8 +747,8 @@ class _Reader:
                 _read_lines(times, lines, parts, cc_changes, conn, result, split=False)
             conn.groups = {}
             for name, pieces in parts.items():
-                times, values = _joined(pieces)
-                result.series.append(SeriesData(name, dict(labels), unit_of(name), times, values))
+                times, values = pieces[0] if len(pieces) == 1 else _joined(pieces)
+                add(SeriesData(name, {"local": local, "peer": peer}, unit_of(name), times, values))
             previous = ""
             for t, cc in sorted(cc_changes):
                 if cc != previous:
