@@ -289,6 +289,7 @@ _ROW_CACHE_SIZE = 65_536
 # Info text held as lines before being turned into numbers (see _Shape): bounds the memory
 # a capture's info lines cost while it is read, whatever its size.
 _PENDING_CHARS = 16 * 1024 * 1024
+_BATCH_CHARS = 1024 * 1024
 
 
 class _Shape:
@@ -325,17 +326,28 @@ class _Shape:
         self.scales = [m[1] for m in meanings if m is not None]
 
     def flush(self, reader: _Reader) -> None:
-        """Turn the lines held into number columns."""
+        """Turn the lines held into number columns, about _BATCH_CHARS of text at a time (the
+        temporary arrays of a batch are reused from the heap instead of fresh pages)."""
         lines = self.lines
-        count = len(lines)
-        if not count:
+        if not lines:
             return
-        conns = np.frombuffer(self.conns, dtype=np.int64).copy()
-        times = np.frombuffer(self.times, dtype=np.int64).copy()
+        conns = np.frombuffer(self.conns, dtype=np.int64)
+        times = np.frombuffer(self.times, dtype=np.int64)
+        step = max(1, len(lines) * _BATCH_CHARS // max(1, sum(map(len, lines))))
+        for start in range(0, len(lines), step):
+            stop = start + step
+            self.read_batch(lines[start:stop], conns[start:stop], times[start:stop], reader)
+        self.lines = []
+        self.conns = array("q")
+        self.times = array("q")
+
+    def read_batch(self, lines: list[str], conns: Any, times: Any, reader: _Reader) -> None:
+        count = len(lines)
         width = self.width
         numbers = _numbers(" ".join(lines)) if width else np.zeros(0)
         if numbers is not None and numbers.size == count * width:
             table = numbers.reshape(count, width)
+            conns, times = conns.copy(), times.copy()
         else:  # some line does not hold the numbers its shape promises: line by line
             good: list[int] = []
             rows: list[Any] = []
@@ -354,9 +366,6 @@ class _Shape:
             columns.append(column * scale if scale != 1.0 else column.astype(np.float64))
         if len(conns):
             self.chunks.append((conns, times, columns))
-        self.lines = []
-        self.conns = array("q")
-        self.times = array("q")
 
     def emit(self, parts: list[_Parts], cc_changes: list[list[tuple[int, str]]]) -> None:
         """Add every connection's slice of each column to ``parts`` (by connection index)."""

@@ -608,14 +608,16 @@ def _canonical(result: ParseResult) -> tuple[object, ...]:
 
 
 @pytest.mark.parametrize("name", ["ss-tinm-loop.txt", "ss-tinmO.txt", "ss-tinmp.txt"])
+@pytest.mark.parametrize(("pending", "batch"), [(1, 1), (10_000, 1), (10_000, 3_000)])
 def test_info_lines_read_in_batches_give_the_same_series(
-    name: str, monkeypatch: pytest.MonkeyPatch
+    name: str, pending: int, batch: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Info lines are turned into numbers a batch at a time (bounded memory): a connection's
     lines split over many batches, down to one line per batch, read as in one batch."""
     text = (SS_FIXTURES / name).read_text()
     whole = _canonical(ss.parse(text, CONTEXT))
-    monkeypatch.setattr(ss, "_PENDING_CHARS", 1)
+    monkeypatch.setattr(ss, "_PENDING_CHARS", pending)
+    monkeypatch.setattr(ss, "_BATCH_CHARS", batch)
     assert _canonical(ss.parse(text, CONTEXT)) == whole
 
 
