@@ -290,6 +290,9 @@ _ROW_CACHE_SIZE = 65_536
 # a capture's info lines cost while it is read, whatever its size.
 _PENDING_CHARS = 16 * 1024 * 1024
 _BATCH_CHARS = 1024 * 1024
+# Written after each line of a batch (see _Shape.read_batch): 2**-7, exact in binary.
+_MARKER = " 0.0078125 "
+_MARKER_VALUE = 0.0078125
 
 
 class _Shape:
@@ -344,9 +347,16 @@ class _Shape:
     def read_batch(self, lines: list[str], conns: Any, times: Any, reader: _Reader) -> None:
         count = len(lines)
         width = self.width
-        numbers = _numbers(" ".join(lines)) if width else np.zeros(0)
-        if numbers is not None and numbers.size == count * width:
-            table = numbers.reshape(count, width)
+        # Each line ends with a marker number: a line holding one number less and another
+        # one more (a shape says nothing of empty values) cannot make the right total and
+        # shift every number between them into the wrong column unseen.
+        numbers = _numbers(_MARKER.join(lines) + _MARKER)
+        table: Any = None
+        if numbers is not None and numbers.size == count * (width + 1):
+            table = numbers.reshape(count, width + 1)
+            if not (table[:, width] == _MARKER_VALUE).all():
+                table = None
+        if table is not None:
             conns, times = conns.copy(), times.copy()
         else:  # some line does not hold the numbers its shape promises: line by line
             good: list[int] = []

@@ -679,3 +679,31 @@ def test_decimals_read_as_integers_are_the_decimals_numpy_reads(tokens: list[str
     assert found is not None
     assert found.dtype == np.float64
     assert found.tobytes() == expected.tobytes()
+
+
+def test_a_line_short_of_a_number_and_one_over_do_not_shift_columns() -> None:
+    """Lines of one shape are read together; one without a value (``rto:``) and one with a
+    stray number (dropped when the shape's text hides it) make the right total between them,
+    yet each keeps its own numbers."""
+    text = (
+        "State Recv-Q Send-Q Local Address:Port Peer Address:Port\n"
+        "ESTAB 0 0 10.0.0.1:80 10.0.0.2:5000\n"
+        "\t cubic rto:201 rtt:1/2 cwnd:10\n"
+        "ESTAB 0 0 10.0.0.1:80 10.0.0.3:5000\n"
+        "\t cubic rto: rtt:3/4 cwnd:11\n"
+        "ESTAB 0 0 10.0.0.1:80 10.0.0.4:5000\n"
+        "\t cubic rto:203 rtt:5/6 cwnd:12 7\n"
+    )
+    result = ss.parse(text, CONTEXT)
+    for peer, rto, rtt, rttvar, cwnd in [
+        ("10.0.0.2:5000", 201, 1, 2, 10),
+        ("10.0.0.3:5000", None, 3, 4, 11),
+        ("10.0.0.4:5000", 203, 5, 6, 12),
+    ]:
+        assert only_value(result, "tcp.conn.rtt_ms", peer=peer) == rtt
+        assert only_value(result, "tcp.conn.rttvar_ms", peer=peer) == rttvar
+        assert only_value(result, "tcp.conn.cwnd", peer=peer) == cwnd
+        rtos = [
+            s for s in result.series if s.name == "tcp.conn.rto_ms" and s.labels["peer"] == peer
+        ]
+        assert [s.values[0] for s in rtos] == ([] if rto is None else [rto])
