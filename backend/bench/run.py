@@ -39,6 +39,7 @@ MB = 1024 * 1024
 # (label, generator module, generator function, size in MB, target MB/s or None)
 INGEST_CASES: list[tuple[str, str, str, int, float | None]] = [
     ("ss -tinm multi-snapshot", "bench.gen_ss", "generate", 200, 50.0),
+    ("ss C10K 7000 conns x 120", "bench.gen_ss_c10k", "generate", 450, 50.0),
     ("nstat -az series", "bench.gen_nstat", "generate", 50, 50.0),
     ("unified GC log (JDK 17 G1)", "bench.gen_gc", "generate_unified", 200, 50.0),
     ("JDK 8 G1 GC log", "bench.gen_gc", "generate_legacy_g1", 200, 50.0),

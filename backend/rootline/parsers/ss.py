@@ -103,7 +103,14 @@ from typing import Any
 
 import numpy as np
 
-from rootline.parsers.base import Fact, ParseContext, ParseResult, SeriesData, SeriesSet
+from rootline.parsers.base import (
+    Fact,
+    ParseContext,
+    ParseResult,
+    SeriesData,
+    SeriesSet,
+    iter_lines,
+)
 from rootline.parsers.tcp_states import TCP_STATES, normalise_tcp_state
 from rootline.parsers.timestamps import could_be_timestamp_line, parse_timestamp_line
 
@@ -191,6 +198,7 @@ _NON_NUMERIC_TO_SPACE = str.maketrans(
 )
 
 
+@functools.lru_cache(maxsize=4096)
 def unit_of(series: str) -> str:
     """The unit of a ``tcp.conn.*`` series, from its name."""
     field = series.removeprefix("tcp.conn.")
@@ -219,11 +227,15 @@ def sniff(head: str) -> float:
 
 
 class _Snapshot:
-    """What the snapshot being read has seen; counted when it ends."""
+    """What the snapshot being read has seen; counted when it ends.
+
+    Kept compact (counts and three small arrays, not a list entry per socket): a C10K
+    capture has thousands of rows in each of its hundreds of snapshots.
+    """
 
     __slots__ = (
-        "headed", "netids", "other_states", "peers", "recvq", "rows", "sendq", "states", "time_ms",
-        "timed",
+        "conn_rows", "headed", "netids", "other_rows", "other_states", "peer_ids", "peer_ports",
+        "peer_states", "recvq", "rows", "sendq", "states", "time_ms", "timed",
     )  # fmt: skip
 
     def __init__(self, time_ms: int, *, timed: bool = False) -> None:
@@ -231,28 +243,34 @@ class _Snapshot:
         self.timed = timed  # opened by a timestamp line: its time is known
         self.headed = False  # its column header was printed
         self.rows = 0
-        self.states: list[str] = []  # ss state words of TCP rows
-        self.netids: list[str] = []  # netids of other rows
+        self.states: dict[str, int] = {}  # TCP rows per ss state word
+        self.netids: dict[str, int] = {}  # rows of other socket kinds per netid
+        self.other_rows = 0  # their sum
         self.other_states: set[str] = set()  # ss state words of other rows
-        self.recvq: list[str] = []  # queues of non-listening TCP sockets, as printed
-        self.sendq: list[str] = []
-        # non-listening TCP sockets per peer endpoint: [sockets per state, lowest local
-        # port, highest local port] (see PEER_MIN_SOCKETS)
-        self.peers: dict[str, list[Any]] = {}
+        self.conn_rows = 0  # non-listening TCP sockets, and their queues summed
+        self.recvq = 0
+        self.sendq = 0
+        # Each non-listening TCP socket with a numeric local port: its peer endpoint (an index
+        # in _Reader.peer_names), state (index in _Reader.state_names) and local port (see
+        # PEER_MIN_SOCKETS).
+        self.peer_ids: array[int] = array("i")
+        self.peer_states: array[int] = array("i")
+        self.peer_ports: array[int] = array("q")
 
 
 class _Connection:
-    """Everything one (local, peer) pair printed, kept as text until the end.
+    """Everything one (local, peer) pair printed outside its info lines' columns.
 
-    Info lines are grouped by their token count: a connection prints the same fields in the
-    same order snapshot after snapshot, so each group transposes into columns that are
-    converted with a few C-level calls (see :func:`_read_lines`) instead of per token.
+    Its info lines are held by their :class:`_Shape` (shared by every connection printing
+    the same fields); only lines no shape can read in bulk are kept here, as tokens grouped
+    by their count, and read at the end by :func:`_read_lines`, column by column.
     """
 
-    __slots__ = ("groups", "key", "recvq", "row_times", "sendq")
+    __slots__ = ("groups", "index", "key", "recvq", "row_times", "sendq")
 
-    def __init__(self, key: str) -> None:
+    def __init__(self, key: str, index: int) -> None:
         self.key = key  # "<local> <peer>"
+        self.index = index  # in _Reader.connection_list
         self.row_times: array[int] = array("q")
         self.recvq: list[str] = []
         self.sendq: list[str] = []
@@ -260,7 +278,191 @@ class _Connection:
 
 
 # What read_row returns for a line that is not a socket row.
-_NOT_A_ROW = _Connection("not a row")
+_NOT_A_ROW = _Connection("not a row", -1)
+
+# A non-listening TCP socket's row, as counted (see _Reader.count_row): its connection (None
+# for TIME-WAIT ...), ss state word ("" without a State column), queues as numbers and as
+# printed, peer endpoint and state indexes and local port (-1: no numeric port).
+_Row = tuple[_Connection | None, str, int, int, str, str, int, int, int]
+_ROW_CACHE_SIZE = 65_536
+
+# Info text held as lines before being turned into numbers (see _Shape): bounds the memory
+# a capture's info lines cost while it is read, whatever its size.
+_PENDING_CHARS = 16 * 1024 * 1024
+_BATCH_CHARS = 1024 * 1024
+# Written after each line of a batch (see _Shape.read_batch): 2**-7, exact in binary.
+_MARKER = " 0.0078125 "
+_MARKER_VALUE = 0.0078125
+
+
+class _Shape:
+    """Info lines (or row tails) of one shape, from any connection, read in bulk.
+
+    Two lines have the same shape when they are the same text once their digits and dots are
+    taken out: the same fields in the same order, with the same units and the same bare words
+    (congestion control, ``app_limited``). The numbers of the first line (the template) get
+    their meanings once (:func:`_template_meanings`); then a batch of lines of the shape is
+    joined and read by one C call (:func:`_numbers`) into a matrix whose columns are series.
+    A line whose numbers do not fit (``1.2.3``) is handed back to its connection, read as
+    before by :func:`_read_lines`; so is every line of a shape whose text matters beyond
+    its numbers (``users:``, ``timer:``, field names with digits, signs, exponents).
+    """
+
+    __slots__ = (
+        "app_limited", "cc", "chunks", "conns", "keep", "lines", "names", "readable", "scales",
+        "tail", "times", "width",
+    )  # fmt: skip
+
+    def __init__(self, template: str, *, tail: bool) -> None:
+        self.tail = tail  # a row's tail (ss -e / -o / -p / -O), not an info line
+        self.lines: list[str] = []
+        self.conns: array[int] = array("q")
+        self.times: array[int] = array("q")
+        # Batches read so far: connection indexes, times, one float64 column per series.
+        self.chunks: list[tuple[Any, Any, list[Any]]] = []
+        analysed = _template_meanings(template.split())
+        self.readable = analysed is not None
+        meanings, self.cc, self.app_limited = analysed or ([], "", False)
+        self.width = len(meanings)
+        self.keep = [i for i, m in enumerate(meanings) if m is not None]
+        self.names = [m[0] for m in meanings if m is not None]
+        self.scales = [m[1] for m in meanings if m is not None]
+
+    def flush(self, reader: _Reader) -> None:
+        """Turn the lines held into number columns, about _BATCH_CHARS of text at a time (the
+        temporary arrays of a batch are reused from the heap instead of fresh pages)."""
+        lines = self.lines
+        if not lines:
+            return
+        conns = np.frombuffer(self.conns, dtype=np.int64)
+        times = np.frombuffer(self.times, dtype=np.int64)
+        step = max(1, len(lines) * _BATCH_CHARS // max(1, sum(map(len, lines))))
+        for start in range(0, len(lines), step):
+            stop = start + step
+            self.read_batch(lines[start:stop], conns[start:stop], times[start:stop], reader)
+        self.lines = []
+        self.conns = array("q")
+        self.times = array("q")
+
+    def read_batch(self, lines: list[str], conns: Any, times: Any, reader: _Reader) -> None:
+        count = len(lines)
+        width = self.width
+        # Each line ends with a marker number: a line holding one number less and another
+        # one more (a shape says nothing of empty values) cannot make the right total and
+        # shift every number between them into the wrong column unseen.
+        numbers = _numbers(_MARKER.join(lines) + _MARKER)
+        table: Any = None
+        if numbers is not None and numbers.size == count * (width + 1):
+            table = numbers.reshape(count, width + 1)
+            if not (table[:, width] == _MARKER_VALUE).all():
+                table = None
+        if table is not None:
+            conns, times = conns.copy(), times.copy()
+        else:  # some line does not hold the numbers its shape promises: line by line
+            good: list[int] = []
+            rows: list[Any] = []
+            for index, line in enumerate(lines):
+                found = _numbers(line)
+                if found is not None and found.size == width:
+                    good.append(index)
+                    rows.append(found.astype(np.float64))
+                else:
+                    reader.keep_tokens(int(conns[index]), int(times[index]), line, tail=self.tail)
+            conns, times = conns[good], times[good]
+            table = np.array(rows, dtype=np.float64).reshape(len(good), width)
+        columns = []
+        for position, scale in zip(self.keep, self.scales, strict=True):
+            column = table[:, position]
+            columns.append(column * scale if scale != 1.0 else column.astype(np.float64))
+        if len(conns):
+            self.chunks.append((conns, times, columns))
+
+    def emit(self, parts: list[_Parts], cc_changes: list[list[tuple[int, str]]]) -> None:
+        """Add every connection's slice of each column to ``parts`` (by connection index)."""
+        if not self.chunks:
+            return
+        conns = np.concatenate([chunk[0] for chunk in self.chunks])
+        order = np.argsort(conns, kind="stable")  # each connection's lines stay in file order
+        conns = conns[order]
+        times = np.concatenate([chunk[1] for chunk in self.chunks])[order]
+        starts = np.flatnonzero(np.diff(conns)) + 1
+        bounds = list(zip([0, *starts.tolist()], [*starts.tolist(), len(conns)], strict=True))
+        owners = conns[[start for start, _ in bounds]].tolist()
+        time_arrays = [array("q", times[start:stop].tobytes()) for start, stop in bounds]
+        if self.cc:
+            for owner, (start, stop) in zip(owners, bounds, strict=True):
+                cc_changes[owner].append((int(times[start:stop].min()), self.cc))
+            flag = array("d", [1.0 if self.app_limited else 0.0])
+            for owner, own_times in zip(owners, time_arrays, strict=True):
+                pieces = parts[owner].setdefault("tcp.conn.app_limited", [])
+                pieces.append((own_times, flag * len(own_times)))
+        for index, name in enumerate(self.names):
+            column = np.concatenate([chunk[2][index] for chunk in self.chunks])[order]
+            for chunk in self.chunks:
+                chunk[2][index] = None  # freed column by column: the output replaces it
+            data = column.tobytes()
+            for owner, own_times, (start, stop) in zip(owners, time_arrays, bounds, strict=True):
+                values = array("d", data[start * 8 : stop * 8])
+                parts[owner].setdefault(name, []).append((own_times, values))
+        self.chunks = []
+
+
+def _numeric_runs(token: str) -> int:
+    """How many numbers :func:`_numbers` reads in ``token`` (digits and dots between others)."""
+    return len(token.translate(_NON_NUMERIC_TO_SPACE).split())
+
+
+def _template_meanings(
+    tokens: list[str],
+) -> tuple[list[_Meaning], str, bool] | None:
+    """The meaning of each number in a line of these tokens (None: not worth a series), its
+    congestion control and ``app_limited`` flag; None when the line's text matters beyond
+    its numbers and is read token by token instead (same rules as :func:`_read_lines`)."""
+    meanings: list[_Meaning] = []
+    cc = ""
+    app_limited = False
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        index += 1
+        runs = _numeric_runs(token)
+        name, colon, value = token.partition(":")
+        if colon:
+            if name in IGNORED_FIELDS:
+                meanings.extend([None] * runs)
+                continue
+            if name in _ELEMENT_READERS or _DIGIT.search(name) or "-" in value or not runs:
+                return None
+            found = _value_meanings(name, value, runs)
+            if found is None:
+                return None
+            meanings.extend(found)
+        elif token in RATE_WORDS and index < len(tokens):
+            value = tokens[index]
+            index += 1
+            found = _value_meanings(token, value, _numeric_runs(value))
+            if found is None or ":" in value or "-" in value:
+                return None
+            meanings.extend(found)
+        elif runs:
+            return None  # a bare word with digits (bbr2, a lone number): read token by token
+        elif token in CONGESTION_CONTROLS:
+            cc = token
+        elif token == "app_limited":
+            app_limited = True
+    return meanings, cc, app_limited
+
+
+def _value_meanings(name: str, value: str, runs: int) -> list[_Meaning] | None:
+    pattern = value.translate(_DIGITS_AND_DOTS)
+    if not pattern:
+        if runs != 1:
+            return None
+        return [(FIELD_SERIES.get(name, f"tcp.conn.{name}"), 1.0)]
+    meanings = _meanings(name, pattern)
+    if not meanings:
+        return [None] * runs  # e.g. wscale:7,7: nothing numeric worth keeping
+    return list(meanings) if len(meanings) == runs else None
 
 
 class _Reader:
@@ -273,7 +475,20 @@ class _Reader:
         self.snapshot = _Snapshot(context.default_time_ms)
         self.done: list[_Snapshot] = []
         self.connections: dict[str, _Connection] = {}
+        self.connection_list: list[_Connection] = []
         self.listener_processes: dict[str, str] = {}
+        # Keyed by the line's UTF-8 bytes without digits and dots (bytes.translate deletes
+        # characters several times faster than str.translate).
+        self.shapes: dict[bytes, _Shape] = {}
+        self.tail_shapes: dict[bytes, _Shape] = {}
+        self.pending = 0  # characters held in shapes' lines
+        # Rows read so far by their text: an idle connection prints the same row in every
+        # snapshot. Emptied when full, so it stays small whatever the capture.
+        self.row_cache: dict[str, _Row] = {}
+        self.peer_names: list[str] = []
+        self.peer_index: dict[str, int] = {}
+        self.state_names: list[str] = []
+        self.state_index: dict[str, int] = {}
 
     def new_snapshot(self, time_ms: int, *, timed: bool = False) -> None:
         # A timestamped snapshot whose header listed no socket is kept: it saw zero sockets
@@ -285,21 +500,38 @@ class _Reader:
     def read(self, text: str) -> ParseResult:
         rules = (self.read_header, self.read_summary, self.read_timestamp)
         current: _Connection | None = None
-        for line_no, line in enumerate(text.split("\n"), 1):
+        shapes = self.shapes
+        row_cache = self.row_cache
+        current_index = current_time = 0
+        for line_no, line in enumerate(iter_lines(text), 1):
             if not line:
                 continue
             first_char = line[0]
             if first_char == "\t" or first_char == " ":
                 # Info of the socket on the row above (no-op for listeners, udp, time-wait).
                 if current is not None:
-                    tokens = line.split()
-                    group = current.groups.get(len(tokens))
-                    if group is None:
-                        if not tokens:
-                            continue
-                        group = current.groups[len(tokens)] = (array("q"), [])
-                    group[0].append(current.row_times[-1])
-                    group[1].append(tokens)
+                    key = line.encode().translate(None, b"0123456789.").rstrip()
+                    shape = shapes.get(key)
+                    if shape is None:
+                        if not key:
+                            continue  # blank but for spaces
+                        shape = shapes[key] = _Shape(line, tail=False)
+                    if shape.readable:
+                        shape.lines.append(line)
+                        shape.conns.append(current_index)
+                        shape.times.append(current_time)
+                        self.pending += len(line)
+                        if self.pending > _PENDING_CHARS:
+                            self.flush_shapes()
+                    else:
+                        self.keep_tokens(current_index, current_time, line, tail=False)
+                continue
+            seen = row_cache.get(line)
+            if seen is not None:  # the same row text as before: the same socket and queues
+                current = self.count_row(seen)
+                if current is not None:
+                    current_index = current.index
+                    current_time = self.snapshot.time_ms
                 continue
             tokens = line.split()
             if not tokens:
@@ -307,6 +539,9 @@ class _Reader:
             row = self.read_row(tokens, line)
             if row is not _NOT_A_ROW:
                 current = row
+                if row is not None:
+                    current_index = row.index
+                    current_time = self.snapshot.time_ms
                 continue
             current = None
             if not any(rule(tokens, line) for rule in rules):
@@ -314,6 +549,24 @@ class _Reader:
         self.new_snapshot(0)
         self.finish()
         return self.result
+
+    def flush_shapes(self) -> None:
+        for shape in (*self.shapes.values(), *self.tail_shapes.values()):
+            shape.flush(self)
+        self.pending = 0
+
+    def keep_tokens(self, conn_index: int, time_ms: int, line: str, *, tail: bool) -> None:
+        """A line read token by token at the end (see :func:`_read_lines`)."""
+        tokens = line.split()
+        if not tokens:
+            return
+        conn = self.connection_list[conn_index]
+        key = -len(tokens) if tail else len(tokens)
+        group = conn.groups.get(key)
+        if group is None:
+            group = conn.groups[key] = (array("q"), [])
+        group[0].append(time_ms)
+        group[1].append(tokens)
 
     def read_row(self, tokens: list[str], line: str) -> _Connection | None:
         """A socket row: its connection (None when it has no series of its own), or _NOT_A_ROW."""
@@ -336,49 +589,84 @@ class _Reader:
         if not (recvq.isdigit() and sendq.isdigit()):
             return _NOT_A_ROW
         snapshot = self.snapshot
-        snapshot.rows += 1
         if netid != "tcp":
-            snapshot.netids.append(netid)
+            snapshot.rows += 1
+            snapshot.netids[netid] = snapshot.netids.get(netid, 0) + 1
+            snapshot.other_rows += 1
             if has_state:
                 snapshot.other_states.add(state_word)
             return None
         if has_state:
-            snapshot.states.append(state_word)
             state = SS_STATES[state_word]
             if state == "listen":
+                snapshot.rows += 1
+                snapshot.states[state_word] = snapshot.states.get(state_word, 0) + 1
                 self.read_listener(tokens, at, line)
                 return None
         else:
+            state_word = ""
             state = "unknown-estab"  # a state filter hid the column; rows are connections
-        snapshot.recvq.append(recvq)
-        snapshot.sendq.append(sendq)
+        peer_id = state_id = port = -1
         port_text = local.rpartition(":")[2]
-        if port_text.isdigit():
+        if port_text.isdigit() and len(port_text) < 19:  # an int64, as any real port is
             port = int(port_text)
-            seen = snapshot.peers.get(peer)
-            if seen is None:
-                snapshot.peers[peer] = [{state: 1}, port, port]
-            else:
-                seen[0][state] = seen[0].get(state, 0) + 1
-                seen[1] = min(seen[1], port)
-                seen[2] = max(seen[2], port)
-        if state in _NO_CONNECTION_STATES:
-            return None
-        key = f"{local} {peer}"
-        conn = self.connections.get(key)
-        if conn is None:
-            conn = self.connections[key] = _Connection(key)
-        conn.row_times.append(snapshot.time_ms)
-        conn.recvq.append(recvq)
-        conn.sendq.append(sendq)
-        if count > at + 4:
+            peer_id = self.peer_index.get(peer, -1)
+            if peer_id < 0:
+                peer_id = self.peer_index[peer] = len(self.peer_names)
+                self.peer_names.append(peer)
+            state_id = self.state_index.get(state, -1)
+            if state_id < 0:
+                state_id = self.state_index[state] = len(self.state_names)
+                self.state_names.append(state)
+        conn = None
+        if state not in _NO_CONNECTION_STATES:
+            key = f"{local} {peer}"
+            conn = self.connections.get(key)
+            if conn is None:
+                conn = self.connections[key] = _Connection(key, len(self.connection_list))
+                self.connection_list.append(conn)
+        row = (conn, state_word, int(recvq), int(sendq), recvq, sendq, peer_id, state_id, port)
+        self.count_row(row)
+        if count == at + 4:
+            if len(self.row_cache) >= _ROW_CACHE_SIZE:
+                self.row_cache.clear()
+            self.row_cache[line] = row
+        elif conn is not None:
             # ss -e / -p / -o / -O: socket details and TCP info on the row itself.
-            tail = tokens[at + 4 :]
-            group = conn.groups.get(-len(tail))
-            if group is None:
-                group = conn.groups[-len(tail)] = (array("q"), [])
-            group[0].append(snapshot.time_ms)
-            group[1].append(tail)
+            tail = line.split(None, at + 4)[-1]
+            tail_key = tail.encode().translate(None, b"0123456789.").rstrip()
+            shape = self.tail_shapes.get(tail_key)
+            if shape is None:
+                shape = self.tail_shapes[tail_key] = _Shape(tail, tail=True)
+            if shape.readable:
+                shape.lines.append(tail)
+                shape.conns.append(conn.index)
+                shape.times.append(snapshot.time_ms)
+                self.pending += len(tail)
+                if self.pending > _PENDING_CHARS:
+                    self.flush_shapes()
+            else:
+                self.keep_tokens(conn.index, snapshot.time_ms, tail, tail=True)
+        return conn
+
+    def count_row(self, row: _Row) -> _Connection | None:
+        """Count a non-listening TCP socket's row in the snapshot and its connection."""
+        conn, state_word, recvq, sendq, recvq_text, sendq_text, peer_id, state_id, port = row
+        snapshot = self.snapshot
+        snapshot.rows += 1
+        if state_word:
+            snapshot.states[state_word] = snapshot.states.get(state_word, 0) + 1
+        snapshot.conn_rows += 1
+        snapshot.recvq += recvq
+        snapshot.sendq += sendq
+        if peer_id >= 0:
+            snapshot.peer_ids.append(peer_id)
+            snapshot.peer_states.append(state_id)
+            snapshot.peer_ports.append(port)
+        if conn is not None:
+            conn.row_times.append(snapshot.time_ms)
+            conn.recvq.append(recvq_text)
+            conn.sendq.append(sendq_text)
         return conn
 
     def read_listener(self, tokens: list[str], at: int, line: str) -> None:
@@ -450,7 +738,16 @@ class _Reader:
                 self.series.add("tcp.sockets.listed", {}, "sockets", snap.time_ms, 0)
         result = self.result
         result.series.extend(self.series)
-        for conn in self.connections.values():
+        self.flush_shapes()
+        count = len(self.connection_list)
+        all_parts: list[_Parts] = [{} for _ in range(count)]
+        all_cc: list[list[tuple[int, str]]] = [[] for _ in range(count)]
+        for shape in (*self.shapes.values(), *self.tail_shapes.values()):
+            shape.emit(all_parts, all_cc)
+        self.shapes.clear()
+        self.tail_shapes.clear()
+        add = result.series.append
+        for conn in self.connection_list:
             local, _, peer = conn.key.partition(" ")
             labels = {"local": local, "peer": peer}
             for name, queue in (
@@ -462,13 +759,15 @@ class _Reader:
                     result.series.append(
                         SeriesData(name, dict(labels), "bytes", conn.row_times, values)
                     )
-            parts: _Parts = {}
-            cc_changes: list[tuple[int, str]] = []
+            parts = all_parts[conn.index]
+            all_parts[conn.index] = {}
+            cc_changes = all_cc[conn.index]
             for times, lines in conn.groups.values():
                 _read_lines(times, lines, parts, cc_changes, conn, result, split=False)
+            conn.groups = {}
             for name, pieces in parts.items():
-                times, values = _joined(pieces)
-                result.series.append(SeriesData(name, dict(labels), unit_of(name), times, values))
+                times, values = pieces[0] if len(pieces) == 1 else _joined(pieces)
+                add(SeriesData(name, {"local": local, "peer": peer}, unit_of(name), times, values))
             previous = ""
             for t, cc in sorted(cc_changes):
                 if cc != previous:
@@ -479,7 +778,7 @@ class _Reader:
         counted = []
         for snap in self.done:
             counts: Counter[str] = Counter()
-            for word, count in Counter(snap.states).items():
+            for word, count in snap.states.items():
                 counts[SS_STATES[word]] += count
             counted.append((snap, counts))
         states = sorted({s for _, counts in counted for s in counts})
@@ -488,37 +787,63 @@ class _Reader:
             states = sorted(set(states) | set(TCP_STATES))
         netids = sorted({n for snap in self.done for n in snap.netids})
         # Connections' queue totals only from a capture that lists connections (not ss -lnt).
-        lists_connections = all_states or any(snap.recvq for snap in self.done)
+        lists_connections = all_states or any(snap.conn_rows for snap in self.done)
         add = self.series.add
         for snap, counts in counted:
             t = snap.time_ms
             if snap.states or not snap.rows:  # an empty snapshot: zero of every state
                 for state in states:
                     add(f"tcp.state.{state}", {}, "sockets", t, counts.get(state, 0))
-            if lists_connections and snap.rows > len(snap.netids):
-                add("tcp.connections.sendq.bytes", {}, "bytes", t, sum(map(int, snap.sendq)))
-                add("tcp.connections.recvq.bytes", {}, "bytes", t, sum(map(int, snap.recvq)))
+            if lists_connections and snap.rows > snap.other_rows:
+                add("tcp.connections.sendq.bytes", {}, "bytes", t, snap.sendq)
+                add("tcp.connections.recvq.bytes", {}, "bytes", t, snap.recvq)
             if snap.netids:
-                netid_counts = Counter(snap.netids)
                 for netid in netids:
-                    add(f"sockets.{netid}", {}, "sockets", t, netid_counts.get(netid, 0))
+                    add(f"sockets.{netid}", {}, "sockets", t, snap.netids.get(netid, 0))
         self.emit_peer_counts()
 
     def emit_peer_counts(self) -> None:
         """Sockets per peer endpoint and state, for peers that reached PEER_MIN_SOCKETS."""
-        peak: Counter[str] = Counter()
+        peers = len(self.peer_names)
+        if not peers:
+            return
+        peak = np.zeros(peers, dtype=np.int64)
         for snap in self.done:
-            for peer, (states, _, _) in snap.peers.items():
-                peak[peer] = max(peak[peer], sum(states.values()))
-        kept = sorted(peer for peer, count in peak.items() if count >= PEER_MIN_SOCKETS)
+            if snap.peer_ids:
+                ids = np.frombuffer(snap.peer_ids, dtype=np.int32)
+                np.maximum(peak, np.bincount(ids, minlength=peers), out=peak)
+        kept_ids = np.flatnonzero(peak >= PEER_MIN_SOCKETS)
+        if not len(kept_ids):
+            return
+        # Per snapshot, only the kept peers' sockets: peer -> [sockets per state, lowest local
+        # port, highest local port].
+        found_per_snap: list[dict[str, list[Any]]] = []
+        for snap in self.done:
+            found: dict[str, list[Any]] = {}
+            if snap.peer_ids:
+                ids = np.frombuffer(snap.peer_ids, dtype=np.int32)
+                for at in np.flatnonzero(np.isin(ids, kept_ids)).tolist():
+                    peer = self.peer_names[snap.peer_ids[at]]
+                    state = self.state_names[snap.peer_states[at]]
+                    port = snap.peer_ports[at]
+                    seen = found.get(peer)
+                    if seen is None:
+                        found[peer] = [{state: 1}, port, port]
+                    else:
+                        seen[0][state] = seen[0].get(state, 0) + 1
+                        seen[1] = min(seen[1], port)
+                        seen[2] = max(seen[2], port)
+            found_per_snap.append(found)
         add = self.series.add
-        for peer in kept:
-            states_seen = sorted({st for snap in self.done for st in snap.peers.get(peer, [{}])[0]})
+        for peer in sorted(self.peer_names[i] for i in kept_ids.tolist()):
+            states_seen = sorted(
+                {st for found in found_per_snap for st in found.get(peer, [{}])[0]}
+            )
             labels = {"peer": peer}
-            for snap in self.done:
-                found = snap.peers.get(peer)
+            for snap, snap_found in zip(self.done, found_per_snap, strict=True):
+                seen = snap_found.get(peer)
                 for state in states_seen:
-                    count = found[0].get(state, 0) if found else 0
+                    count = seen[0].get(state, 0) if seen else 0
                     add(
                         "tcp.peer.sockets",
                         {**labels, "state": state},
@@ -526,9 +851,9 @@ class _Reader:
                         snap.time_ms,
                         count,
                     )
-                if found:
-                    add("tcp.peer.local_port_min", labels, "port", snap.time_ms, found[1])
-                    add("tcp.peer.local_port_max", labels, "port", snap.time_ms, found[2])
+                if seen:
+                    add("tcp.peer.local_port_min", labels, "port", snap.time_ms, seen[1])
+                    add("tcp.peer.local_port_max", labels, "port", snap.time_ms, seen[2])
 
 
 def _lists_all_states(snapshot: _Snapshot) -> bool:
@@ -640,10 +965,53 @@ def _numbers(text: str) -> np.ndarray[Any, np.dtype[Any]] | None:
         warnings.simplefilter("error", DeprecationWarning)
         try:
             if "." in spaced:
+                found = _decimals(spaced)
+                if found is not None:
+                    return found
                 return np.fromstring(spaced, dtype=np.float64, sep=" ")
             return np.fromstring(spaced, dtype=np.int64, sep=" ")
         except (ValueError, DeprecationWarning, OverflowError):
             return None
+
+
+_POW10_INT = 10 ** np.arange(19, dtype=np.int64)
+_POW10_FLOAT = 10.0 ** np.arange(19)
+
+
+def _decimals(spaced: str) -> np.ndarray[Any, np.dtype[Any]] | None:
+    """The numbers of ``spaced`` (digits, dots and spaces only) as float64, read as integers
+    (numpy reads those 2.5x faster than decimals), or None when it cannot (then read as
+    decimals). ``12.345`` is read as the integers 12 and 345 and joined as 12345 / 10**3:
+    both exact below 2**53, so the one division rounds as reading the decimal would."""
+    raw = f" {spaced} ".encode()  # padded: every run of digits has an edge on both sides
+    if len(raw) != len(spaced) + 2:
+        return None  # not ASCII
+    chars = np.frombuffer(raw, dtype=np.uint8)
+    digit = chars >= 48  # only digits, dots and spaces are left
+    edges = np.flatnonzero(digit[1:] != digit[:-1]) + 1
+    starts, ends = edges[::2], edges[1::2]  # of each run of digits
+    if not len(starts) or int((ends - starts).max()) > 18:
+        return None  # no number, or one an int64 cannot hold
+    dots = np.flatnonzero(chars == 46)
+    # Each dot between two runs of digits: the run after it is the fraction of the one before.
+    if not (digit[dots - 1].all() and digit[dots + 1].all()):
+        return None  # "5." or ".5"
+    fractions = np.searchsorted(starts, dots + 1)
+    wholes = fractions - 1
+    if np.any(fractions[:-1] == wholes[1:]):
+        return None  # "1.2.3"
+    integers = np.fromstring(spaced.replace(".", " "), dtype=np.int64, sep=" ")
+    if integers.size != len(starts):
+        return None
+    places = ends[fractions] - starts[fractions]
+    if int((ends[wholes] - starts[wholes] + places).max()) > 15:
+        return None  # more digits than float64 holds exactly
+    mantissas = integers[wholes] * _POW10_INT[places] + integers[fractions]
+    values = integers.astype(np.float64)
+    values[wholes] = mantissas / _POW10_FLOAT[places]
+    keep = np.ones(len(values), dtype=bool)
+    keep[fractions] = False
+    return values[keep]
 
 
 def _as_array(numbers: np.ndarray[Any, np.dtype[Any]]) -> array[float]:
@@ -775,16 +1143,13 @@ _SLASH_PAIRS = {
 
 
 def _joined(pieces: list[tuple[array[int], array[float]]]) -> tuple[array[int], array[float]]:
-    """One series from its parts, in time order."""
+    """One series from its parts, in time order (stable: equal times keep the parts' order)."""
     if len(pieces) == 1:
         return pieces[0]
-    times: array[int] = array("q")
-    values: array[float] = array("d")
-    for piece_times, piece_values in pieces:
-        times.extend(piece_times)
-        values.extend(piece_values)
-    order = sorted(range(len(times)), key=times.__getitem__)
-    return array("q", map(times.__getitem__, order)), array("d", map(values.__getitem__, order))
+    times = np.concatenate([np.frombuffer(t, dtype=np.int64) for t, _ in pieces])
+    values = np.concatenate([np.frombuffer(v, dtype=np.float64) for _, v in pieces])
+    order = np.argsort(times, kind="stable")
+    return array("q", times[order].tobytes()), array("d", values[order].tobytes())
 
 
 def _duration_ms(text: str) -> float | None:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import warnings
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -593,3 +595,115 @@ def test_ss_a_with_only_listening_tcp_sockets_still_lists_all_states() -> None:
         CONTEXT,
     )
     assert not _state_names(unix_only)
+
+
+def _canonical(result: ParseResult) -> tuple[object, ...]:
+    series_by_key = {
+        (s.name, tuple(sorted(s.labels.items()))): (s.unit, list(s.times_ms), list(s.values))
+        for s in result.series
+    }
+    assert len(series_by_key) == len(result.series)  # one series per (name, labels)
+    facts = sorted((f.key, f.value, f.time_ms) for f in result.facts)
+    return series_by_key, facts, [(d.line, d.message) for d in result.diagnostics]
+
+
+@pytest.mark.parametrize("name", ["ss-tinm-loop.txt", "ss-tinmO.txt", "ss-tinmp.txt"])
+@pytest.mark.parametrize(("pending", "batch"), [(1, 1), (10_000, 1), (10_000, 3_000)])
+def test_info_lines_read_in_batches_give_the_same_series(
+    name: str, pending: int, batch: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Info lines are turned into numbers a batch at a time (bounded memory): a connection's
+    lines split over many batches, down to one line per batch, read as in one batch."""
+    text = (SS_FIXTURES / name).read_text()
+    whole = _canonical(ss.parse(text, CONTEXT))
+    monkeypatch.setattr(ss, "_PENDING_CHARS", pending)
+    monkeypatch.setattr(ss, "_BATCH_CHARS", batch)
+    assert _canonical(ss.parse(text, CONTEXT)) == whole
+
+
+def test_lines_that_do_not_fit_their_shape_are_read_token_by_token() -> None:
+    """Lines of one shape (the same text without digits and dots) are read in bulk; a line
+    whose numbers do not fit (``1.2.3``), signs, exponents, digits in a name or a bare word
+    (``bbr2`` / ``bbr3`` share a shape) are still read field by field."""
+    text = (
+        "State Recv-Q Send-Q Local Address:Port Peer Address:Port\n"
+        "ESTAB 0 0 10.0.0.1:80 10.0.0.2:5000\n"
+        "\t skmem:(r0,rb5,t0,tb1,f0,w0,o0,bl0,d0) bbr2 rto:201 rtt:1/2 foo2:3 cwnd:10\n"
+        "ESTAB 0 0 10.0.0.1:80 10.0.0.3:5000\n"
+        "\t skmem:(r0,rb5,t0,tb1,f0,w0,o0,bl0,d0) bbr3 rto:202 rtt:3/4 foo3:4 cwnd:11\n"
+        "ESTAB 0 0 10.0.0.1:80 10.0.0.4:5000\n"
+        "\t skmem:(r0,rb5,t0,tb1,f0,w0,o0,bl0,d0) cubic rto:203 rtt:5/6 cwnd:12\n"
+        "ESTAB 0 0 10.0.0.1:80 10.0.0.5:5000\n"
+        "\t skmem:(r0,rb5,t0,tb1,f0,w0,o0,bl0,d0) cubic rto:1.2.3 rtt:7/8 cwnd:13\n"
+    )
+    result = ss.parse(text, CONTEXT)
+    facts = {f.key: f.value for f in result.facts}
+    assert facts["tcp.conn.cc[10.0.0.1:80 10.0.0.2:5000]"] == "bbr2"
+    assert facts["tcp.conn.cc[10.0.0.1:80 10.0.0.3:5000]"] == "bbr3"
+    assert only_value(result, "tcp.conn.foo2", peer="10.0.0.2:5000") == 3
+    assert only_value(result, "tcp.conn.foo3", peer="10.0.0.3:5000") == 4
+    assert only_value(result, "tcp.conn.rto_ms", peer="10.0.0.4:5000") == 203
+    assert only_value(result, "tcp.conn.rttvar_ms", peer="10.0.0.4:5000") == 6
+    # 1.2.3 is no number: that field is dropped, the line's other fields are kept.
+    assert not [
+        s for s in result.series if s.name == "tcp.conn.rto_ms" and "10.0.0.5" in s.labels["peer"]
+    ]
+    assert only_value(result, "tcp.conn.rtt_ms", peer="10.0.0.5:5000") == 7
+    assert only_value(result, "tcp.conn.cwnd", peer="10.0.0.5:5000") == 13
+    assert only_value(result, "tcp.conn.app_limited", peer="10.0.0.5:5000") == 0
+
+
+_NUMBER_TOKENS = st.one_of(
+    st.integers(0, 10**20).map(str),
+    st.tuples(st.integers(0, 10**12), st.integers(0, 12)).map(lambda v: f"{v[0] / 997:.{v[1]}f}"),
+    st.sampled_from([".5", "5.", "1.2.3", "..", "0.000001", "007.50", "9007199254740993.5", "x"]),
+)
+
+
+@given(st.lists(_NUMBER_TOKENS, min_size=1, max_size=12))
+@settings(max_examples=400, deadline=None)
+def test_decimals_read_as_integers_are_the_decimals_numpy_reads(tokens: list[str]) -> None:
+    """Numbers with a dot are read as two integers and divided (faster than numpy's decimal
+    reader): the result is the very float64 reading the decimal gives, or the decimal reader
+    is used."""
+    text = "a:" + " b:".join(tokens) + " rtt:0.5/1"
+    spaced = text.translate(ss._NON_NUMERIC_TO_SPACE)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DeprecationWarning)
+            expected = np.fromstring(spaced, dtype=np.float64, sep=" ")
+    except (ValueError, DeprecationWarning):
+        assert ss._numbers(text) is None
+        return
+    found = ss._numbers(text)
+    assert found is not None
+    assert found.dtype == np.float64
+    assert found.tobytes() == expected.tobytes()
+
+
+def test_a_line_short_of_a_number_and_one_over_do_not_shift_columns() -> None:
+    """Lines of one shape are read together; one without a value (``rto:``) and one with a
+    stray number (dropped when the shape's text hides it) make the right total between them,
+    yet each keeps its own numbers."""
+    text = (
+        "State Recv-Q Send-Q Local Address:Port Peer Address:Port\n"
+        "ESTAB 0 0 10.0.0.1:80 10.0.0.2:5000\n"
+        "\t cubic rto:201 rtt:1/2 cwnd:10\n"
+        "ESTAB 0 0 10.0.0.1:80 10.0.0.3:5000\n"
+        "\t cubic rto: rtt:3/4 cwnd:11\n"
+        "ESTAB 0 0 10.0.0.1:80 10.0.0.4:5000\n"
+        "\t cubic rto:203 rtt:5/6 cwnd:12 7\n"
+    )
+    result = ss.parse(text, CONTEXT)
+    for peer, rto, rtt, rttvar, cwnd in [
+        ("10.0.0.2:5000", 201, 1, 2, 10),
+        ("10.0.0.3:5000", None, 3, 4, 11),
+        ("10.0.0.4:5000", 203, 5, 6, 12),
+    ]:
+        assert only_value(result, "tcp.conn.rtt_ms", peer=peer) == rtt
+        assert only_value(result, "tcp.conn.rttvar_ms", peer=peer) == rttvar
+        assert only_value(result, "tcp.conn.cwnd", peer=peer) == cwnd
+        rtos = [
+            s for s in result.series if s.name == "tcp.conn.rto_ms" and s.labels["peer"] == peer
+        ]
+        assert [s.values[0] for s in rtos] == ([] if rto is None else [rto])
