@@ -25,6 +25,7 @@ class DatabaseIncidentData:
         self._session = session
         self._incident_id = incident_id
         self._series_cache: dict[tuple[str, str | None], list[SeriesView]] = {}
+        self._facts_cache: dict[tuple[str, str | None], list[FactView]] = {}
 
     @cached_property
     def _filenames(self) -> dict[uuid.UUID, str]:
@@ -116,6 +117,14 @@ class DatabaseIncidentData:
         ]
 
     def facts(self, key: str, *, host: str | None = None) -> Sequence[FactView]:
+        # Detectors ask per connection for their host's settings (tcp_wmem for each of 7 000
+        # connections): one query per key and host, not per question.
+        cached = self._facts_cache.get((key, host))
+        if cached is None:
+            cached = self._facts_cache[(key, host)] = self._load_facts(key, host)
+        return cached
+
+    def _load_facts(self, key: str, host: str | None) -> list[FactView]:
         return [
             FactView(f.key, f.value, f.host, self._filenames.get(f.artifact_id, ""), f.time_ms)
             for f in facts_repository.matching(

@@ -124,8 +124,12 @@ def pack(series: Sequence[SeriesData], offset_ms: int = 0) -> PackedTable | None
         index.setdefault((s.labels["local"], s.labels["peer"]), len(index))
     if len(index) > CONN_ID_STRIDE:
         raise ValueError(f"{len(index)} connections in one artifact; at most {CONN_ID_STRIDE}")
+    # A parser may give a connection's fields one times array: each distinct one read once.
+    distinct = {id(s.times_ms): s.times_ms for s in series}
     all_times = np.unique(
-        np.concatenate([np.frombuffer(s.times_ms, dtype=np.int64) for s in series])
+        np.frombuffer(b"".join(distinct.values()), dtype=np.int64)
+        if distinct
+        else np.empty(0, np.int64)
     )
     if not len(all_times):
         return None
@@ -141,18 +145,15 @@ def pack(series: Sequence[SeriesData], offset_ms: int = 0) -> PackedTable | None
     for name in sorted(by_field):
         members = by_field[name]
         matrix = np.full((n_conn, n_snap), np.nan)
-        rows = np.repeat(
-            np.array([index[(s.labels["local"], s.labels["peer"])] for s in members]),
-            [len(s) for s in members],
-        )
-        times = np.concatenate([np.frombuffer(s.times_ms, dtype=np.int64) for s in members])
-        values = np.concatenate([np.frombuffer(s.values, dtype=np.float64) for s in members])
+        member_rows = np.array([index[(s.labels["local"], s.labels["peer"])] for s in members])
+        rows = np.repeat(member_rows, [len(s) for s in members])
+        # One copy of all the field's points (bytes.join over the arrays' buffers).
+        times = np.frombuffer(b"".join(s.times_ms for s in members), dtype=np.int64)
+        values = np.frombuffer(b"".join(s.values for s in members), dtype=np.float64)
         matrix[rows, np.searchsorted(all_times, times)] = values
         matrix[~np.isfinite(matrix)] = np.nan
         order = np.full(n_conn, np.iinfo(np.int64).max)
-        order[[index[(s.labels["local"], s.labels["peer"])] for s in members]] = np.arange(
-            len(members)
-        )
+        order[member_rows] = np.arange(len(members))
         stats = _stats(matrix, all_times + offset_ms, order)
         present = stats.points > 0
         if not present.any():
