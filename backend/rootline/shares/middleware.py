@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import time
 from typing import Any
+from urllib.parse import parse_qsl
 
 from anyio import to_thread
 from sqlalchemy.orm import Session, sessionmaker
@@ -85,7 +86,16 @@ class RedactSharedResponses:
             # Unknown, revoked or plain: the route answers (and counts a failed lookup).
             await self.app(scope, receive, send)
             return
-        scope = {**scope, "query_string": redactor.original_query(scope.get("query_string", b""))}
+        query = scope.get("query_string", b"")
+        searched = [
+            value
+            for name, value in parse_qsl(query.decode("latin-1"), keep_blank_values=True)
+            if name in ADDRESS_SEARCHES
+        ]
+        if not all(redactor.names_only_pseudonyms(v) for v in searched):
+            await _refuse_search(send)
+            return
+        scope = {**scope, "query_string": redactor.original_query(query)}
         start: Message | None = None
         chunks: list[bytes] = []
 
@@ -108,6 +118,31 @@ class RedactSharedResponses:
             await send({"type": "http.response.body", "body": body})
 
         await self.app(scope, receive, capture)
+
+
+# Query parameters that search addresses by their text (GET .../connections?q=,
+# .../series?connection=).
+ADDRESS_SEARCHES = frozenset({"q", "connection"})
+
+
+async def _refuse_search(send: Send) -> None:
+    body = json.dumps(
+        {
+            "detail": "this link hides the real addresses: search by the names it shows "
+            "(e.g. 10.0.0.3 or 10.0.0.3:port-1)"
+        }
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 400,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 def _rewrite(

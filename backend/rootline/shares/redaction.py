@@ -337,6 +337,16 @@ class Redactor:
             return text
         return self._reverse_pattern.sub(lambda m: self._reverse[m.group(1)], text)
 
+    def names_only_pseudonyms(self, text: str) -> bool:
+        """Whether ``text`` holds nothing but pseudonyms and separators (``10.0.0.3:port-1``):
+        what an address search of a redacted link may ask for. Any other letter or digit
+        would be matched against the real addresses, and whether anything matched would
+        tell the viewer about them (``10.1.`` answering one connection)."""
+        rest = text if self._reverse_pattern is None else self._reverse_pattern.sub("", text)
+        # What wraps a pseudonym in the link's own labels: [::ffff:10.0.0.2]:port-1.
+        rest = re.sub(r"(?i)::ffff:", "", rest)
+        return not any(c.isalnum() for c in rest)
+
     def original_query(self, query: bytes) -> bytes:
         pairs = parse_qsl(query.decode("latin-1"), keep_blank_values=True)
         return urlencode([(name, self.original(value)) for name, value in pairs]).encode()

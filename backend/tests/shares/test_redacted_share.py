@@ -106,7 +106,9 @@ def setup_incident(client: TestClient) -> tuple[str, str]:
         content=JSTACK.encode(),
         headers={"Content-Type": "application/octet-stream"},
     )
-    assert dump.status_code == 201 and dump.json()["artifacts"][0]["kind"] == "thread_dump", dump.text
+    assert dump.status_code == 201 and dump.json()["artifacts"][0]["kind"] == "thread_dump", (
+        dump.text
+    )
     artifact = next(a["id"] for a in v6.json()["artifacts"])
     return incident, artifact
 
@@ -194,7 +196,9 @@ def test_no_route_of_a_redacted_link_shows_an_original(
     params = {"/api/shared/{token}/timeline": {"max_points": 50}}
     answers: dict[str, str] = {}
     for path in routes:
-        url = path.format(token=token, artifact_id=artifact, finding_id=charted, event_id=dump_event)
+        url = path.format(
+            token=token, artifact_id=artifact, finding_id=charted, event_id=dump_event
+        )
         response = anon_client.get(url, params=params.get(path))
         if path.endswith("/raw"):
             assert response.status_code == 403, response.text
@@ -286,3 +290,37 @@ def test_a_host_the_incident_gains_after_a_read_is_redacted_too(
     upload("zulu-db-9")
     second = anon_client.get(f"/api/shared/{token}/artifacts").text
     assert "zulu-db-9" not in second and "host-b" in second
+
+
+def test_a_redacted_link_finds_connections_by_their_pseudonyms_only(
+    client: TestClient, anon_client: TestClient, incident_id: str
+) -> None:
+    """An address search on a redacted link takes the names the link shows; any other text
+    would be matched against the real addresses, and whether it found something would tell."""
+    base = f"/api/incidents/{incident_id}"
+    done = client.post(
+        f"{base}/artifacts",
+        params={"filename": "db-ss.txt", "host": "db-primary-7", "wait": 60},
+        content=SS_V6.encode(),
+        headers={"Content-Type": "application/octet-stream"},
+    )
+    assert done.status_code == 201, done.text
+    assert client.get(f"{base}/connections", params={"q": "2001:db8:20"}).json()["items"]
+    token = client.post(f"{base}/shares", json={"redacted": True}).json()["token"]
+    shared = f"/api/shared/{token}"
+    listed = anon_client.get(f"{shared}/connections")
+    assert listed.status_code == 200, listed.text
+    assert not addresses_in(listed.text) & {"2001:db8:10::5", "2001:db8:20::9", "192.168.7.31"}
+    peers = [c["peer"] for c in listed.json()["items"]]
+    assert len(peers) == 2
+    for peer in peers:
+        found = anon_client.get(f"{shared}/connections", params={"q": peer})
+        assert found.status_code == 200, (peer, found.text)
+        assert [c["peer"] for c in found.json()["items"]] == [peer], found.text
+        series = anon_client.get(f"{shared}/series", params={"connection": peer}).json()
+        assert {s["labels"]["peer"] for s in series["items"]} == {peer}
+    for name, probe in (("q", "2001:db8"), ("q", "192.168.7"), ("connection", "51234")):
+        path = "connections" if name == "q" else "series"
+        refused = anon_client.get(f"{shared}/{path}", params={name: probe})
+        assert refused.status_code == 400, refused.text
+        assert "search by the names it shows" in refused.json()["detail"]
