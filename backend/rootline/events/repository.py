@@ -17,6 +17,7 @@ from rootline.db import bulk_insert
 from rootline.events.models import Event
 
 INSERT_BATCH = 5000
+READ_BATCH = 5000
 
 
 def insert_many(session: Session, rows: Iterable[dict[str, Any]]) -> None:
@@ -94,8 +95,10 @@ def all_of_kind(
         query = query.where(Event.host == host)
     artifacts: dict[str, uuid.UUID] = {}
     loads = json.JSONDecoder().decode
+    # Fetched a batch at a time (a server-side cursor on PostgreSQL), so the driver never
+    # holds every row's text beside the decoded events.
     for kind_, time_ms, duration_ms, attrs, host_, artifact in session.execute(
-        query.order_by(Event.time_ms, Event.id)
+        query.order_by(Event.time_ms, Event.id).execution_options(yield_per=READ_BATCH)
     ):
         artifact_id = artifacts.get(artifact)
         if artifact_id is None:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import uuid
 
+import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from rootline.artifacts.models import Artifact
 from rootline.checklist.data import DatabaseIncidentData
 from rootline.db import bulk_insert
-from rootline.events import service
+from rootline.events import repository, service
 from rootline.events.models import Event
 from rootline.incidents.models import Incident
 from rootline.parsers.base import EventData
@@ -59,7 +60,8 @@ EVENTS = [
 ]
 
 
-def test_events_read_back_as_written(database_url: str) -> None:
+def test_events_read_back_as_written(database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(repository, "READ_BATCH", 4)  # read in several batches
     with db_session(database_url) as session:
         incident_id, (first, second) = _incident_with_artifacts(session, ["a.log", "dir/b.log"])
         # Two artifacts' events in one incident, interleaved in time.
