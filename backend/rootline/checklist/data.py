@@ -102,19 +102,17 @@ class DatabaseIncidentData:
         return views
 
     def events(self, kind: str, *, host: str | None = None) -> Sequence[EventView]:
-        return [
-            EventView(
-                e.kind,
-                e.time_ms,
-                e.duration_ms,
-                e.attrs,
-                e.host,
-                self._filenames.get(e.artifact_id, ""),
-            )
-            for e in events_repository.all_of_kind(
-                self._session, incident_id=self._incident_id, kind=kind, host=host
-            )
-        ]
+        filenames = self._filenames
+        names: dict[uuid.UUID, str] = {}
+        views = []
+        for kind_, time_ms, duration_ms, attrs, host_, artifact_id in events_repository.all_of_kind(
+            self._session, incident_id=self._incident_id, kind=kind, host=host
+        ):
+            name = names.get(artifact_id)
+            if name is None:
+                name = names[artifact_id] = filenames.get(artifact_id, "")
+            views.append(EventView(kind_, time_ms, duration_ms, attrs, host_, name))
+        return views
 
     def facts(self, key: str, *, host: str | None = None) -> Sequence[FactView]:
         # Detectors ask per connection for their host's settings (tcp_wmem for each of 7 000

@@ -46,12 +46,21 @@ DATESTAMP = re.compile(
 
 def number(text: str) -> float:
     """A decimal number written with a point or, in some locales, a comma."""
-    return float(text.replace(",", "."))
+    try:
+        return float(text)  # float() takes no comma: only a decimal comma fails here
+    except ValueError:
+        return float(text.replace(",", "."))
+
+
+_KB_PER_UNIT_ANY_CASE = KB_PER_UNIT | {unit.lower(): kb for unit, kb in KB_PER_UNIT.items()}
 
 
 def size_kb(value: str, unit: str) -> float:
     """``1024``, ``K`` -> 1024.0 KB; units are B, K, M, G (JVM sizes are binary)."""
-    return number(value) * KB_PER_UNIT[unit.upper()]
+    factor = _KB_PER_UNIT_ANY_CASE.get(unit)
+    if factor is None:
+        factor = KB_PER_UNIT[unit.upper()]
+    return number(value) * factor
 
 
 _DIGITS_AS_ZERO = str.maketrans("0123456789", "0" * 10)
@@ -293,34 +302,57 @@ def build_result(kind: str, log: GcLog, context: ParseContext, result: ParseResu
     events = result.events
     durations: list[float] = []
     pause_starts: list[float] = []
+    # The commonest loop of a big log: names bound once, the series' arrays appended directly.
+    add_event = events.append
+    pause_times, pause_values = series.points["gc.pause_ms"]
+    before_times, before_values = series.points["gc.heap_before_mb"]
+    after_times, after_values = series.points["gc.heap_after_mb"]
+    total_times, total_values = series.points["gc.heap_total_mb"]
     for pause in log.pauses:
-        at = wall(pause.clock)
+        clock = pause.clock
+        at = clock.wall_ms
+        if at is None:
+            at = base_ms + (clock.uptime_s or 0.0) * 1000.0
         at_ms = round(at)
-        durations.append(pause.duration_ms)
+        duration_ms = pause.duration_ms
+        durations.append(duration_ms)
         pause_starts.append(at)
         attrs: dict[str, object] = {"collector": pause.collector, "type": pause.type}
         if pause.cause:
             attrs["cause"] = pause.cause
         if pause.detail:
             attrs["detail"] = pause.detail
-        if pause.heap_before_kb is not None:
-            attrs["heap_before_mb"] = _mb(pause.heap_before_kb)
-        if pause.heap_after_kb is not None:
-            attrs["heap_after_mb"] = _mb(pause.heap_after_kb)
-        if pause.heap_total_kb is not None:
-            attrs["heap_total_mb"] = _mb(pause.heap_total_kb)
+        before_kb, after_kb, total_kb = (
+            pause.heap_before_kb,
+            pause.heap_after_kb,
+            pause.heap_total_kb,
+        )
+        if before_kb is not None:
+            attrs["heap_before_mb"] = round(before_kb / 1024.0, 3)
+        if after_kb is not None:
+            attrs["heap_after_mb"] = round(after_kb / 1024.0, 3)
+        if total_kb is not None:
+            attrs["heap_total_mb"] = round(total_kb / 1024.0, 3)
         if pause.gc_id is not None:
             attrs["gc_id"] = pause.gc_id
-        if pause.clock.uptime_s is not None:
-            attrs["uptime_s"] = round(pause.clock.uptime_s, 6)
+        if clock.uptime_s is not None:
+            attrs["uptime_s"] = round(clock.uptime_s, 6)
         if pause.to_space_exhausted:
             attrs["to_space_exhausted"] = True
-            events.append(EventData("gc_to_space_exhausted", at_ms, None, {"gc_id": pause.gc_id}))
-        events.append(EventData("gc_pause", at_ms, round(pause.duration_ms, 6), attrs))
-        series.add("gc.pause_ms", at_ms, pause.duration_ms)
-        _add_heap_points(
-            series, at_ms, pause.heap_before_kb, pause.heap_after_kb, pause.heap_total_kb
-        )
+            add_event(EventData("gc_to_space_exhausted", at_ms, None, {"gc_id": pause.gc_id}))
+        add_event(EventData("gc_pause", at_ms, round(duration_ms, 6), attrs))
+        pause_times.append(at_ms)
+        pause_values.append(duration_ms)
+        # As _add_heap_points.
+        if before_kb is not None:
+            before_times.append(at_ms)
+            before_values.append(before_kb / 1024.0)
+        if after_kb is not None:
+            after_times.append(at_ms)
+            after_values.append(after_kb / 1024.0)
+        if total_kb is not None:
+            total_times.append(at_ms)
+            total_values.append(total_kb / 1024.0)
     heap_from_cycles = not any(p.heap_after_kb is not None for p in log.pauses)
     for phase in log.concurrents:
         at_ms = round(wall(phase.clock))

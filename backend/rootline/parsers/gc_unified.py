@@ -123,6 +123,7 @@ YOUNG_SIZE_LINES = {
     "serial": ("DefNew: ",),
     "cms": ("ParNew: ",),
 }
+G1_REGION_LINES = frozenset(YOUNG_SIZE_LINES["g1"])
 # How far before a pause summary its young-generation lines may sit (a gc* block is ~2 KB).
 YOUNG_SIZE_WINDOW = 8192
 _END = r"\r?$"
@@ -386,12 +387,16 @@ class _Reader:
 
     def _timed(self, position: int, line: str) -> None:
         """A pause, concurrent phase, stall or cycle summary: a line ending in its duration."""
-        for rule, handler in (
-            (PAUSE, self._pause),
-            (CONCURRENT, self._concurrent),
-            (STALL, self._stall),
-            (CYCLE, self._cycle),
+        for word, rule, handler in (
+            ("Pause ", PAUSE, self._pause),
+            ("Concurrent ", CONCURRENT, self._concurrent),
+            (" Stall (", STALL, self._stall),
+            (" Collection (", CYCLE, self._cycle),
         ):
+            # Each rule names its word: a line without it is not searched (a concurrent
+            # phase's line is never searched for a pause).
+            if word not in line:
+                continue
             match = rule.search(line)
             if match is not None:
                 clock = self._clock(position, line)
@@ -427,12 +432,13 @@ class _Reader:
             if at < 0:
                 continue
             line = self.text[at : self.text.find("\n", at)]
-            match = YOUNG_GEN.match(line)
+            # The name says which rule can match (YOUNG_GEN names its generations).
+            match = None if name in G1_REGION_LINES else YOUNG_GEN.match(line)
             if match is not None:
                 return size_kb(match.group(2), match.group(3)), size_kb(
                     match.group(4), match.group(5)
                 )
-            regions = G1_REGIONS.match(line)
+            regions = G1_REGIONS.match(line) if name in G1_REGION_LINES else None
             if regions is not None and self.region_kb is not None:
                 found = True
                 before += int(regions.group(3)) * self.region_kb
