@@ -124,7 +124,7 @@ _TOP_CHUNK_ROWS = 65536
 # Text split into lines this many characters at a time (bounded memory, see read).
 _LINE_BLOCK = 1024 * 1024
 # Text read by the columnar path this many characters at a time (see _Columnar).
-_COLUMNAR_BLOCK = 16 * 1024 * 1024
+_COLUMNAR_BLOCK = 8 * 1024 * 1024
 # When neither ZZZZ nor AAA,interval tells when snapshots were taken, they are put this far apart.
 _DEFAULT_INTERVAL_MS = 1000
 _DAY_MS = 86_400_000
@@ -819,6 +819,18 @@ class _Reader:
             series.times_ms.frombytes(times_ms.tobytes())
             series.values.frombytes(values.tobytes())
 
+    def _add_whole(self, spec: _Column, times_ms: array[int], values: array[float]) -> None:
+        """:meth:`_add` for a column without gaps whose arrays the series may keep as they are
+        (``times_ms`` is in :attr:`shared_times`; ``values`` is this column's own)."""
+        key = (spec.name, tuple(sorted(spec.labels.items())))
+        series = self.series.get(key)
+        if series is None:
+            self.series[key] = SeriesData(spec.name, dict(spec.labels), spec.unit, times_ms, values)
+        else:
+            self._own_times(series)
+            series.times_ms.extend(times_ms)
+            series.values.extend(values)
+
     def _own_times(self, series: SeriesData) -> None:
         """A series about to grow gets its own copy of a shared times array."""
         if id(series.times_ms) in self.shared_times:
@@ -1288,10 +1300,12 @@ _ZZZZ_CLOCK = r"^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$"
 
 @dataclass(slots=True)
 class _Rows:
-    """One section's converted rows of the run: snapshot tags and value columns, per block."""
+    """One section's rows of the run so far: their times and one values array per column
+    (NaN for an empty value), grown a block at a time; the series take these arrays."""
 
-    tags: list[Any] = field(default_factory=list)
-    columns: list[list[Any]] = field(default_factory=list)
+    times_ms: array[int] = field(default_factory=lambda: array("q"))
+    columns: list[array[float]] = field(default_factory=list)
+    gaps: list[bool] = field(default_factory=list)  # per column: any NaN
     count: int = 0  # rows, header repeats included (as the line path's section.lines)
     stride: int = 0  # fields per row
     last_line: str = ""
@@ -1302,8 +1316,10 @@ class _Columnar:
     """The whole file at C speed with pyarrow, for the usual shape: one run, every line of a
     section as wide as the others, snapshot times ``HH:MM:SS`` with a date, every value a
     number or empty, no CR. Lines are cut at ``\\n`` by numpy, grouped per section by their
-    first field, and each section's rows of a block read by one ``pyarrow.csv`` call; times
-    are joined to rows by tag when the run ends. Header, AAA, BBB and UARG lines (a few) go
+    first field, and each section's rows of a block read by one ``pyarrow.csv`` call; each
+    row's time is looked up by its tag's number among the ZZZZ lines read so far (a row
+    before its ZZZZ line goes to the line path). A section's times and its columns are grown
+    a block at a time into the arrays its series keep. Header, AAA, BBB and UARG lines (a few) go
     through the line path's own handlers, in file order. Anything else raises :class:`_Bail`
     and the file is read by the line path, so diagnostics, odd rows and cut files read as
     they always did."""
@@ -1312,9 +1328,10 @@ class _Columnar:
         self.reader = reader
         self.rows: dict[str, _Rows] = {}
         self.zzzz_tags: list[Any] = []
-        self.zzzz_ms: list[np.ndarray] = []
+        self.zzzz_ms_all = np.empty(0, dtype=np.int64)  # the ZZZZ lines' times so far
         self.top = _Rows()
-        self.top_odd: list[tuple[int, str]] = []  # TOP header and title lines
+        # Per block: TOP rows' pids, commands, times, %CPU, resident sizes
+        self.top_blocks: list[tuple[Any, Any, np.ndarray, np.ndarray, np.ndarray | None]] = []
         self.top_widths: list[int] = []
         self.top_stride = 0
         self.top_layout: tuple[int, int, list[int]] | None = None
@@ -1322,8 +1339,7 @@ class _Columnar:
         self.last_zzzz: tuple[str, int] | None = None
         # Snapshot tag number -> position in the ZZZZ lines (-1: none), their tags and times.
         self.snapshot_at = np.empty(0, dtype=np.int64)
-        self.snapshot_tags: Any = pa.array([], pa.string())
-        self.snapshot_times = np.empty(0, dtype=np.int64)
+        self.snapshot_tags: Any = None  # the ZZZZ lines' tags so far, as one array
 
     def read(self, text: str) -> ParseResult:
         reader = self.reader
@@ -1412,6 +1428,7 @@ class _Columnar:
             self.reader._slow_line(row + first_number, line)
         if any(section.lines for section in sections.values()):
             raise _Bail  # a row before its section's header
+        bulk.sort(key=lambda named: named[0] != "ZZZZ")  # times first: rows look them up
         for name, rows in bulk:
             self.has_data = True
             if name == "ZZZZ":
@@ -1488,11 +1505,14 @@ class _Columnar:
             stride,
             {1: pa.string(), **dict.fromkeys(range(2, stride), pa.float64())},
         )
-        held.tags.extend(table.column(0).chunks)
+        held.times_ms.frombytes(self._times(table.column(0).chunks).data.cast("B"))
         if not held.columns:
-            held.columns = [[] for _ in range(stride - 2)]
+            held.columns = [array("d") for _ in range(stride - 2)]
+            held.gaps = [False] * (stride - 2)
         for position, column in enumerate(held.columns):
-            column.append(table.column(position + 1).to_numpy())
+            values = table.column(position + 1).to_numpy()
+            column.frombytes(np.ascontiguousarray(values).data.cast("B"))
+            held.gaps[position] = held.gaps[position] or bool((values != values).any())
 
     def _top(self, lines: Any, rows: np.ndarray, tagged: np.ndarray, first_number: int) -> None:
         reader = self.reader
@@ -1526,13 +1546,13 @@ class _Columnar:
         cpu = table.column(f"f{cpu_at}").to_numpy()
         if np.isnan(cpu).any():
             raise _Bail  # an empty or NaN %CPU: diagnosed by the line path
-        self.top.tags.extend(table.column("f2").chunks)
+        times = self._times(table.column("f2").chunks)
         resident = None
         for at in resident_at:
             more = table.column(f"f{at}").to_numpy()
             resident = more if resident is None else resident + more
-        self.top.columns.append(
-            [table.column("f1").chunks, table.column(f"f{command_at}").chunks, cpu, resident]
+        self.top_blocks.append(
+            (table.column("f1").chunks, table.column(f"f{command_at}").chunks, times, cpu, resident)
         )
 
     def _zzzz(self, lines: Any, rows: np.ndarray, first_number: int) -> None:
@@ -1557,14 +1577,28 @@ class _Columnar:
         pairs, where = np.unique(date_hours, return_inverse=True)
         days = encoded.dictionary.to_pylist()
         hour_starts = np.empty(len(pairs), dtype=np.int64)
-        for at, pair in enumerate(pairs.tolist()):
+        for place, pair in enumerate(pairs.tolist()):
             date = days[pair // 24]
             start_ms = self.reader._hour_start_ms(date, f"{pair % 24:02d}")
             if start_ms is None or date != date.strip():
                 raise _Bail
-            hour_starts[at] = start_ms
+            hour_starts[place] = start_ms
+        moments = hour_starts[where] + minutes * 60_000 + seconds * 1000
+        numbers = pc.cast(pc.utf8_slice_codeunits(tags, 1, 64), pa.int64()).to_numpy()
+        base = len(self.zzzz_ms_all)
+        top_number = int(numbers.max())
+        if top_number > 100 * (base + len(numbers)) + 100_000:
+            raise _Bail  # tags too sparse for a lookup table
+        if top_number >= len(self.snapshot_at):
+            grown = np.full(top_number + 1, -1, dtype=np.int64)
+            grown[: len(self.snapshot_at)] = self.snapshot_at
+            self.snapshot_at = grown
+        at = self.snapshot_at
+        if (at[numbers] >= 0).any() or len(np.unique(numbers)) != len(numbers):
+            raise _Bail  # a snapshot tag again: runs one after the other
+        at[numbers] = np.arange(base, base + len(numbers))
         self.zzzz_tags.append(tags)
-        self.zzzz_ms.append(hour_starts[where] + minutes * 60_000 + seconds * 1000)
+        self.zzzz_ms_all = np.concatenate([self.zzzz_ms_all, moments])
         self.last_zzzz = (tags[-1].as_py(), int(rows[-1]) + first_number)
 
     # ---- end of the run
@@ -1574,42 +1608,70 @@ class _Columnar:
         if self.has_data or any(r.count for r in self.rows.values()):
             reader.runs += 1
         if self.zzzz_tags:
-            tags = pa.chunked_array(self.zzzz_tags).combine_chunks()
-            if len(pc.unique(tags)) != len(tags):
-                raise _Bail  # a repeated tag: runs one after the other
-            moments = np.concatenate(self.zzzz_ms)
-            reader.snapshot_ms = dict(zip(tags.to_pylist(), moments.tolist(), strict=True))
+            tags = pa.chunked_array(self.zzzz_tags, pa.string()).to_pylist()
+            reader.snapshot_ms = dict(zip(tags, self.zzzz_ms_all.tolist(), strict=True))
             reader.snapshots_read = len(tags)
             reader.last_snapshot = self.last_zzzz
-            numbers = pc.cast(pc.utf8_slice_codeunits(tags, 1, 64), pa.int64()).to_numpy()
-            if numbers.max() > 100 * len(numbers) + 100_000:
-                raise _Bail  # tags too sparse for a lookup table
-            self.snapshot_at = np.full(numbers.max() + 1, -1, dtype=np.int64)
-            self.snapshot_at[numbers] = np.arange(len(numbers))
-            self.snapshot_tags, self.snapshot_times = tags, moments
         self._check_last_snapshot()
         for name, section in reader.sections.items():
             held = self.rows.pop(name, None)
-            if held is None or not held.tags:
-                continue
-            times = self._times(held.tags)
-            held.tags = []
-            columns = [np.concatenate(c) for c in held.columns]
-            held.columns = []
-            reader._emit_matrix(section, cast("list[str]", section.columns), columns, times)
+            if held is not None and held.times_ms:
+                self._emit(section, held)
         self._end_top()
         reader._flush_uarg()
 
     def _times(self, chunks: list[Any]) -> np.ndarray:
-        """Each row's snapshot time: its tag's number looked up, then the tag text compared."""
+        """Each row's snapshot time: its tag's number looked up among the ZZZZ lines read so
+        far, then the tag text compared."""
         tags = pa.chunked_array(chunks, pa.string())
         numbers = pc.cast(pc.utf8_slice_codeunits(tags, 1, 64), pa.int64()).to_numpy()
-        if len(numbers) and (numbers.min() < 0 or numbers.max() >= len(self.snapshot_at)):
-            raise _Bail  # a snapshot without a ZZZZ line
-        where = self.snapshot_at[numbers]
-        if (where < 0).any() or not pc.all(pc.equal(tags, self.snapshot_tags.take(where))).as_py():
+        at = self.snapshot_at
+        if len(numbers) and (numbers.min() < 0 or numbers.max() >= len(at)):
+            raise _Bail  # a row before its ZZZZ line, or a snapshot without one
+        where = at[numbers]
+        if (where < 0).any():
             raise _Bail
-        return cast("np.ndarray", self.snapshot_times[where])
+        if self.snapshot_tags is None or len(self.snapshot_tags) != len(self.zzzz_ms_all):
+            self.snapshot_tags = pa.chunked_array(self.zzzz_tags, pa.string()).combine_chunks()
+        if not pc.all(pc.equal(tags, self.snapshot_tags.take(where))).as_py():
+            raise _Bail
+        return cast("np.ndarray", self.zzzz_ms_all[where])
+
+    def _emit(self, section: _Section, held: _Rows) -> None:
+        """A section's columns as series, as _emit_matrix does; a column without gaps keeps
+        its array and shares the section's times array (no copy)."""
+        reader = self.reader
+        columns = cast("list[str]", section.columns)
+        key = (section.name, tuple(columns))
+        specs = reader.specs_cache.get(key)
+        if specs is None:
+            specs = reader.specs_cache[key] = _column_specs(
+                section.name, section.description, columns
+            )
+        reader.shared_times.add(id(held.times_ms))
+        times_np = np.frombuffer(held.times_ms, dtype=np.int64)
+        core = _per_cpu_number(section.name, "CPU")
+        user: np.ndarray | None = None
+        system: np.ndarray | None = None
+        for position, values in enumerate(held.columns):
+            spec = specs[position]
+            values_np = np.frombuffer(values, dtype=np.float64)
+            if held.gaps[position]:
+                reader._add_numpy(spec, times_np, values_np)
+            else:
+                reader._add_whole(spec, held.times_ms, values)
+            if core is not None:
+                if spec.name == "cpu.core.user_pct":
+                    user = values_np
+                elif spec.name == "cpu.core.sys_pct":
+                    system = values_np
+        if core is not None and user is not None and system is not None:
+            reader._add_numpy(
+                _Column("cpu.core.busy_pct", {"cpu": core}, "%"),
+                times_np,
+                user + system,
+                [held.times_ms],
+            )
 
     def _check_last_snapshot(self) -> None:
         reader = self.reader
@@ -1624,21 +1686,22 @@ class _Columnar:
     def _end_top(self) -> None:
         reader = self.reader
         top = self.top
-        if not top.tags:
+        blocks = self.top_blocks
+        if not blocks:
             return
         assert self.top_layout is not None
         widths = np.bincount(np.array([*self.top_widths, self.top_stride - 1]))
         widths[self.top_stride - 1] += top.count - 1
         if int(widths.argmax()) != self.top_stride - 1:
             raise _Bail
-        times = self._times(top.tags)
-        pids = pa.chunked_array([chunk for c in top.columns for chunk in c[0]])
-        commands = pa.chunked_array([chunk for c in top.columns for chunk in c[1]])
-        cpu = np.concatenate([c[2] for c in top.columns])
+        pids = pa.chunked_array([chunk for block in blocks for chunk in block[0]], pa.string())
+        commands = pa.chunked_array([chunk for block in blocks for chunk in block[1]], pa.string())
+        times = np.concatenate([block[2] for block in blocks])
+        cpu = np.concatenate([block[3] for block in blocks])
         resident = None
         if self.top_layout[2]:
-            resident = np.concatenate([c[3] for c in top.columns])
-        top.columns = []
+            resident = np.concatenate([cast("np.ndarray", block[4]) for block in blocks])
+        self.top_blocks = []
         keys = pc.binary_join_element_wise(pids, commands, "\x00").combine_chunks()
         encoded = keys.dictionary_encode()
         codes = encoded.indices.to_numpy(zero_copy_only=False)
