@@ -20,8 +20,12 @@ Real lines (Linux nmon 16n on this machine, AIX samples from the corpus)::
     MEM,Memory sampleC,Real Free %,Virtual free %,Real free(MB),Virtual free(MB),Real total(MB),Virtual total(MB)
     UARG,T0002,31850666, 1,oracle , 1 , oracle,oinstall,oraclePROD (LOCAL=NO)
 
-Line rules, tried on the first field (no regex on the data path: one ``split`` per line and a
-dict lookup; numbers are converted per section in bulk when a run ends):
+Line rules, tried on the first field. The usual file (one run, rows as wide as their header,
+dated ZZZZ lines, numbers only) is read column-wise without a per-line Python step: lines
+grouped per section by numpy over the bytes, each section's rows converted by ``pyarrow.csv``
+(:class:`_Columnar`). Any other file is read by the line path (:class:`_Reader`: one
+``split`` per line and a dict lookup, numbers converted per section in bulk when a run ends),
+which the columnar path's output equals exactly:
 
 ============  ====================================  =========================================
 rule          shape                                 meaning
@@ -1309,7 +1313,6 @@ class _Rows:
     count: int = 0  # rows, header repeats included (as the line path's section.lines)
     stride: int = 0  # fields per row
     last_line: str = ""
-    last_number: int = 0
 
 
 class _Columnar:
@@ -1329,7 +1332,7 @@ class _Columnar:
         self.rows: dict[str, _Rows] = {}
         self.zzzz_tags: list[Any] = []
         self.zzzz_ms_all = np.empty(0, dtype=np.int64)  # the ZZZZ lines' times so far
-        self.top = _Rows()
+        self.top_rows = 0  # TOP data rows read
         # Per block: TOP rows' pids, commands, times, %CPU, resident sizes
         self.top_blocks: list[tuple[Any, Any, np.ndarray, np.ndarray, np.ndarray | None]] = []
         self.top_widths: list[int] = []
@@ -1481,7 +1484,6 @@ class _Columnar:
             held = self.rows[name] = _Rows()
         held.count += len(rows)
         held.last_line = lines[int(rows[-1])].as_py()[:-1]
-        held.last_number = int(rows[-1]) + first_number
         if not held.stride:
             held.stride = held.last_line.count(",") + 1
         stride = held.stride
@@ -1519,7 +1521,7 @@ class _Columnar:
         if not tagged.all():
             for row in rows[~tagged].tolist():
                 line = lines[row].as_py()[:-1]
-                if self.top.count or not line.startswith(("TOP,+PID", "TOP,%CPU")):
+                if self.top_rows or not line.startswith(("TOP,+PID", "TOP,%CPU")):
                     raise _Bail  # a header after rows, or an odd row
                 if line.startswith("TOP,%CPU") and line.count(",") != 1:
                     raise _Bail
@@ -1528,7 +1530,7 @@ class _Columnar:
             rows = rows[tagged]
             if not len(rows):
                 return
-        if not self.top.count:
+        if not self.top_rows:
             self.top_stride = lines[int(rows[0])].as_py().count(",") + 1
             self.top_layout = reader._top_layout()
             if self.top_layout is None:
@@ -1539,7 +1541,7 @@ class _Columnar:
                 raise _Bail
         assert self.top_layout is not None
         cpu_at, command_at, resident_at = self.top_layout
-        self.top.count += len(rows)
+        self.top_rows += len(rows)
         types = {1: pa.string(), 2: pa.string(), cpu_at: pa.float64(), command_at: pa.string()}
         types.update(dict.fromkeys(resident_at, pa.float64()))
         table = self._csv(lines.take(rows), self.top_stride, types)
@@ -1685,13 +1687,12 @@ class _Columnar:
 
     def _end_top(self) -> None:
         reader = self.reader
-        top = self.top
         blocks = self.top_blocks
         if not blocks:
             return
         assert self.top_layout is not None
         widths = np.bincount(np.array([*self.top_widths, self.top_stride - 1]))
-        widths[self.top_stride - 1] += top.count - 1
+        widths[self.top_stride - 1] += self.top_rows - 1
         if int(widths.argmax()) != self.top_stride - 1:
             raise _Bail
         pids = pa.chunked_array([chunk for block in blocks for chunk in block[0]], pa.string())
