@@ -1333,8 +1333,6 @@ class _Columnar:
         self.zzzz_tags: list[Any] = []
         self.zzzz_ms_all = np.empty(0, dtype=np.int64)  # the ZZZZ lines' times so far
         self.top_rows = 0  # TOP data rows read
-        # Per block: TOP rows' pids, commands, times, %CPU, resident sizes
-        self.top_blocks: list[tuple[Any, Any, np.ndarray, np.ndarray, np.ndarray | None]] = []
         self.top_widths: list[int] = []
         self.top_stride = 0
         self.top_layout: tuple[int, int, list[int]] | None = None
@@ -1553,9 +1551,7 @@ class _Columnar:
         for at in resident_at:
             more = table.column(f"f{at}").to_numpy()
             resident = more if resident is None else resident + more
-        self.top_blocks.append(
-            (table.column("f1").chunks, table.column(f"f{command_at}").chunks, times, cpu, resident)
-        )
+        self._group_top(table.column("f1"), table.column(f"f{command_at}"), times, cpu, resident)
 
     def _zzzz(self, lines: Any, rows: np.ndarray, first_number: int) -> None:
         table = self._csv(lines, 4, dict.fromkeys(range(1, 4), pa.string()))
@@ -1686,29 +1682,24 @@ class _Columnar:
                 raise _Bail  # an incomplete last snapshot: diagnosed by the line path
 
     def _end_top(self) -> None:
-        reader = self.reader
-        blocks = self.top_blocks
-        if not blocks:
+        """The usual TOP row width must be the data rows' one, as _flush_top takes it."""
+        if not self.top_rows:
             return
-        assert self.top_layout is not None
         widths = np.bincount(np.array([*self.top_widths, self.top_stride - 1]))
         widths[self.top_stride - 1] += self.top_rows - 1
         if int(widths.argmax()) != self.top_stride - 1:
             raise _Bail
-        pids = pa.chunked_array([chunk for block in blocks for chunk in block[0]], pa.string())
-        commands = pa.chunked_array([chunk for block in blocks for chunk in block[1]], pa.string())
-        times = np.concatenate([block[2] for block in blocks])
-        cpu = np.concatenate([block[3] for block in blocks])
-        resident = None
-        if self.top_layout[2]:
-            resident = np.concatenate([cast("np.ndarray", block[4]) for block in blocks])
-        self.top_blocks = []
+
+    def _group_top(
+        self, pids: Any, commands: Any, times: np.ndarray, cpu: np.ndarray, resident: Any
+    ) -> None:
+        """A block's TOP rows appended to their processes (first seen first), in file order."""
         keys = pc.binary_join_element_wise(pids, commands, "\x00").combine_chunks()
         encoded = keys.dictionary_encode()
         codes = encoded.indices.to_numpy(zero_copy_only=False)
         order = np.argsort(codes, kind="stable")
         bounds = np.searchsorted(codes[order], np.arange(len(encoded.dictionary) + 1))
-        processes = reader.processes
+        processes = self.reader.processes
         for code, key_text in enumerate(encoded.dictionary.to_pylist()):
             pid, zero, command = key_text.partition("\x00")
             if "\x00" in command or not zero:
