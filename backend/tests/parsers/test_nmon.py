@@ -631,3 +631,87 @@ def test_reading_in_small_blocks_gives_what_one_block_gives(
         assert list(series.times_ms) == list(other.times_ms), key
         assert list(series.values) == list(other.values), key
     assert blocks.facts == whole.facts
+
+
+def _everything(result: ParseResult) -> tuple[object, ...]:
+    """A result as comparable data, series in their order."""
+    return (
+        result.host,
+        [(s.name, s.labels, s.unit, list(s.times_ms), list(s.values)) for s in result.series],
+        [(f.key, f.value, f.time_ms) for f in result.facts],
+        [(d.line, d.message) for d in result.diagnostics],
+    )
+
+
+_VARIANTS = ["as is", "two runs", "CRLF", "cut", "no last newline", "header repeats", "bad value"]
+
+
+def _variant(text: str, label: str) -> str:
+    if label == "two runs":
+        return text + text
+    if label == "CRLF":
+        return text.replace("\n", "\r\n")
+    if label == "cut":
+        return text[: len(text) * 2 // 3]
+    if label == "no last newline":
+        return text.rstrip("\n")
+    if label == "header repeats":  # every header line written again before each ZZZZ line
+        headers = "".join(
+            line + "\n"
+            for line in text.splitlines()
+            if "," in line
+            and not line.split(",")[1].startswith("T")
+            and line[:4] != "ZZZZ"
+            and not line.startswith(("AAA", "BBB", "UARG"))
+        )
+        return text.replace("\nZZZZ,", "\n" + headers + "ZZZZ,")
+    if label == "bad value":
+        at = text.find(",T0003,")
+        return text[: at + 7] + "x" + text[at + 7 :] if at > 0 else text + "CPU_ALL,T1,x\n"
+    return text
+
+
+@pytest.mark.parametrize("label", _VARIANTS)
+@pytest.mark.parametrize("path", NMON_FILES, ids=lambda p: p.name)
+def test_columnar_path_reads_what_the_line_path_reads(
+    path: Path, label: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """parse() reads usual files column-wise (pyarrow) and falls back to the line path for
+    the rest: either way every series (in order), value, time, fact and diagnostic is the
+    line path's. Small blocks put block ends everywhere (mid-section, mid-snapshot)."""
+    text = _variant(_read(path), label)
+    line_path = _everything(nmon._Reader(ParseContext()).read(text))
+    assert _everything(nmon.parse(text, ParseContext())) == line_path
+    monkeypatch.setattr(nmon, "_COLUMNAR_BLOCK", 40_000)
+    assert _everything(nmon.parse(text, ParseContext())) == line_path
+
+
+def _columnar(text: str) -> ParseResult | None:
+    try:
+        return nmon._Columnar(nmon._Reader(ParseContext())).read(text)
+    except nmon._Bail:
+        return None
+
+
+def test_columnar_path_takes_usual_files_and_leaves_odd_ones() -> None:
+    text = _read(FIXTURE)
+    assert _columnar(text) is not None
+    assert _columnar(_variant(text, "header repeats")) is not None
+    for label in ("two runs", "CRLF", "cut", "bad value"):
+        assert _columnar(_variant(text, label)) is None, label
+    assert _columnar(_read(AIX_NO_DATE)) is None  # ZZZZ lines without a date
+
+
+def test_series_of_a_section_share_one_times_array_until_one_grows() -> None:
+    """Columns without gaps share their times (a 100 MB capture held 75 MB of equal times);
+    a series that grows (a second run) gets its own copy first, the others keep theirs."""
+    text = _read(FIXTURE)
+    one = nmon.parse(text, ParseContext())
+    user, sys_ = _series(one, "cpu.user_pct"), _series(one, "cpu.sys_pct")
+    assert user.times_ms is sys_.times_ms
+    snapshots = len(user)
+    two = nmon.parse(text + text, ParseContext())
+    user, sys_ = _series(two, "cpu.user_pct"), _series(two, "cpu.sys_pct")
+    assert len(user) == len(sys_) == 2 * snapshots
+    assert list(user.times_ms) == list(sys_.times_ms)
+    assert list(user.values) == 2 * list(_series(one, "cpu.user_pct").values)
