@@ -27,3 +27,19 @@ def test_the_image_installs_the_runtime_lock() -> None:
     dockerfile = (REPO_DIR / "Dockerfile").read_text()
     assert "pip install --require-hashes -r backend/requirements-runtime.lock" in dockerfile
     assert "requirements.lock" not in dockerfile.replace("requirements-runtime.lock", "")
+
+
+def test_runtime_lock_holds_every_runtime_dependency() -> None:
+    """Each of pyproject's dependencies is pinned in the image's lock (zstandard and pyarrow
+    were once missing: the image could not open a .zst upload)."""
+    import tomllib
+
+    declared = tomllib.loads((BACKEND_DIR / "pyproject.toml").read_text())["project"][
+        "dependencies"
+    ]
+    names = {
+        re.split(r"[\s\[<>=!~;]", spec, maxsplit=1)[0].lower().replace("_", "-")
+        for spec in declared
+    }
+    runtime = {p.replace("_", "-") for p in _pins("requirements-runtime.lock")}
+    assert names - runtime == set(), "regenerate requirements-runtime.lock (README)"
