@@ -7,6 +7,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Sequence
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 from sqlalchemy.orm import Session
@@ -50,24 +51,22 @@ class DatabaseIncidentData:
 
     def _load_connections(self, name: str, host: str | None) -> list[SeriesView]:
         """Per-connection series, from the connection tables (every connection)."""
-        views = []
-        for field, labels, times, values in series_service.connection_series(
-            self._session, incident_id=self._incident_id, names=[name], host=host
-        ):
-            if field.host:
-                labels.setdefault("host", field.host)
-            views.append(
-                SeriesView(
-                    field.name,
-                    labels,
-                    field.unit,
-                    field.host,
-                    self._filenames.get(field.artifact_id, ""),
-                    times,
-                    values,
-                )
+        return [
+            self._view(field, labels, times, values)
+            for field, labels, times, values in series_service.connection_series(
+                self._session, incident_id=self._incident_id, names=[name], host=host
             )
-        return views
+        ]
+
+    def _view(
+        self, row: Any, labels: dict[str, str], times: codec.Times, values: codec.Values
+    ) -> SeriesView:
+        """A view of a series row or a connection field (name, unit, host, artifact_id)."""
+        labels = dict(labels)
+        if row.host:
+            labels.setdefault("host", row.host)
+        filename = self._filenames.get(row.artifact_id, "")
+        return SeriesView(row.name, labels, row.unit, row.host, filename, times, values)
 
     def _load_rows(self, name: str, host: str | None) -> list[SeriesView]:
         rows = series_repository.by_name(
@@ -85,20 +84,7 @@ class DatabaseIncidentData:
             chunks = parts.get(row.id, [])
             times = np.concatenate([c[0] for c in chunks]) if chunks else np.empty(0, np.int64)
             values = np.concatenate([c[1] for c in chunks]) if chunks else np.empty(0, np.float64)
-            labels = dict(row.labels)
-            if row.host:
-                labels.setdefault("host", row.host)
-            views.append(
-                SeriesView(
-                    row.name,
-                    labels,
-                    row.unit,
-                    row.host,
-                    self._filenames.get(row.artifact_id, ""),
-                    times,
-                    values,
-                )
-            )
+            views.append(self._view(row, row.labels, times, values))
         return views
 
     def events(self, kind: str, *, host: str | None = None) -> Sequence[EventView]:

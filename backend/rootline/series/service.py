@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -219,32 +219,20 @@ def list_page(
     Per-connection series are listed for the :data:`LISTED_CONNECTIONS` busiest connections
     only (after every other series), or, with ``connection``, for the connections whose
     address contains it (and nothing else): a C10K capture holds 275 000 of them."""
-    total_connections = repository.conn_connection_count(
-        session, incident_id=incident_id, host=host
+    endpoints = _endpoints(
+        session, incident_id=incident_id, text=connection, host=host, limit=LISTED_CONNECTIONS
+    )
+    virtual, _ = _listed_connection_rows(
+        session, incident_id=incident_id, names=names, endpoints=endpoints
     )
     if connection:
-        endpoints = repository.search_endpoints(
-            session, incident_id=incident_id, text=connection, host=host, limit=LISTED_CONNECTIONS
-        )
+        rows: Sequence[Any] = []
+        regular_total = 0
     else:
-        endpoints = repository.top_endpoints(
-            session, incident_id=incident_id, host=host, limit=LISTED_CONNECTIONS
+        rows, regular_total = repository.list_page(
+            session, incident_id=incident_id, names=names, host=host, limit=limit, offset=offset
         )
-    virtual = _connection_rows(session, incident_id=incident_id, names=names, endpoints=endpoints)
-    listed = len({(e.table_id, e.idx) for e in endpoints})
-    if connection:
-        items = [to_read(r) for r in virtual[offset : offset + limit]]
-        return SeriesPage(
-            items=items,
-            total=len(virtual),
-            limit=limit,
-            offset=offset,
-            connections_total=total_connections,
-            connections_listed=listed,
-        )
-    rows, regular_total = repository.list_page(
-        session, incident_id=incident_id, names=names, host=host, limit=limit, offset=offset
-    )
+    # The plain series first, then the listed connections' (offset counts through both).
     start = max(0, offset - regular_total)
     extra = virtual[start : start + limit - len(rows)]
     return SeriesPage(
@@ -252,21 +240,29 @@ def list_page(
         total=regular_total + len(virtual),
         limit=limit,
         offset=offset,
-        connections_total=total_connections,
-        connections_listed=listed,
+        connections_total=repository.conn_connection_count(
+            session, incident_id=incident_id, host=host
+        ),
+        connections_listed=len({(e.table_id, e.idx) for e in endpoints}),
     )
+
+
+def _endpoints(
+    session: Session, *, incident_id: uuid.UUID, text: str | None, host: str | None, limit: int
+) -> Sequence[Any]:
+    """The busiest connections, or those whose address contains ``text``, busiest first."""
+    if text:
+        return repository.search_endpoints(
+            session, incident_id=incident_id, text=text, host=host, limit=limit
+        )
+    return repository.top_endpoints(session, incident_id=incident_id, host=host, limit=limit)
 
 
 def list_connections(
     session: Session, *, incident_id: uuid.UUID, text: str | None, host: str | None, limit: int
 ) -> ConnectionPage:
     """The busiest connections, or those whose address contains ``text``."""
-    if text:
-        rows = repository.search_endpoints(
-            session, incident_id=incident_id, text=text, host=host, limit=limit
-        )
-    else:
-        rows = repository.top_endpoints(session, incident_id=incident_id, host=host, limit=limit)
+    rows = _endpoints(session, incident_id=incident_id, text=text, host=host, limit=limit)
     return ConnectionPage(
         items=[
             ConnectionRead(
@@ -302,25 +298,14 @@ class ConnectionSeriesRow:
 
 
 def _connection_rows(
-    session: Session,
-    *,
-    incident_id: uuid.UUID,
-    names: Sequence[str],
-    endpoints: Sequence[Any],
+    fields: Sequence[Any], endpoints_of_field: Callable[[Any], Iterable[Any]]
 ) -> list[ConnectionSeriesRow]:
-    """The series of the given connections (all their fields, or those named), by name then
-    in the endpoints' order."""
-    if not endpoints:
-        return []
-    by_table: dict[int, list[Any]] = defaultdict(list)
-    for e in endpoints:
-        by_table[e.table_id].append(e)
+    """The series of the chosen connections of each field (a connection without a point in
+    a field has no series of it), field by field."""
     rows = []
-    for f in repository.conn_fields(
-        session, incident_id=incident_id, names=names, table_ids=list(by_table)
-    ):
+    for f in fields:
         stats = connections.unpack_stats(f.stats)
-        for e in by_table[f.table_id]:
+        for e in endpoints_of_field(f):
             if e.idx < len(stats.points) and stats.points[e.idx] > 0:
                 rows.append(
                     ConnectionSeriesRow(
@@ -338,6 +323,21 @@ def _connection_rows(
                     )
                 )
     return rows
+
+
+def _listed_connection_rows(
+    session: Session, *, incident_id: uuid.UUID, names: Sequence[str], endpoints: Sequence[Any]
+) -> tuple[list[ConnectionSeriesRow], Sequence[Any]]:
+    """Every field's (or the named fields') series of the given connections, and the fields."""
+    if not endpoints:
+        return [], []
+    by_table: dict[int, list[Any]] = defaultdict(list)
+    for e in endpoints:
+        by_table[e.table_id].append(e)
+    fields = repository.conn_fields(
+        session, incident_id=incident_id, names=names, table_ids=list(by_table)
+    )
+    return _connection_rows(fields, lambda f: by_table[f.table_id]), fields
 
 
 def timeline(
@@ -441,63 +441,51 @@ def _chosen_connection_series(
     host: str | None,
     limit: int,
 ) -> list[_ConnectionFetch]:
-    """Per-connection series asked for by id, or by name for the busiest connections."""
+    """Per-connection series asked for by name (of the busiest connections, as listed) or by
+    id (any connection, of this incident only: fields are looked up within it)."""
     if limit <= 0:
         return []
-    wanted: dict[int, set[int]] = defaultdict(set)
+    rows: list[ConnectionSeriesRow] = []
+    fields: dict[int, Any] = {}
+    if names:
+        top = _endpoints(
+            session, incident_id=incident_id, text=None, host=host, limit=LISTED_CONNECTIONS
+        )
+        named, named_fields = _listed_connection_rows(
+            session, incident_id=incident_id, names=names, endpoints=top
+        )
+        rows.extend(named)
+        fields.update((f.id, f) for f in named_fields)
+    wanted: dict[int, list[int]] = defaultdict(list)
     for series_id in ids:
         field_id, idx = connections.split_connection_id(series_id)
-        wanted[field_id].add(idx)
-    rows: list[ConnectionSeriesRow] = []
-    if names:
-        top = repository.top_endpoints(
-            session, incident_id=incident_id, host=host, limit=LISTED_CONNECTIONS
-        )
-        rows = _connection_rows(session, incident_id=incident_id, names=names, endpoints=top)
+        wanted[field_id].append(idx)
     if wanted:
-        fields = repository.conn_fields(
-            session, incident_id=incident_id, ids=list(wanted), host=host
-        )
+        asked = repository.conn_fields(session, incident_id=incident_id, ids=wanted, host=host)
         endpoints = {
             (e.table_id, e.idx): e
-            for e in repository.endpoints_of(session, table_ids={f.table_id for f in fields})
+            for e in repository.endpoints_of(session, table_ids={f.table_id for f in asked})
         }
-        chosen = [
-            e
-            for f in fields
-            for idx in sorted(wanted[f.id])
-            if (e := endpoints.get((f.table_id, idx))) is not None
-        ]
-        by_id = {
-            r.id: r
-            for r in _connection_rows(session, incident_id=incident_id, names=[], endpoints=chosen)
-        }
-        rows.extend(by_id[i] for i in ids if i in by_id and i not in {r.id for r in rows})
-    rows = rows[:limit]
+
+        def asked_endpoints(f: Any) -> list[Any]:
+            found = (endpoints.get((f.table_id, idx)) for idx in sorted(set(wanted[f.id])))
+            return [e for e in found if e is not None]
+
+        seen = {r.id for r in rows}
+        rows.extend(r for r in _connection_rows(asked, asked_endpoints) if r.id not in seen)
+        fields.update((f.id, f) for f in asked)
     if not rows:
         return []
-    fields_by_id = {
-        f.id: f
-        for f in repository.conn_fields(
-            session,
-            incident_id=incident_id,
-            ids={connections.split_connection_id(r.id)[0] for r in rows},
-        )
-    }
-    times = repository.conn_times(session, table_ids={f.table_id for f in fields_by_id.values()})
+    times = repository.conn_times(session, table_ids={f.table_id for f in fields.values()})
     fetches: dict[int, _ConnectionFetch] = {}
-    for r in rows:
+    for r in rows[:limit]:
         field_id, idx = connections.split_connection_id(r.id)
-        f = fields_by_id[field_id]
         fetch = fetches.get(field_id)
         if fetch is None:
-            fetch = _ConnectionFetch(
-                field_id,
-                f.connection_count,
-                connections.unpack_times(times[f.table_id]),
-                [],
+            f = fields[field_id]
+            fetch = fetches[field_id] = _ConnectionFetch(
+                field_id, f.connection_count, connections.unpack_times(times[f.table_id]), []
             )
-            fetches[field_id] = fetch
         fetch.reads.append((idx, to_read(r)))
     return list(fetches.values())
 
