@@ -72,10 +72,6 @@ class Stats:
     last_ms: npt.NDArray[np.int64]
     min: Values
     max: Values
-    # Where the parser gave each connection's series of this field, first to last: readers
-    # see them in that order, as they would the parse result (ties between connections
-    # resolve the same way online and offline).
-    order: npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,9 +148,7 @@ def pack(series: Sequence[SeriesData], offset_ms: int = 0) -> PackedTable | None
         values = np.frombuffer(b"".join(s.values for s in members), dtype=np.float64)
         matrix[rows, np.searchsorted(all_times, times)] = values
         matrix[~np.isfinite(matrix)] = np.nan
-        order = np.full(n_conn, np.iinfo(np.int64).max)
-        order[member_rows] = np.arange(len(members))
-        stats = _stats(matrix, all_times + offset_ms, order)
+        stats = _stats(matrix, all_times + offset_ms)
         present = stats.points > 0
         if not present.any():
             continue
@@ -172,7 +166,7 @@ def pack(series: Sequence[SeriesData], offset_ms: int = 0) -> PackedTable | None
     return PackedTable(all_times + offset_ms, endpoints, volume, points, first_ms, last_ms, fields)
 
 
-def _stats(matrix: Values, times: Times, order: npt.NDArray[np.int64]) -> Stats:
+def _stats(matrix: Values, times: Times) -> Stats:
     present = ~np.isnan(matrix)
     count = present.sum(axis=1)
     any_ = count > 0
@@ -186,7 +180,6 @@ def _stats(matrix: Values, times: Times, order: npt.NDArray[np.int64]) -> Stats:
         last.astype(np.int64),
         np.where(any_, low, 0.0),
         np.where(any_, high, 0.0),
-        order,
     )
 
 
@@ -244,19 +237,17 @@ def pack_stats(stats: Stats) -> bytes:
                 stats.last_ms.astype("<i8").view("<u8"),
                 stats.min.astype("<f8").view("<u8"),
                 stats.max.astype("<f8").view("<u8"),
-                stats.order.astype("<i8").view("<u8"),
             ]
         )
     )
 
 
 def unpack_stats(data: bytes) -> Stats:
-    raw = unpack_array(data, "<u8").reshape(6, -1)
+    raw = unpack_array(data, "<u8").reshape(5, -1)
     return Stats(
         raw[0].view("<i8"),
         raw[1].view("<i8"),
         raw[2].view("<i8"),
         raw[3].view("<f8"),
         raw[4].view("<f8"),
-        raw[5].view("<i8"),
     )

@@ -558,8 +558,7 @@ def connection_series(
         if not parts:
             continue
         matrix = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
-        order = connections.unpack_stats(f.stats).order
-        for idx in sorted(endpoints[f.table_id], key=lambda i: int(order[i])):
+        for idx in sorted(endpoints[f.table_id]):
             local, peer = endpoints[f.table_id][idx]
             row = matrix[idx]
             present = ~np.isnan(row)
