@@ -1,6 +1,5 @@
 /** Fetching for the timeline (react-query) and shaping API answers into chart rows. */
 import { keepPreviousData, useQueries, useQuery } from "@tanstack/react-query";
-import { useMemo } from "react";
 import type { Schemas } from "../api/client";
 import { readGet } from "../api/reads";
 import type { LinePlan } from "./lanes";
@@ -58,7 +57,7 @@ export function looksLikeAddress(text: string): boolean {
  * connections may not hold; merged into the series list by id.
  */
 export function usePinnedSeries(apiBase: string, pins: readonly string[]): SeriesMeta[] {
-  const results = useQueries({
+  return useQueries({
     queries: pins.map((pin) => {
       const [local = "", peer = ""] = pin.split("|");
       return {
@@ -70,11 +69,14 @@ export function usePinnedSeries(apiBase: string, pins: readonly string[]): Serie
           ),
       };
     }),
+    combine: flattenAnswers,
   });
-  const parts = results.map((r) => r.data);
-  const key = parts.map((p) => p?.length ?? -1).join(",");
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed by what arrived, not the results array's identity
-  return useMemo(() => parts.flatMap((p) => p ?? []), [key, pins.join(",")]);
+}
+
+/** The answers of several queries as one list: a stable function, so that react-query runs it
+ * (and hands a new array) only when an answer changes. */
+function flattenAnswers(results: { data?: SeriesMeta[] }[]): SeriesMeta[] {
+  return results.flatMap((r) => r.data ?? []);
 }
 
 /** `base` with the series of `extra` it does not hold yet (by id). */
