@@ -340,6 +340,20 @@ class _Process:
     res_times_ms: array[int] = field(default_factory=lambda: array("q"))
     res_kb: array[float] = field(default_factory=lambda: array("d"))
 
+    def extend(
+        self, times: np.ndarray, cpu: np.ndarray, resident: np.ndarray | None, picked: np.ndarray
+    ) -> None:
+        """Append the TOP rows ``picked`` (indexes into the columns); a NaN resident size
+        (an empty field) is no point."""
+        row_times = times[picked]
+        self.times_ms.frombytes(row_times.tobytes())
+        self.cpu_pct.frombytes(cpu[picked].tobytes())
+        if resident is not None:
+            row_resident = resident[picked]
+            known = row_resident == row_resident
+            self.res_times_ms.frombytes(row_times[known].tobytes())
+            self.res_kb.frombytes(row_resident[known].tobytes())
+
 
 _Appenders = tuple[Callable[[str], None], Callable[[int], None]]
 
@@ -1079,14 +1093,7 @@ class _Reader:
             process = processes.get(key)
             if process is None:
                 process = processes[key] = _Process()
-            row_times = times_np[picked]
-            process.times_ms.frombytes(row_times.tobytes())
-            process.cpu_pct.frombytes(cpu_np[picked].tobytes())
-            if resident_np is not None:
-                row_resident = resident_np[picked]
-                known = row_resident == row_resident
-                process.res_times_ms.frombytes(row_times[known].tobytes())
-                process.res_kb.frombytes(row_resident[known].tobytes())
+            process.extend(times_np, cpu_np, resident_np, picked)
 
     def _top_layout(self) -> tuple[int, int, list[int]] | None:
         """Field positions of %CPU, Command and the resident-size columns in a TOP row."""
@@ -1708,14 +1715,7 @@ class _Columnar:
             process = processes.get((pid, command))
             if process is None:
                 process = processes[(pid, command)] = _Process()
-            row_times = times[picked]
-            process.times_ms.frombytes(row_times.tobytes())
-            process.cpu_pct.frombytes(cpu[picked].tobytes())
-            if resident is not None:
-                row_resident = resident[picked]
-                known = row_resident == row_resident
-                process.res_times_ms.frombytes(row_times[known].tobytes())
-                process.res_kb.frombytes(row_resident[known].tobytes())
+            process.extend(times, cpu, resident, picked)
 
 
 _LINUX_TOP_COLUMNS = [
