@@ -190,6 +190,21 @@ def compression_format(data: bytes) -> str | None:
     return None
 
 
+# Bytes of a file's start that tell whether it may be a bundle (see might_be_bundle).
+SNIFF_BYTES = 64 * 1024
+
+
+def might_be_bundle(head: bytes) -> bool:
+    """False when a file whose first bytes are ``head`` (at least :data:`_TAR_BLOCK` of them,
+    or the whole file) is surely no bundle: :func:`bundle_format` would say None. True when
+    it may be one (its magic bytes say so); the whole file then tells."""
+    return (
+        head.startswith(_ZIP_MAGICS)
+        or compression_format(head) is not None
+        or _is_tar_header(head[:_TAR_BLOCK])
+    )
+
+
 def bundle_format(data: bytes) -> str | None:
     """What :func:`unpack` opens, from the magic bytes: ``"zip"``, ``"tar"``, a compressed
     tar (``"tar.gz"``, ``"tar.bz2"``, ``"tar.xz"``, ``"tar.zst"``) or one compressed file

@@ -263,10 +263,18 @@ class _Unpacked:
 
 def _read_and_parse(store: ArtifactStore, job: _Job, claim: ClaimHook) -> ParseResult | _Unpacked:
     try:
-        data = store.read(job.sha256)
+        handle = store.open(job.sha256)
     except FileNotFoundError:
         # Gone from the store (deleted by hand, a wrong bucket): retrying cannot help.
         return job.failure(f"the raw bytes ({job.sha256}) are missing from the store")
+    with handle:
+        head = handle.read(bundles.SNIFF_BYTES)
+        if not bundles.might_be_bundle(head):
+            # Plain text, by far the usual upload: decoded a block at a time, so the parse
+            # holds its text, never its bytes beside it (see registry.decode_file).
+            return _parse(registry.decode_file(handle, job.requested_kind, head=head), job)
+        data = head + handle.read()
+    del head
     limits = bundles.BundleLimits()
 
     def to_store(member: BinaryIO) -> StoredBlob:

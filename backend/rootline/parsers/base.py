@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import itertools
 import json
 import math
 from array import array
@@ -239,8 +240,7 @@ def decode_text(data: bytes) -> tuple[str, list[Diagnostic]]:
 
     Captures are ASCII in practice; a wrong encoding must not cost the readable rest.
     """
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    data = data.removeprefix(_UTF8_BOM)
     if data.startswith(_UTF16_BOMS):
         # The byte-order mark declares the encoding: nothing guessed, nothing to report
         # unless bytes had to be replaced (a cut-off last character).
@@ -303,52 +303,207 @@ def bound_lines(data: bytes, limit: int = MAX_LINE_BYTES) -> tuple[bytes, list[D
     """``data`` with every line longer than ``limit`` bytes emptied (its line break kept, so
     the lines after it keep their numbers), and a diagnostic naming each such line.
 
-    Every parser reads its text through this (``registry.parse_bytes``): none ever holds a
-    line past the limit, and the rest of the file is still parsed. The scan is vectorised,
-    16 MiB at a time: a 1 GiB file costs a fraction of a second and no copy unless a line
-    is cut.
+    Every parser reads its text through this (see :func:`decode_blocks`): none ever holds a
+    line past the limit, and the rest of the file is still parsed. No copy is made unless a
+    line is cut.
 
     >>> text, (diagnostic,) = bound_lines(b"short\\n" + b"x" * 10 + b"\\nlast", limit=8)
     >>> text, diagnostic.line
     (b'short\\n\\nlast', 2)
     """
-    if len(data) <= limit or data.startswith(_UTF16_BOMS):
-        return data, []  # nothing can be too long; UTF-16 has no byte-wise lines
-    cuts: list[tuple[int, int, int]] = []  # (line number, start, end) of each long line
-    buffer = np.frombuffer(data, dtype=np.uint8)
-    line_start, lines_before = 0, 0
-    for block_start in range(0, len(data), _SCAN_BLOCK):
-        block = buffer[block_start : block_start + _SCAN_BLOCK]
-        breaks = np.flatnonzero(block == 10) + block_start
-        if not len(breaks):
-            continue
-        starts = np.concatenate(([line_start], breaks[:-1] + 1))
-        for index in np.flatnonzero(breaks - starts > limit):
-            cuts.append((lines_before + int(index) + 1, int(starts[index]), int(breaks[index])))
-        line_start, lines_before = int(breaks[-1]) + 1, lines_before + len(breaks)
-    if len(data) - line_start > limit:
-        cuts.append((lines_before + 1, line_start, len(data)))
-    if not cuts:
-        return data, []
-    kept: list[bytes] = []
-    diagnostics: list[Diagnostic] = []
+    if data.startswith(_UTF16_BOMS):
+        return data, []  # UTF-16 has no byte-wise lines
+    cuts = _long_lines(data, limit)
+    return _without(data, cuts), _long_line_diagnostics(
+        [(line, end - start) for line, start, end in cuts], limit
+    )
+
+
+def _long_lines(data: bytes, limit: int) -> list[tuple[int, int, int]]:
+    """(1-based line number, start, end) of each line of ``data`` longer than ``limit`` bytes.
+
+    A line longer than ``limit`` holds a whole ``limit // 2``-byte window aligned on that
+    step, so only windows without a line break are looked at closely: a file of short lines
+    costs one ``find`` per window, not a look at every byte."""
+    if len(data) <= limit:
+        return []
+    step = max(1, limit // 2)
+    cuts: list[tuple[int, int, int]] = []
+    lines_before, counted_to = 0, 0
     position = 0
-    for line, start, end in cuts:
+    while position + step <= len(data):
+        if data.find(b"\n", position, position + step) >= 0:
+            position += step
+            continue
+        start = data.rfind(b"\n", 0, position) + 1
+        end = data.find(b"\n", position + step)
+        if end < 0:
+            end = len(data)
+        if end - start > limit:
+            lines_before += data.count(b"\n", counted_to, start)
+            counted_to = start
+            cuts.append((lines_before + 1, start, end))
+        position = (end // step + 1) * step
+    return cuts
+
+
+def _without(data: bytes, cuts: list[tuple[int, int, int]]) -> bytes:
+    """``data`` with the bytes of each cut line left out (its line break kept)."""
+    if not cuts:
+        return data
+    kept: list[bytes] = []
+    position = 0
+    for _, start, end in cuts:
         kept.append(data[position:start])
         position = end
-        if len(diagnostics) < _MAX_LONG_LINES_LISTED:
-            diagnostics.append(
-                Diagnostic(
-                    line,
-                    f"line of {end - start} bytes is over the {limit}-byte line limit: skipped",
-                )
-            )
     kept.append(data[position:])
+    return b"".join(kept)
+
+
+def _long_line_diagnostics(cuts: list[tuple[int, int]], limit: int) -> list[Diagnostic]:
+    """One diagnostic per over-long line, (line number, length), up to a few, then a sum."""
+    diagnostics = [
+        Diagnostic(line, f"line of {length} bytes is over the {limit}-byte line limit: skipped")
+        for line, length in cuts[:_MAX_LONG_LINES_LISTED]
+    ]
     if len(cuts) > _MAX_LONG_LINES_LISTED:
         diagnostics.append(
             Diagnostic(0, f"{len(cuts) - _MAX_LONG_LINES_LISTED} more over-long lines skipped")
         )
-    return b"".join(kept), diagnostics
+    return diagnostics
+
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def decode_blocks(
+    blocks: Iterable[bytes], limit: int = MAX_LINE_BYTES
+) -> tuple[str, list[Diagnostic]]:
+    """The text and diagnostics of ``decode_text(bound_lines(b"".join(blocks)))``, read a
+    block at a time: the joined bytes are never held, so a 200 MB capture costs its text and
+    a block or two, not its bytes and its text.
+
+    Blocks are cut at their last line break; a line longer than ``limit`` is skipped as it
+    streams by, never gathered."""
+    blocks = iter(blocks)
+    head = b""
+    for opening in blocks:
+        head += opening
+        if len(head) >= 8:
+            break
+    if head.startswith(_UTF16_BOMS) or head.removeprefix(_UTF8_BOM).startswith(_UTF16_BOMS):
+        # UTF-16 has no byte-wise lines: decoded whole (Windows' small captures).
+        bounded, long_lines = bound_lines(head + b"".join(blocks), limit)
+        text, decoded = decode_text(bounded)
+        return text, long_lines + decoded
+    decoder = _BlockDecoder(limit)
+    text = _joined(decoder.pieces(itertools.chain((head,), blocks)))
+    return text, decoder.diagnostics(text)
+
+
+def _joined(pieces: Iterable[str]) -> str:
+    """The pieces appended into one string, grown in place: CPython appends to a string
+    nothing else refers to without copying it (``BINARY_OP_INPLACE_ADD_UNICODE``), and moves
+    a big one with ``mremap``, so the text never exists twice (``"".join`` holds the pieces
+    and the result: twice the text). The interpreter only does so in a loop it has warmed up,
+    hence the call below at import; ``test_decode_blocks_memory`` measures it."""
+    text = ""
+    for piece in pieces:
+        text += piece
+    return text
+
+
+_joined(["warm", "up"] * 8)
+
+
+class _BlockDecoder:
+    """What :func:`decode_blocks` reads: lines cut at their breaks, over-long ones dropped,
+    decoded a piece at a time, and where each diagnostic falls. A position is noted as (the
+    text's length before its piece, lines of the piece before it), and turned into a line
+    number once the whole text is there: lines are counted only when a diagnostic asks."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.cuts: list[tuple[int, int, int]] = []  # (text offset, lines in piece, length)
+        self.broken: tuple[int, int, int] | None = None  # (offset, lines, byte) of bad UTF-8
+        self.chars = 0  # characters decoded so far
+
+    def pieces(self, blocks: Iterator[bytes]) -> Iterator[str]:
+        limit = self.limit
+        first = True  # a UTF-8 byte-order mark at the very start is dropped
+        decoded_bytes = 0  # bytes decoded so far, after the byte-order mark
+        carry = b""  # the start of a line whose end has not been read
+        skipped = -1  # bytes of an over-long line skipped so far, while one streams by
+        final = False
+        while not final:
+            block = next(blocks, None)
+            if block is None:
+                final = True
+                if skipped >= 0:
+                    self.cuts.append((self.chars, 0, skipped))
+                    return
+                data, carry = carry, b""
+            elif skipped >= 0:
+                newline = block.find(b"\n")
+                if newline < 0:
+                    skipped += len(block)
+                    continue
+                self.cuts.append((self.chars, 0, skipped + newline))
+                skipped = -1
+                data = block[newline:]
+            else:
+                data = carry + block if carry else block
+            block = None
+            if not final:
+                last = data.rfind(b"\n") + 1
+                data, carry = data[:last], data[last:]
+                if len(carry) > limit:
+                    skipped, carry = len(carry), b""
+            if not data:
+                continue
+            piece_cuts = _long_lines(data, limit)
+            for line, start, end in piece_cuts:
+                self.cuts.append((self.chars, line - 1, end - start))
+            data = _without(data, piece_cuts)
+            if first:
+                # (A cut or skipped first line took the mark with it: the bytes start at "\n".)
+                data, first = data.removeprefix(_UTF8_BOM), False
+            if self.broken is None:
+                try:
+                    piece = str(data, "utf-8")
+                except UnicodeDecodeError as exc:
+                    lines = data.count(b"\n", 0, exc.start)
+                    self.broken = (self.chars, lines, decoded_bytes + exc.start)
+                    piece = str(data, "utf-8", "replace")
+            else:
+                piece = str(data, "utf-8", "replace")
+            decoded_bytes += len(data)
+            del data
+            self.chars += len(piece)
+            yield piece
+            del piece
+
+    def diagnostics(self, text: str) -> list[Diagnostic]:
+        counted_to = lines = 0
+
+        def line_of(offset: int, lines_in_piece: int) -> int:
+            nonlocal counted_to, lines
+            lines += text.count("\n", counted_to, offset)
+            counted_to = offset
+            return lines + lines_in_piece + 1
+
+        cuts = [(line_of(offset, within), length) for offset, within, length in self.cuts]
+        diagnostics = _long_line_diagnostics(cuts, self.limit)
+        if self.broken is not None:
+            counted_to = lines = 0
+            offset, within, byte = self.broken
+            diagnostics.append(
+                Diagnostic(
+                    line_of(offset, within),
+                    f"not valid UTF-8 from byte {byte}; undecodable bytes replaced",
+                )
+            )
+        return diagnostics
 
 
 def looks_binary(data: bytes) -> bool:

@@ -7,12 +7,14 @@ means writing one module and adding it here.
 from __future__ import annotations
 
 import hashlib
+import io
+import itertools
 import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import Protocol, cast
+from typing import BinaryIO, Protocol, cast
 
 from rootline.parsers import (
     app_log,
@@ -44,9 +46,8 @@ from rootline.parsers.base import (
     Diagnostic,
     ParseContext,
     ParseResult,
-    bound_lines,
     cyclic_gc_paused,
-    decode_text,
+    decode_blocks,
     looks_binary,
 )
 
@@ -132,22 +133,35 @@ class Decoded:
 
 
 def decode_bytes(data: bytes, kind: str | None = None) -> Decoded:
-    """The text a parser reads from ``data``, over-long lines cut. The caller may drop the
-    bytes once this returns: the text is a copy, so a parse holds one copy of the file, not
-    two (the bytes of a 200 MB capture and its text are 400 MB)."""
-    if not data:
+    """The text a parser reads from ``data``, over-long lines cut (see :func:`decode_file`)."""
+    return decode_file(io.BytesIO(data), kind)
+
+
+# Bytes read at a time from a stored file: its text grows by this much (see decode_blocks).
+_READ_BLOCK = 8 * 1024 * 1024
+
+
+def decode_file(handle: BinaryIO, kind: str | None = None, *, head: bytes | None = None) -> Decoded:
+    """The text a parser reads from an open file, over-long lines cut, read a block at a
+    time: a parse holds the text and one block, never the file's bytes beside its text (a
+    200 MB capture's bytes and text are 400 MB). ``head``: the file's first bytes, already
+    read from ``handle`` (at least 1 KiB unless that is the whole file)."""
+    if head is None:
+        head = handle.read(_READ_BLOCK)
+    if not head:
         result = ParseResult(kind=kind or UNKNOWN_KIND)
         result.diagnose(0, "file is empty (0 bytes)")
         return Decoded("", [], result)
-    if looks_binary(data):
+    if looks_binary(head):
         result = ParseResult(kind=kind or UNKNOWN_KIND)
         result.diagnose(
             1, "file holds binary data (NUL bytes in the first KiB), not a text capture"
         )
         return Decoded("", [], result)
-    bounded, long_lines = bound_lines(data)
-    text, decode_diagnostics = decode_text(bounded)
-    return Decoded(text, long_lines + decode_diagnostics)
+    blocks = itertools.chain((head,), iter(lambda: handle.read(_READ_BLOCK), b""))
+    del head
+    text, diagnostics = decode_blocks(blocks)
+    return Decoded(text, diagnostics)
 
 
 def parse_decoded(decoded: Decoded, context: ParseContext, kind: str | None = None) -> ParseResult:
