@@ -131,6 +131,12 @@ class Decoded:
     diagnostics: list[Diagnostic]
     refused: ParseResult | None = None
 
+    def take_text(self) -> str:
+        """The text, no longer held here: handed straight to a parser, it is the parser's
+        alone, which may drop it before it builds its output (see ``ss.parse``)."""
+        text, self.text = self.text, ""
+        return text
+
 
 def decode_bytes(data: bytes, kind: str | None = None) -> Decoded:
     """The text a parser reads from ``data``, over-long lines cut (see :func:`decode_file`)."""
@@ -165,12 +171,12 @@ def decode_file(handle: BinaryIO, kind: str | None = None, *, head: bytes | None
 
 
 def parse_decoded(decoded: Decoded, context: ParseContext, kind: str | None = None) -> ParseResult:
-    """Parse what :func:`decode_bytes` gave; the text is released from ``decoded`` first, so
-    the parse's caller keeps no copy of it alive after the parse."""
+    """Parse what :func:`decode_bytes` gave. The text is taken from ``decoded`` and handed
+    to the parser with no other reference to it kept: neither the caller nor this keeps it
+    alive while the parser builds its output."""
     if decoded.refused is not None:
         return decoded.refused
-    text, decoded.text = decoded.text, ""
-    return parse_text(text, context, kind=kind, extra_diagnostics=decoded.diagnostics)
+    return _parse(decoded, context, kind)
 
 
 def parse_text(
@@ -181,7 +187,11 @@ def parse_text(
     extra_diagnostics: list[Diagnostic] | None = None,
 ) -> ParseResult:
     """Sniff (unless ``kind`` is given) and parse decoded text. Never raises."""
-    chosen = kind or detect_kind(text[:SNIFF_BYTES])
+    return _parse(Decoded(text, extra_diagnostics or []), context, kind)
+
+
+def _parse(decoded: Decoded, context: ParseContext, kind: str | None) -> ParseResult:
+    chosen = kind or detect_kind(decoded.text[:SNIFF_BYTES])
     parser = PARSERS.get(chosen)
     if parser is None:
         result = ParseResult(kind=UNKNOWN_KIND if kind is None else chosen)
@@ -191,18 +201,20 @@ def parse_text(
         else:
             result.diagnose(0, f"unknown kind {kind!r}; known kinds: {known}")
         return result
+    size = len(decoded.text)
     try:
         with cyclic_gc_paused():
-            result = parser.parse(text, context)
+            result = parser.parse(decoded.take_text(), context)
     except Exception as exc:  # a parser bug must cost a diagnostic, never the upload
         result = ParseResult(kind=chosen)
         result.diagnose(0, f"parser {chosen} failed: {type(exc).__name__}: {exc}")
-    if extra_diagnostics:
-        result.diagnostics[:0] = extra_diagnostics
+    if decoded.diagnostics:
+        result.diagnostics[:0] = decoded.diagnostics
     if result.status == "failed" and not result.diagnostics:
         # A valid capture of nothing (ss filtered to no socket) must still say why it is empty.
-        lines = text.count("\n") + (not text.endswith("\n"))
-        result.diagnose(0, f"recognised as {result.kind} but its {lines} lines hold no data rows")
+        result.diagnose(
+            0, f"recognised as {result.kind} but its {size:,} characters hold no data rows"
+        )
     return result
 
 

@@ -97,11 +97,13 @@ import re
 import warnings
 from array import array
 from collections import Counter
+from collections.abc import Iterator
 from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from rootline.parsers.base import (
     Fact,
@@ -497,13 +499,13 @@ class _Reader:
             self.done.append(self.snapshot)
         self.snapshot = _Snapshot(time_ms, timed=timed)
 
-    def read(self, text: str) -> ParseResult:
+    def read(self, lines: Iterator[str]) -> ParseResult:
         rules = (self.read_header, self.read_summary, self.read_timestamp)
         current: _Connection | None = None
         shapes = self.shapes
         row_cache = self.row_cache
         current_index = current_time = 0
-        for line_no, line in enumerate(iter_lines(text), 1):
+        for line_no, line in enumerate(lines, 1):
             if not line:
                 continue
             first_char = line[0]
@@ -749,6 +751,8 @@ class _Reader:
         add = result.series.append
         for conn in self.connection_list:
             local, _, peer = conn.key.partition(" ")
+            # One labels dict for all of a connection's series (readers copy it before they
+            # add a host): a dict per series was ~55 MB of a C10K provider's parse.
             labels = {"local": local, "peer": peer}
             for name, queue in (
                 ("tcp.conn.recvq.bytes", conn.recvq),
@@ -756,18 +760,18 @@ class _Reader:
             ):
                 values = array("d", map(float, queue))
                 if any(values):  # an idle connection's queues: see the module docstring
-                    result.series.append(
-                        SeriesData(name, dict(labels), "bytes", conn.row_times, values)
-                    )
+                    result.series.append(SeriesData(name, labels, "bytes", conn.row_times, values))
+            conn.recvq = conn.sendq = []  # read: their texts need not outlive the parse
             parts = all_parts[conn.index]
             all_parts[conn.index] = {}
             cc_changes = all_cc[conn.index]
             for times, lines in conn.groups.values():
                 _read_lines(times, lines, parts, cc_changes, conn, result, split=False)
             conn.groups = {}
+            orders: dict[tuple[int, ...], tuple[array[int], npt.NDArray[np.intp]]] = {}
             for name, pieces in parts.items():
-                times, values = pieces[0] if len(pieces) == 1 else _joined(pieces)
-                add(SeriesData(name, {"local": local, "peer": peer}, unit_of(name), times, values))
+                times, values = pieces[0] if len(pieces) == 1 else _joined(pieces, orders)
+                add(SeriesData(name, labels, unit_of(name), times, values))
             previous = ""
             for t, cc in sorted(cc_changes):
                 if cc != previous:
@@ -1142,14 +1146,24 @@ _SLASH_PAIRS = {
 }
 
 
-def _joined(pieces: list[tuple[array[int], array[float]]]) -> tuple[array[int], array[float]]:
-    """One series from its parts, in time order (stable: equal times keep the parts' order)."""
-    if len(pieces) == 1:
-        return pieces[0]
-    times = np.concatenate([np.frombuffer(t, dtype=np.int64) for t, _ in pieces])
+def _joined(
+    pieces: list[tuple[array[int], array[float]]],
+    orders: dict[tuple[int, ...], tuple[array[int], npt.NDArray[np.intp]]],
+) -> tuple[array[int], array[float]]:
+    """One series from its parts, in time order (stable: equal times keep the parts' order).
+
+    A connection's fields read from the same lines have the same parts' times: ``orders``
+    (one per connection) keeps each joined times array and its order, so those fields share
+    one times array (a C10K provider's fields each had their own: ~100 MB)."""
+    key = tuple(id(t) for t, _ in pieces)
+    known = orders.get(key)
+    if known is None:
+        times = np.concatenate([np.frombuffer(t, dtype=np.int64) for t, _ in pieces])
+        order = np.argsort(times, kind="stable")
+        known = orders[key] = (array("q", times[order].tobytes()), order)
+    joined_times, order = known
     values = np.concatenate([np.frombuffer(v, dtype=np.float64) for _, v in pieces])
-    order = np.argsort(times, kind="stable")
-    return array("q", times[order].tobytes()), array("d", values[order].tobytes())
+    return joined_times, array("d", values[order].tobytes())
 
 
 def _duration_ms(text: str) -> float | None:
@@ -1215,4 +1229,9 @@ _ELEMENT_READERS = {"timer": _read_timers, "users": _read_users}
 
 
 def parse(text: str, context: ParseContext) -> ParseResult:
-    return _Reader(context).read(text)
+    lines = iter_lines(text)
+    # The lines' reader holds the text, and drops it once read: when the registry hands the
+    # text over (``Decoded.take_text``), a C10K provider's series (~0.9x its text) are
+    # built after the text is gone, not beside it.
+    del text
+    return _Reader(context).read(lines)
