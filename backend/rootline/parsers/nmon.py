@@ -108,9 +108,6 @@ from operator import add
 from typing import Any, NamedTuple, cast
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.csv as pa_csv
 
 from rootline.parsers.base import Fact, ParseContext, ParseResult, SeriesData, to_ms
 
@@ -172,7 +169,7 @@ def parse(text: str, context: ParseContext) -> ParseResult:
     read exactly as the line path does is read again by the line path (:class:`_Reader`)."""
     try:
         return _Columnar(_Reader(context)).read(text)
-    except (_Bail, pa.ArrowException):
+    except _Bail:
         pass
     return _Reader(context).read(text)
 
@@ -1295,13 +1292,32 @@ class _Bail(Exception):
     again by the line path (which diagnoses it)."""
 
 
-_ARROW_CSV_PARSE = pa_csv.ParseOptions(
-    delimiter=",",
-    quote_char=False,
-    escape_char=False,
-    newlines_in_values=False,
-    ignore_empty_lines=False,
-)
+# pyarrow (about 45 ms to import) is loaded by the columnar path when it first runs, not
+# with this module: every process imports the parsers, few read an nmon file.
+pa: Any = None
+pc: Any = None
+pa_csv: Any = None
+_ARROW_CSV_PARSE: Any = None
+
+
+def _load_arrow() -> None:
+    global pa, pc, pa_csv, _ARROW_CSV_PARSE
+    if _ARROW_CSV_PARSE is not None:
+        return
+    import pyarrow
+    import pyarrow.compute
+    import pyarrow.csv
+
+    pa, pc, pa_csv = pyarrow, pyarrow.compute, pyarrow.csv
+    _ARROW_CSV_PARSE = pa_csv.ParseOptions(
+        delimiter=",",
+        quote_char=False,
+        escape_char=False,
+        newlines_in_values=False,
+        ignore_empty_lines=False,
+    )
+
+
 # A line's section name is the text before its first comma; names are looked for this far.
 _NAME_SPAN = 24
 # Masks keeping a little-endian word's first 0..8 bytes.
@@ -1350,9 +1366,16 @@ class _Columnar:
         self.snapshot_tags: Any = None  # the ZZZZ lines' tags so far, as one array
 
     def read(self, text: str) -> ParseResult:
-        reader = self.reader
         if not text.endswith("\n") or "\r" in text or "\0" in text:
             raise _Bail
+        _load_arrow()
+        try:
+            return self._read(text)
+        except pa.ArrowException as exc:
+            raise _Bail from exc
+
+    def _read(self, text: str) -> ParseResult:
+        reader = self.reader
         first_number = 1
         start = 0
         while start < len(text):
