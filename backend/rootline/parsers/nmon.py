@@ -1364,6 +1364,8 @@ class _Columnar:
         # Snapshot tag number -> position in the ZZZZ lines (-1: none), their tags and times.
         self.snapshot_at = np.empty(0, dtype=np.int64)
         self.snapshot_tags: Any = None  # the ZZZZ lines' tags so far, as one array
+        # (section, header line repeated among its rows) -> its description, once checked
+        self.header_repeats: dict[tuple[str, str], str] = {}
 
     def read(self, text: str) -> ParseResult:
         if not text.endswith("\n") or "\r" in text or "\0" in text:
@@ -1517,14 +1519,19 @@ class _Columnar:
         stride = held.stride
         if not tagged.all():
             # Only repeats of the header itself are passed over (as _flush_uniform does).
+            # A repeat seen before is not checked again (nmon rewrites VM's 100 columns).
             for row in rows[~tagged].tolist():
-                fields = lines[row].as_py()[:-1].split(",")
-                names = [c.strip() for c in fields[2:]]
-                while names and not names[-1]:
-                    names.pop()
-                if len(fields) != stride or names != section.columns:
-                    raise _Bail
-                section.description = fields[1]
+                line = lines[row].as_py()[:-1]
+                description = self.header_repeats.get((name, line))
+                if description is None:
+                    fields = line.split(",")
+                    names = [c.strip() for c in fields[2:]]
+                    while names and not names[-1]:
+                        names.pop()
+                    if len(fields) != stride or names != section.columns:
+                        raise _Bail
+                    description = self.header_repeats[(name, line)] = fields[1]
+                section.description = description
             rows = rows[tagged]
             if not len(rows):
                 return
