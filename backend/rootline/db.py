@@ -48,6 +48,10 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
+    # Only a new, empty database takes it (before WAL and the first table): point chunks are
+    # 128 KiB blobs, written a quarter as many pages at a time as with the default 4 KiB
+    # (half the system CPU time of a capture's write and of the checkpoint after it).
+    cursor.execute("PRAGMA page_size=16384")
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA busy_timeout=30000")
