@@ -48,6 +48,10 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
+    # Only a new, empty database takes it (before WAL and the first table): point chunks are
+    # 128 KiB blobs, written a quarter as many pages at a time as with the default 4 KiB
+    # (half the system CPU time of a capture's write and of the checkpoint after it).
+    cursor.execute("PRAGMA page_size=16384")
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA busy_timeout=30000")
@@ -193,6 +197,10 @@ def bulk_insert(session: Session, model: type[Base], rows: list[dict[str, Any]])
         raise ValueError(f"{table.name}: a column left out has a default COPY cannot fill")
     json_columns = {c.name for c in table.columns if isinstance(c.type, JSON)}
     everything = columns + list(defaults)
+    binary_types = _binary_copy_types(table, everything, connection)
+    if binary_types is not None:
+        _copy_binary(connection, table, everything, binary_types, rows, defaults)
+        return
     dumps = [(i, _empty_once(json.dumps)) for i, c in enumerate(everything) if c in json_columns]
     pick = itemgetter(*columns)
     makers = list(defaults.values())
@@ -205,6 +213,58 @@ def bulk_insert(session: Session, model: type[Base], rows: list[dict[str, Any]])
                 values.append(make())
             for i, dump in dumps:
                 values[i] = dump(values[i])
+            copy.write_row(values)
+
+
+# Column types COPY writes in PostgreSQL's binary format (the rows' Python values as they
+# are), by the name SQLAlchemy gives them on PostgreSQL.
+_BINARY_COPY_TYPES = {
+    "BIGINT": "int8",
+    "INTEGER": "int4",
+    "SMALLINT": "int2",
+    "BYTEA": "bytea",
+    "DOUBLE PRECISION": "float8",
+    "FLOAT": "float8",
+}
+
+
+def _binary_copy_types(
+    table: Table, columns: list[str], connection: Connection
+) -> list[str] | None:
+    """The binary COPY types of ``columns`` when the table stores bytes and every one of
+    them is a plain number or bytes; None otherwise (text COPY). In text COPY every byte of
+    a ``bytea`` goes as two hex digits: for a capture's point chunks (150 MB) the escaping
+    and the doubled bytes cost more CPU than the rest of the write."""
+    found = []
+    has_bytes = False
+    for name in columns:
+        kind = _BINARY_COPY_TYPES.get(str(table.c[name].type.compile(dialect=connection.dialect)))
+        if kind is None:
+            return None
+        has_bytes = has_bytes or kind == "bytea"
+        found.append(kind)
+    return found if has_bytes else None
+
+
+def _copy_binary(
+    connection: Connection,
+    table: Table,
+    columns: list[str],
+    types: list[str],
+    rows: list[dict[str, Any]],
+    defaults: dict[str, Callable[[], Any]],
+) -> None:
+    given = [name for name in columns if name not in defaults]
+    pick = itemgetter(*given)
+    makers = list(defaults.values())
+    statement = f'COPY "{table.name}" ({", ".join(columns)}) FROM STDIN (FORMAT BINARY)'
+    driver = connection.connection.driver_connection
+    with driver.cursor() as cursor, cursor.copy(statement) as copy:  # type: ignore[union-attr]
+        copy.set_types(types)
+        for row in rows:
+            values = list(pick(row)) if len(given) > 1 else [row[given[0]]]
+            for make in makers:
+                values.append(make())
             copy.write_row(values)
 
 

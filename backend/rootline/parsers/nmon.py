@@ -108,9 +108,6 @@ from operator import add
 from typing import Any, NamedTuple, cast
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.csv as pa_csv
 
 from rootline.parsers.base import Fact, ParseContext, ParseResult, SeriesData, to_ms
 
@@ -172,7 +169,7 @@ def parse(text: str, context: ParseContext) -> ParseResult:
     read exactly as the line path does is read again by the line path (:class:`_Reader`)."""
     try:
         return _Columnar(_Reader(context)).read(text)
-    except (_Bail, pa.ArrowException):
+    except _Bail:
         pass
     return _Reader(context).read(text)
 
@@ -1295,13 +1292,32 @@ class _Bail(Exception):
     again by the line path (which diagnoses it)."""
 
 
-_ARROW_CSV_PARSE = pa_csv.ParseOptions(
-    delimiter=",",
-    quote_char=False,
-    escape_char=False,
-    newlines_in_values=False,
-    ignore_empty_lines=False,
-)
+# pyarrow (about 45 ms to import) is loaded by the columnar path when it first runs, not
+# with this module: every process imports the parsers, few read an nmon file.
+pa: Any = None
+pc: Any = None
+pa_csv: Any = None
+_ARROW_CSV_PARSE: Any = None
+
+
+def _load_arrow() -> None:
+    global pa, pc, pa_csv, _ARROW_CSV_PARSE
+    if _ARROW_CSV_PARSE is not None:
+        return
+    import pyarrow
+    import pyarrow.compute
+    import pyarrow.csv
+
+    pa, pc, pa_csv = pyarrow, pyarrow.compute, pyarrow.csv
+    _ARROW_CSV_PARSE = pa_csv.ParseOptions(
+        delimiter=",",
+        quote_char=False,
+        escape_char=False,
+        newlines_in_values=False,
+        ignore_empty_lines=False,
+    )
+
+
 # A line's section name is the text before its first comma; names are looked for this far.
 _NAME_SPAN = 24
 # Masks keeping a little-endian word's first 0..8 bytes.
@@ -1348,11 +1364,20 @@ class _Columnar:
         # Snapshot tag number -> position in the ZZZZ lines (-1: none), their tags and times.
         self.snapshot_at = np.empty(0, dtype=np.int64)
         self.snapshot_tags: Any = None  # the ZZZZ lines' tags so far, as one array
+        # (section, header line repeated among its rows) -> its description, once checked
+        self.header_repeats: dict[tuple[str, str], str] = {}
 
     def read(self, text: str) -> ParseResult:
-        reader = self.reader
         if not text.endswith("\n") or "\r" in text or "\0" in text:
             raise _Bail
+        _load_arrow()
+        try:
+            return self._read(text)
+        except pa.ArrowException as exc:
+            raise _Bail from exc
+
+    def _read(self, text: str) -> ParseResult:
+        reader = self.reader
         first_number = 1
         start = 0
         while start < len(text):
@@ -1494,14 +1519,19 @@ class _Columnar:
         stride = held.stride
         if not tagged.all():
             # Only repeats of the header itself are passed over (as _flush_uniform does).
+            # A repeat seen before is not checked again (nmon rewrites VM's 100 columns).
             for row in rows[~tagged].tolist():
-                fields = lines[row].as_py()[:-1].split(",")
-                names = [c.strip() for c in fields[2:]]
-                while names and not names[-1]:
-                    names.pop()
-                if len(fields) != stride or names != section.columns:
-                    raise _Bail
-                section.description = fields[1]
+                line = lines[row].as_py()[:-1]
+                description = self.header_repeats.get((name, line))
+                if description is None:
+                    fields = line.split(",")
+                    names = [c.strip() for c in fields[2:]]
+                    while names and not names[-1]:
+                        names.pop()
+                    if len(fields) != stride or names != section.columns:
+                        raise _Bail
+                    description = self.header_repeats[(name, line)] = fields[1]
+                section.description = description
             rows = rows[tagged]
             if not len(rows):
                 return

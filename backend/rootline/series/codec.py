@@ -85,7 +85,13 @@ def encode_levels(times: Times, values: Values) -> Iterator[EncodedChunk]:
                 first_ms=int(t[0]),
                 last_ms=int(t[-1]),
                 point_count=len(t),
-                data=t.astype("<i8", copy=False).tobytes() + v.astype("<f8", copy=False).tobytes(),
+                # one copy of the two arrays' bytes (tobytes() + tobytes() made three)
+                data=b"".join(
+                    (
+                        np.ascontiguousarray(t, dtype="<i8").data,
+                        np.ascontiguousarray(v, dtype="<f8").data,
+                    )
+                ),
             )
         if level >= MAX_LEVEL or len(level_times) <= LEVEL_MIN_POINTS:
             return

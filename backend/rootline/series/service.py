@@ -24,8 +24,11 @@ from rootline.series.schemas import (
     TimelineSeries,
 )
 
-# Chunks are written in batches so a 200 MB capture never holds all its rows at once.
+# Chunks are written in batches so a 200 MB capture never holds all its rows at once: at
+# most this many chunks or this many bytes of points (full chunks are 128 KiB each, so
+# 2000 of them held all of a 100 MB nmon capture's 150 MB of points again).
 INSERT_BATCH_CHUNKS = 2000
+INSERT_BATCH_BYTES = 16 * 1024 * 1024
 # A query reads at most this many stored points per series before the final downsampling,
 # times the number of points asked for.
 READ_BUDGET_FACTOR = 16
@@ -83,10 +86,12 @@ def store(
         prepared.append((row, times, values))
     ids = repository.insert_series(session, [row for row, _, _ in prepared])
     pending: list[dict[str, Any]] = []
+    pending_bytes = 0
     points = 0
     for series_id, (_, times, values) in zip(ids, prepared, strict=True):
         points += len(times)
         for chunk in codec.encode_levels(times, values):
+            pending_bytes += len(chunk.data)
             pending.append(
                 {
                     "series_id": series_id,
@@ -98,9 +103,10 @@ def store(
                     "data": chunk.data,
                 }
             )
-            if len(pending) >= INSERT_BATCH_CHUNKS:
+            if len(pending) >= INSERT_BATCH_CHUNKS or pending_bytes >= INSERT_BATCH_BYTES:
                 repository.insert_chunks(session, pending)
                 pending = []
+                pending_bytes = 0
     repository.insert_chunks(session, pending)
     return len(ids) + conn_series, points + conn_points
 
