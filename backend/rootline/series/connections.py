@@ -138,15 +138,20 @@ def pack(series: Sequence[SeriesData], offset_ms: int = 0) -> PackedTable | None
     first_ms = np.full(n_conn, np.iinfo(np.int64).max)
     last_ms = np.full(n_conn, np.iinfo(np.int64).min)
     fields = []
+    # Each distinct times array's snapshot columns, found once: a connection's fields share
+    # one (see above), and searching every field's times again was most of this function.
+    columns = {
+        key: np.searchsorted(all_times, np.frombuffer(t, dtype=np.int64))
+        for key, t in distinct.items()
+    }
     for name in sorted(by_field):
         members = by_field[name]
         matrix = np.full((n_conn, n_snap), np.nan)
         member_rows = np.array([index[(s.labels["local"], s.labels["peer"])] for s in members])
         rows = np.repeat(member_rows, [len(s) for s in members])
         # One copy of all the field's points (bytes.join over the arrays' buffers).
-        times = np.frombuffer(b"".join(s.times_ms for s in members), dtype=np.int64)
         values = np.frombuffer(b"".join(s.values for s in members), dtype=np.float64)
-        matrix[rows, np.searchsorted(all_times, times)] = values
+        matrix[rows, np.concatenate([columns[id(s.times_ms)] for s in members])] = values
         matrix[~np.isfinite(matrix)] = np.nan
         stats = _stats(matrix, all_times + offset_ms)
         present = stats.points > 0
