@@ -88,9 +88,9 @@ class RedactSharedResponses:
             return
         query = scope.get("query_string", b"")
         searched = [
-            value
+            _searched_text(name, value)
             for name, value in parse_qsl(query.decode("latin-1"), keep_blank_values=True)
-            if name in ADDRESS_SEARCHES
+            if name in ADDRESS_SEARCHES or name in KEY_SEARCHES
         ]
         if not all(redactor.names_only_pseudonyms(v) for v in searched):
             await _refuse_search(send)
@@ -123,6 +123,18 @@ class RedactSharedResponses:
 # Query parameters that search addresses by their text (GET .../connections?q=,
 # .../series?connection=).
 ADDRESS_SEARCHES = frozenset({"q", "connection"})
+# Query parameters that search keys whose brackets hold addresses (GET .../facts?prefix=
+# tcp.conn.cc[10.0.0.1:port-1): the part from the first bracket on is an address search.
+KEY_SEARCHES = frozenset({"prefix"})
+
+
+def _searched_text(name: str, value: str) -> str:
+    """What of a query parameter's value is matched against addresses: all of an address
+    search's; of a key prefix, what its brackets hold (``net.ipv4.`` names no address)."""
+    if name in ADDRESS_SEARCHES:
+        return value
+    bracket = value.find("[")
+    return "" if bracket < 0 else value[bracket + 1 :]
 
 
 async def _refuse_search(send: Send) -> None:

@@ -324,3 +324,39 @@ def test_a_redacted_link_finds_connections_by_their_pseudonyms_only(
         refused = anon_client.get(f"{shared}/{path}", params={name: probe})
         assert refused.status_code == 400, refused.text
         assert "search by the names it shows" in refused.json()["detail"]
+
+
+def test_a_redacted_link_lists_facts_by_key_prefix_without_probing_addresses(
+    client: TestClient, anon_client: TestClient, incident_id: str
+) -> None:
+    """Fact keys hold addresses in brackets (``tcp.conn.cc[local peer]``): a prefix's
+    bracketed part is an address search, pseudonyms only; its namespace is free."""
+    base = f"/api/incidents/{incident_id}"
+    with_info = SS_V6.replace(
+        ":51234\n", ":51234\n\t cubic wscale:7,7 rto:204 rtt:0.5/0.25 cwnd:10\n"
+    ).replace(":40122\n", ":40122\n\t bbr wscale:7,7 rto:204 rtt:0.7/0.3 cwnd:12\n")
+    done = client.post(
+        f"{base}/artifacts",
+        params={"filename": "db-ss.txt", "host": "db-primary-7", "wait": 60},
+        content=with_info.encode(),
+        headers={"Content-Type": "application/octet-stream"},
+    )
+    assert done.status_code == 201, done.text
+    real = client.get(f"{base}/facts", params={"prefix": "tcp.conn.cc["}).json()["items"]
+    assert real, "the capture names each connection's congestion control"
+    token = client.post(f"{base}/shares", json={"redacted": True}).json()["token"]
+    shared = f"/api/shared/{token}"
+    listed = anon_client.get(f"{shared}/facts", params={"prefix": "tcp.conn.cc["})
+    assert listed.status_code == 200, listed.text
+    assert not addresses_in(listed.text) & {"2001:db8:10::5", "2001:db8:20::9", "192.168.7.31"}
+    keys = [f["key"] for f in listed.json()["items"]]
+    assert len(keys) == len(real)
+    for key in keys:  # each pseudonymised key finds itself
+        found = anon_client.get(f"{shared}/facts", params={"prefix": key})
+        assert found.status_code == 200, (key, found.text)
+        assert [f["key"] for f in found.json()["items"]] == [key], found.text
+    # The real address's start would tell whether a connection of it exists.
+    for probe in ("tcp.conn.cc[2001:db8", "tcp.conn.cc[192.168.7", "tcp.conn.cc[[2001"):
+        refused = anon_client.get(f"{shared}/facts", params={"prefix": probe})
+        assert refused.status_code == 400, (probe, refused.text)
+        assert "search by the names it shows" in refused.json()["detail"]
