@@ -44,6 +44,17 @@ IntArray = npt.NDArray[np.int64]
 # --- picking series ---------------------------------------------------------------------
 
 
+def median(values: npt.ArrayLike) -> float:
+    """``np.median`` of a non-empty array without NaN, exactly (the middle value, or the mean
+    of the two middle ones), at a tenth of its cost on one connection's few hundred values:
+    a C10K provider's checklist takes ~100 000 medians, and np.median costs ~40 us each."""
+    ordered = np.sort(np.asarray(values, dtype=np.float64))  # (np.median's mean is float)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return float(ordered[middle])
+    return float((ordered[middle - 1] + ordered[middle]) / 2)
+
+
 def by_host(series: Iterable[SeriesView]) -> dict[str | None, list[SeriesView]]:
     """Series grouped by host (None for artifacts without one), hosts in sorted order."""
     grouped: dict[str | None, list[SeriesView]] = defaultdict(list)
@@ -718,7 +729,7 @@ def typical_interval_ms(times_ms: npt.NDArray[np.int64]) -> float:
         return 0.0
     steps = np.diff(np.asarray(times_ms, dtype=np.int64))
     steps = steps[steps > 0]
-    return float(np.median(steps)) if len(steps) else 0.0
+    return median(steps) if len(steps) else 0.0
 
 
 def true_runs(mask: npt.NDArray[np.bool_]) -> list[tuple[int, int]]:

@@ -79,6 +79,7 @@ from rootline.detectors.quantities import (
     field_at,
     held_intervals,
     longest_true_span,
+    median,
     pool_saturation,
     reading_progress,
     split_endpoint,
@@ -190,7 +191,7 @@ def _fill(
     with np.errstate(divide="ignore", invalid="ignore"):
         fill = np.where(limit > 0, amount / limit, np.nan)
     finite = limit[np.isfinite(limit) & (limit > 0)]
-    return fill, float(np.median(finite)) if len(finite) else None
+    return fill, median(finite) if len(finite) else None
 
 
 def _end(key: ConnectionKey, row: dict[str, SeriesView], params: Params) -> _End | None:
@@ -244,7 +245,7 @@ def _share(mask: npt.NDArray[np.bool_]) -> float:
 
 def _median_where(values: npt.NDArray[np.float64], mask: npt.NDArray[np.bool_]) -> float | None:
     picked = values[mask & np.isfinite(values)]
-    return float(np.median(picked)) if len(picked) else None
+    return median(picked) if len(picked) else None
 
 
 def _measure(

@@ -30,6 +30,7 @@ first restart's cwnd before and after.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -218,15 +219,24 @@ def _episodes(row: dict[str, SeriesView], params: Params) -> tuple[list[_Episode
     retrans = _exact(row, "retrans", times, 0.0)
     queued = _exact(row, "sendq.bytes", times, 0.0)
     episodes = []
+    # The snapshots after which the connection sat idle past its RTO, read from Python
+    # lists: most are not, and numpy's per-element reads were most of a C10K checklist.
+    rto_l, lastsnd_l, acked_l, queued_l = (
+        rto.tolist(),
+        lastsnd.tolist(),
+        acked.tolist(),
+        queued.tolist(),
+    )
+    times_l = times.tolist()
     for i in range(n - 1):
-        rto_i = float(rto[i]) if np.isfinite(rto[i]) else MIN_RTO_MS
-        if np.isfinite(lastsnd[i]):
-            idle_ms = float(lastsnd[i])
-        elif i > 0 and acked[i] == acked[i - 1]:
-            idle_ms = float(times[i] - times[i - 1])
+        rto_i = rto_l[i] if math.isfinite(rto_l[i]) else MIN_RTO_MS
+        if math.isfinite(lastsnd_l[i]):
+            idle_ms = lastsnd_l[i]
+        elif i > 0 and acked_l[i] == acked_l[i - 1]:
+            idle_ms = float(times_l[i] - times_l[i - 1])
         else:
             continue
-        if idle_ms <= rto_i or queued[i] > 0:
+        if idle_ms <= rto_i or queued_l[i] > 0:
             continue
         segment = float(mss[i + 1]) if np.isfinite(mss[i + 1]) else DEFAULT_MSS
         burst = float(acked[i + 1] - acked[i])

@@ -29,6 +29,7 @@ from rootline.detectors.quantities import (
     field_at,
     host_fact,
     longest_true_span,
+    median,
     split_endpoint,
     values_at,
 )
@@ -71,7 +72,7 @@ def _median(series: SeriesView | None, *, positive: bool = False) -> float | Non
     values = series.values[np.isfinite(series.values)]
     if positive:
         values = values[values > 0]
-    return float(np.median(values)) if len(values) else None
+    return median(values) if len(values) else None
 
 
 def _connection(
@@ -87,7 +88,7 @@ def _connection(
     host, local, peer = key
     times = tb_series.times_ms
     tb = values_at(tb_series, times, mode="exact")
-    send_buffer = float(np.nanmedian(tb)) if np.isfinite(tb).any() else 0.0
+    send_buffer = median(tb[~np.isnan(tb)]) if np.isfinite(tb).any() else 0.0
     if send_buffer <= 0:
         return None
     sendq = field_at(row, "sendq.bytes", times)

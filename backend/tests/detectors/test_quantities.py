@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rootline.detectors.quantities import (
     connection_series,
@@ -10,6 +12,7 @@ from rootline.detectors.quantities import (
     dominant_period,
     full_windows,
     held_intervals,
+    median,
     reading_progress,
     span_near_peak,
     window_held_intervals,
@@ -116,3 +119,19 @@ def test_zero_windows_take_the_larger_of_two_names_for_the_same_events() -> None
     found = zero_windows(data)["a"]
     assert (found.advertised, found.probes, found.events) == (6.0, 1.0, 7.0)
     assert found.shown.source.name.startswith("netstat.TcpExtTCPWantZeroWindowAdv")
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.floats(allow_nan=False, allow_infinity=False, width=64) | st.integers(-(10**9), 10**9),
+        min_size=1,
+        max_size=300,
+    )
+)
+def test_median_is_numpys_exactly(values: list[float]) -> None:
+    floats = np.array(values, dtype=np.float64)
+    assert median(floats) == float(np.median(floats))
+    ints = np.array([int(v) for v in values if float(v).is_integer() and abs(v) < 2**53])
+    if len(ints):
+        assert median(ints) == float(np.median(ints))
