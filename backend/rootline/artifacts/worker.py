@@ -8,9 +8,10 @@ connection while one runs. Parse workers (threads that every app process starts,
 1. claim it in one statement (``FOR UPDATE SKIP LOCKED`` on PostgreSQL, so that workers in
    any number of processes never take the same one; SQLite runs one writer at a time);
 2. read and parse the bytes with no transaction open: this is the slow part;
-3. store what the parser gave in one short transaction, replacing an earlier parse, and
-   recompute the incident's checklist when its last queued artifact is done (or when the
-   checklist is older than ``CHECKLIST_MAX_AGE_MS`` while uploads keep arriving).
+3. store what the parser gave in one transaction, replacing an earlier parse (workers of one
+   incident store in parallel), then, taking turns per incident, recompute the incident's
+   checklist when its last queued artifact is done (or when the checklist is older than
+   ``CHECKLIST_MAX_AGE_MS`` while uploads keep arriving).
 
 A claim is a lease: while a worker parses, it renews ``claimed_at_ms`` every
 ``HEARTBEAT_S``; an artifact whose lease is older than ``LEASE_MS`` (its worker was
@@ -311,10 +312,11 @@ def process(sessions: Sessions, store: ArtifactStore, claim: Claim) -> None:
 
 
 def _own(session: Session, job: _Job, claim: Claim) -> Artifact | None:
-    """The artifact, locked, if the claim on it is still this worker's."""
-    # Writers of one incident take turns, so that "is anything still queued?" is answered
-    # after the other workers' results are in (see _refresh_checklist).
-    incidents_repository.lock(session, job.incident_id)
+    """The artifact, locked, if the claim on it is still this worker's.
+
+    Rows are locked in one order by every writer of parse results: the artifact, its parent
+    bundle's, then the incident's (see ``_finish``): storing the data happens before the
+    incident's, so workers of one incident store in parallel."""
     artifact = session.get(Artifact, job.artifact_id, with_for_update=True, populate_existing=True)
     if artifact is None or artifact.claim_token != claim.token:
         log.info("artifact %s was deleted or claimed again: result dropped", job.artifact_id)
@@ -325,9 +327,13 @@ def _own(session: Session, job: _Job, claim: Claim) -> Artifact | None:
 def _finish(session: Session, artifact: Artifact, started: float) -> None:
     artifact.claim_token = None
     artifact.claimed_at_ms = None
-    artifact.parse_seconds = time.perf_counter() - started
     if artifact.parent_id is not None:
         _widen_parent(session, artifact)
+    # Writers of one incident take turns from here to their commit, so that "is anything
+    # still queued?" is answered after the other workers' results are in, and exactly one
+    # of them finds nothing queued (see _refresh_checklist).
+    incidents_repository.lock(session, artifact.incident_id)
+    artifact.parse_seconds = time.perf_counter() - started
     session.flush()
     # Open pages of the incident poll this to show the parse (see incidents.endpoints).
     incidents_repository.bump_version(session, artifact.incident_id)
@@ -337,10 +343,13 @@ def _finish(session: Session, artifact: Artifact, started: float) -> None:
 def _widen_parent(session: Session, member: Artifact) -> None:
     """A bundle's time range spans its members': widen it by this member's (an uptime-only
     GC log's times are offsets from 1970, not instants: they widen nothing)."""
-    parent = session.get(Artifact, member.parent_id)
-    if parent is None or member.time_start_ms is None or member.time_end_ms is None:
+    if member.time_start_ms is None or member.time_end_ms is None or not member.anchored:
         return
-    if not member.anchored:
+    # Locked before the incident (see _own); FOR NO KEY UPDATE lets members be recorded.
+    parent = session.get(
+        Artifact, member.parent_id, with_for_update={"key_share": True}, populate_existing=True
+    )
+    if parent is None:
         return
     parent.time_start_ms = min(filter(None, (parent.time_start_ms, member.time_start_ms)))
     parent.time_end_ms = max(filter(None, (parent.time_end_ms, member.time_end_ms)))

@@ -13,13 +13,14 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import select, update
+from sqlalchemy import select, text, update
 from sqlalchemy.orm import Session
 
 from rootline.artifacts import service, worker
 from rootline.artifacts.models import Artifact
 from rootline.checklist.models import ComputedFinding
 from rootline.db import make_engine
+from rootline.incidents import repository as incidents_repository
 from rootline.incidents import service as incidents_service
 from rootline.incidents.models import Incident
 from rootline.incidents.schemas import IncidentCreate
@@ -226,6 +227,37 @@ def test_the_checklist_is_recomputed_when_the_last_queued_artifact_is_done(
     assert queue.checklist_computed_at() == created_at  # one still queued, checklist fresh
     assert worker.drain(queue.sessions, queue.store) == 1
     assert (queue.checklist_computed_at() or 0) > created_at
+
+
+def test_workers_of_one_incident_store_their_results_in_parallel(
+    queue: Queue, database_url: str
+) -> None:
+    if not database_url.startswith("postgresql"):
+        pytest.skip("SQLite runs one writer at a time")
+    artifact_id = queue.add(SS_LOOP.read_bytes(), "loop.txt")
+    claim = worker.next_claim(queue.sessions)
+    assert claim is not None
+    stored_rows = text(
+        "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+        " WHERE c.relname = 'series' AND l.mode = 'RowExclusiveLock'"
+        " AND l.pid <> pg_backend_pid()"
+    )
+    with queue.sessions.write.begin() as other:
+        # Another worker's turn at the incident (its checklist recompute, say) ...
+        incidents_repository.lock(other, queue.incident_id)
+        parsing = threading.Thread(target=worker.process, args=(queue.sessions, queue.store, claim))
+        parsing.start()
+        # ... does not keep this one from storing its series meanwhile; it waits for its
+        # turn only to finish (and see what is still queued).
+        deadline = time.monotonic() + 60
+        while not other.scalar(stored_rows):
+            assert time.monotonic() < deadline, (
+                "the worker did not store while the other held its turn"
+            )
+            time.sleep(0.05)
+        assert queue.artifact(artifact_id).status == "parsing"
+    parsing.join(60)
+    assert queue.artifact(artifact_id).status == "parsed"
 
 
 def test_a_missing_blob_fails_with_the_reason(queue: Queue) -> None:
