@@ -10,8 +10,9 @@ connection while one runs. Parse workers (threads that every app process starts,
 2. read and parse the bytes with no transaction open: this is the slow part;
 3. store what the parser gave in one transaction, replacing an earlier parse (workers of one
    incident store in parallel), then, taking turns per incident, recompute the incident's
-   checklist when its last queued artifact is done (or when the checklist is older than
-   ``CHECKLIST_MAX_AGE_MS`` while uploads keep arriving).
+   checklist when its last queued artifact is done: one recompute for a whole bundle, not
+   one per member (while uploads keep arriving, also when data parsed more than
+   ``CHECKLIST_MAX_AGE_MS`` ago is not in the checklist yet).
 
 A claim is a lease: while a worker parses, it renews ``claimed_at_ms`` every
 ``HEARTBEAT_S``; an artifact whose lease is older than ``LEASE_MS`` (its worker was
@@ -333,6 +334,9 @@ def _finish(session: Session, artifact: Artifact, started: float) -> None:
     # still queued?" is answered after the other workers' results are in, and exactly one
     # of them finds nothing queued (see _refresh_checklist).
     incidents_repository.lock(session, artifact.incident_id)
+    if artifact.parsed_at_ms is not None:
+        # Stamped in its turn: a checklist computed before this is not the one holding it.
+        artifact.parsed_at_ms = now_ms()
     artifact.parse_seconds = time.perf_counter() - started
     session.flush()
     # Open pages of the incident poll this to show the parse (see incidents.endpoints).
@@ -356,8 +360,9 @@ def _widen_parent(session: Session, member: Artifact) -> None:
 
 
 def _refresh_checklist(session: Session, incident_id: uuid.UUID) -> None:
-    """Recompute the checklist once nothing of the incident is queued any more, or when it
-    has gone stale while uploads keep arriving."""
+    """Recompute the checklist once nothing of the incident is queued any more (one
+    recompute for a bundle and all its members), or, while uploads keep arriving, once data
+    parsed more than ``CHECKLIST_MAX_AGE_MS`` ago is still missing from it."""
     queued = session.scalar(
         select(Artifact.id)
         .where(Artifact.incident_id == incident_id, Artifact.status.in_(service.QUEUED_STATUSES))
@@ -369,7 +374,11 @@ def _refresh_checklist(session: Session, incident_id: uuid.UUID) -> None:
                 ComputedFinding.incident_id == incident_id
             )
         )
-        if computed is not None and now_ms() - computed < CHECKLIST_MAX_AGE_MS:
+        parsed_since = [Artifact.incident_id == incident_id, Artifact.parsed_at_ms.is_not(None)]
+        if computed is not None:
+            parsed_since.append(Artifact.parsed_at_ms > computed)
+        missing_since = session.scalar(select(func.min(Artifact.parsed_at_ms)).where(*parsed_since))
+        if missing_since is None or now_ms() - missing_since < CHECKLIST_MAX_AGE_MS:
             return
     incident = session.get(Incident, incident_id)
     if incident is not None:

@@ -229,6 +229,74 @@ def test_the_checklist_is_recomputed_when_the_last_queued_artifact_is_done(
     assert (queue.checklist_computed_at() or 0) > created_at
 
 
+def test_a_bundle_gets_one_checklist_recompute_when_its_last_member_is_done(
+    queue: Queue,
+) -> None:
+    # A checklist computed long ago (the incident created an hour before the upload): the
+    # first member done must not recompute it while the others are still queued.
+    with queue.sessions.write.begin() as session:
+        session.execute(
+            update(ComputedFinding)
+            .where(ComputedFinding.incident_id == queue.incident_id)
+            .values(computed_at_ms=ComputedFinding.computed_at_ms - 3_600_000)
+        )
+    long_ago = queue.checklist_computed_at()
+    bundle_id = queue.add(_tar_gz(SS_TAN, SS_LOOP), "capture.tar.gz")
+    for _ in range(2):  # the bundle, then its first member
+        claim = worker.next_claim(queue.sessions)
+        assert claim is not None
+        worker.process(queue.sessions, queue.store, claim)
+        assert queue.checklist_computed_at() == long_ago
+    assert worker.drain(queue.sessions, queue.store) == 1
+    assert (queue.checklist_computed_at() or 0) > (long_ago or 0)
+    assert queue.artifact(bundle_id).status == "parsed"
+
+
+def test_data_missing_from_the_checklist_too_long_is_added_while_the_queue_is_busy(
+    queue: Queue,
+) -> None:
+    created_at = queue.checklist_computed_at()
+    first = queue.add(SS_TAN.read_bytes(), "one.txt")
+    queue.add(SS_LOOP.read_bytes(), "two.txt")
+    queue.add(SS_LOOP.read_bytes() + b"\n", "three.txt")
+    claim = worker.next_claim(queue.sessions)
+    assert claim is not None and claim.artifact_id == first
+    worker.process(queue.sessions, queue.store, claim)
+    assert queue.checklist_computed_at() == created_at
+    # As if one.txt was parsed longer ago than the checklist may lag behind.
+    lag = worker.CHECKLIST_MAX_AGE_MS + 1
+    with queue.sessions.write.begin() as session:
+        session.execute(
+            update(Artifact)
+            .where(Artifact.id == first)
+            .values(parsed_at_ms=Artifact.parsed_at_ms - lag)
+        )
+        session.execute(
+            update(ComputedFinding)
+            .where(ComputedFinding.incident_id == queue.incident_id)
+            .values(computed_at_ms=ComputedFinding.computed_at_ms - lag)
+        )
+    long_ago = queue.checklist_computed_at() or 0
+    claim = worker.next_claim(queue.sessions)
+    assert claim is not None
+    worker.process(queue.sessions, queue.store, claim)
+    recomputed = queue.checklist_computed_at() or 0
+    assert recomputed > long_ago + lag
+    assert worker.drain(queue.sessions, queue.store) == 1
+    assert (queue.checklist_computed_at() or 0) > recomputed
+
+
+def _tar_gz(*paths: Path) -> bytes:
+    import io
+    import tarfile
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for path in paths:
+            tar.add(path, arcname=f"rootline-web-7-20261121T072100/{path.name}")
+    return buffer.getvalue()
+
+
 def test_workers_of_one_incident_store_their_results_in_parallel(
     queue: Queue, database_url: str
 ) -> None:
