@@ -7,7 +7,9 @@ connection while one runs. Parse workers (threads that every app process starts,
 
 1. claim it in one statement (``FOR UPDATE SKIP LOCKED`` on PostgreSQL, so that workers in
    any number of processes never take the same one; SQLite runs one writer at a time);
-2. read and parse the bytes with no transaction open: this is the slow part;
+2. read and parse the bytes with no transaction open: this is the slow part (a bundle's
+   members are recorded as pending artifacts one by one as they are unpacked, so that other
+   workers parse the first while the rest is still unpacking);
 3. store what the parser gave in one transaction, replacing an earlier parse (workers of one
    incident store in parallel), then, taking turns per incident, recompute the incident's
    checklist when its last queued artifact is done: one recompute for a whole bundle, not
@@ -263,7 +265,12 @@ class _Unpacked:
     blobs: list[StoredBlob]
 
 
-def _read_and_parse(store: ArtifactStore, job: _Job, claim: ClaimHook) -> ParseResult | _Unpacked:
+def _read_and_parse(
+    store: ArtifactStore,
+    job: _Job,
+    claim: ClaimHook,
+    on_member: bundles.MemberHook | None = None,
+) -> ParseResult | _Unpacked:
     try:
         data = store.read(job.sha256)
     except FileNotFoundError:
@@ -275,9 +282,11 @@ def _read_and_parse(store: ArtifactStore, job: _Job, claim: ClaimHook) -> ParseR
         return store.put_file(member, limits.max_member_bytes, claim)
 
     # An archive's or a compressed file's members stream into the store as they are
-    # unpacked (never whole in memory), before the transaction that records them; each is
+    # unpacked (never whole in memory), and ``on_member`` records each at once; each is
     # then an artifact of its own, opened the same way one level deeper.
-    bundle = bundles.open_nested(data, job.filename, job.depth, limits, sink=to_store)
+    bundle = bundles.open_nested(
+        data, job.filename, job.depth, limits, sink=to_store, on_member=on_member
+    )
     if bundle is None:
         decoded = registry.decode_bytes(data, job.requested_kind)
         del data  # the parse holds the text only (see decode_bytes)
@@ -298,14 +307,17 @@ def process(sessions: Sessions, store: ArtifactStore, claim: Claim) -> None:
             "or was killed), so it is not tried again; re-parse to retry"
         )
     else:
+        early = _EarlyMembers(sessions, job, claim)
         with _heartbeat(sessions, claim):
-            outcome = _read_and_parse(store, job, service.blob_claimer(sessions.write))
+            outcome = _read_and_parse(
+                store, job, service.blob_claimer(sessions.write), on_member=early
+            )
     with sessions.write.begin() as session:
         artifact = _own(session, job, claim)
         if artifact is None:
             return
         if isinstance(outcome, _Unpacked):
-            _store_bundle(session, artifact, outcome)
+            _store_bundle(session, artifact, outcome, recorded=early.recorded)
         else:
             _clear_parsed(session, artifact)
             _persist(session, artifact, outcome)
@@ -459,28 +471,80 @@ def _note_diagnostics(artifact: Artifact, result: ParseResult) -> None:
     artifact.diagnostics_dropped = result.diagnostics_dropped
 
 
-def _store_bundle(session: Session, artifact: Artifact, unpacked: _Unpacked) -> None:
+class _EarlyMembers:
+    """Records each member of a bundle as a pending artifact as soon as it is in the store,
+    in a transaction of its own, so that other workers parse it while the rest of the bundle
+    is still unpacking. A member it could not record (the database refused, the claim on the
+    bundle was lost) is recorded with the bundle (see ``_store_bundle``); one recorded twice
+    (the bundle unpacked again after its worker was killed) is the same artifact
+    (``service.record`` returns the existing one)."""
+
+    def __init__(self, sessions: Sessions, job: _Job, claim: Claim) -> None:
+        self.sessions = sessions
+        self.job = job
+        self.claim = claim
+        self.recorded: set[int] = set()  # id() of the members recorded
+
+    def __call__(self, bundle: bundles.Bundle, member: bundles.BundleMember) -> None:
+        if member.blob is None:
+            return
+        try:
+            with self.sessions.write.begin() as session:
+                artifact = session.get(Artifact, self.job.artifact_id)
+                if artifact is None or artifact.claim_token != self.claim.token:
+                    return
+                _record_member(session, artifact, bundle, member, member.blob)
+                service.release_claims(session, blobs=[member.blob])
+            self.recorded.add(id(member))
+        except Exception:  # recorded with the bundle instead: never stop the unpacking
+            log.warning(
+                "bundle %s: %s recorded with the bundle",
+                self.job.artifact_id,
+                member.path,
+                exc_info=True,
+            )
+
+
+def _record_member(
+    session: Session,
+    artifact: Artifact,
+    bundle: bundles.Bundle,
+    member: bundles.BundleMember,
+    blob: StoredBlob,
+) -> None:
+    incident = session.get(Incident, artifact.incident_id)
+    if incident is None:
+        return
+    options = service.UploadOptions(
+        filename=member.path,
+        host=artifact.host or member.host,
+        timezone=artifact.timezone,
+        clock_offset_s=artifact.clock_offset_s,
+        jvm_start_ms=artifact.jvm_start_ms,
+        kind=bundle.member_kind(artifact.requested_kind),
+    )
+    service.record(session, incident=incident, blob=blob, options=options, parent=artifact)
+
+
+def _store_bundle(
+    session: Session, artifact: Artifact, unpacked: _Unpacked, recorded: set[int]
+) -> None:
     """Record a bundle's members as pending artifacts of their own (workers parse them in
-    parallel)."""
+    parallel), those not recorded while it was unpacking (``recorded``: their ids)."""
     bundle = unpacked.bundle
     # A bundle's own result holds no data, only what went wrong unpacking it (summed up past
     # MAX_DIAGNOSTICS, as an archive may refuse any number of links).
     summary = ParseResult(kind=service.BUNDLE_KIND)
     for message in bundle.messages():
         summary.diagnose(0, message)
-    incident = session.get(Incident, artifact.incident_id)
-    assert incident is not None  # locked by _own
-    for member, blob in zip(bundle.members, unpacked.blobs, strict=True):
-        options = service.UploadOptions(
-            filename=member.path,
-            host=artifact.host or member.host,
-            timezone=artifact.timezone,
-            clock_offset_s=artifact.clock_offset_s,
-            jvm_start_ms=artifact.jvm_start_ms,
-            kind=bundle.member_kind(artifact.requested_kind),
-        )
-        service.record(session, incident=incident, blob=blob, options=options, parent=artifact)
-    service.release_claims(session, blobs=unpacked.blobs)
+    late = [
+        (member, blob)
+        for member, blob in zip(bundle.members, unpacked.blobs, strict=True)
+        if id(member) not in recorded
+    ]
+    for member, blob in late:
+        _record_member(session, artifact, bundle, member, blob)
+    service.release_claims(session, blobs=[blob for _, blob in late])
     artifact.kind = service.BUNDLE_KIND
     _note_diagnostics(artifact, summary)
     artifact.status = (

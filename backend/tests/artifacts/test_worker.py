@@ -10,14 +10,15 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import select, text, update
+from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
 from rootline.artifacts import service, worker
-from rootline.artifacts.models import Artifact
+from rootline.artifacts.models import Artifact, BlobClaim
 from rootline.checklist.models import ComputedFinding
 from rootline.db import make_engine
 from rootline.incidents import repository as incidents_repository
@@ -27,7 +28,7 @@ from rootline.incidents.schemas import IncidentCreate
 from rootline.parsers.base import MAX_DIAGNOSTICS
 from rootline.series.models import Series
 from rootline.settings import Settings
-from rootline.storage import LocalArtifactStore
+from rootline.storage import ClaimHook, LocalArtifactStore, StoredBlob
 from tests.conftest import (
     ADMIN,
     BACKEND_DIR,
@@ -295,6 +296,78 @@ def _tar_gz(*paths: Path) -> bytes:
         for path in paths:
             tar.add(path, arcname=f"rootline-web-7-20261121T072100/{path.name}")
     return buffer.getvalue()
+
+
+def _members(queue: Queue, bundle_id: uuid.UUID) -> list[Artifact]:
+    with queue.sessions.read() as session:
+        return list(
+            session.scalars(
+                select(Artifact).where(Artifact.parent_id == bundle_id).order_by(Artifact.filename)
+            )
+        )
+
+
+def test_a_bundles_members_are_claimable_while_it_is_still_unpacking(queue: Queue) -> None:
+    bundle_id = queue.add(_tar_gz(SS_TAN, SS_LOOP), "capture.tar.gz")
+    claimable: list[list[str]] = []
+
+    class Watched(LocalArtifactStore):
+        """The real store; before each member goes in, what another worker could take."""
+
+        def put_file(
+            self, source: Any, limit: int, claim: ClaimHook = lambda _: None
+        ) -> StoredBlob:
+            with queue.sessions.read() as session:
+                pending = select(Artifact.filename).where(
+                    Artifact.parent_id == bundle_id, Artifact.status == "pending"
+                )
+                claimable.append(list(session.scalars(pending)))
+            return super().put_file(source, limit, claim)
+
+    store = Watched(queue.store.root)
+    claim = worker.next_claim(queue.sessions)
+    assert claim is not None and claim.artifact_id == bundle_id
+    worker.process(queue.sessions, store, claim)
+    assert claimable == [[], ["rootline-web-7-20261121T072100/ss-tan.txt"]]
+    assert worker.drain(queue.sessions, queue.store) == 2
+    members = _members(queue, bundle_id)
+    assert [m.status for m in members] == ["parsed", "parsed"]
+    with queue.sessions.read() as session:
+        # Each member's blob claim was taken back once it was recorded.
+        pending = select(func.sum(BlobClaim.pending)).where(
+            BlobClaim.sha256.in_([m.sha256 for m in members])
+        )
+        assert session.scalar(pending) == 0
+
+
+def test_a_bundle_unpacked_again_after_its_lease_ran_out_records_each_member_once(
+    queue: Queue,
+) -> None:
+    bundle_id = queue.add(_tar_gz(SS_TAN, SS_LOOP), "capture.tar.gz")
+    first = worker.next_claim(queue.sessions)
+    assert first is not None
+    with queue.sessions.write.begin() as session:
+        session.execute(
+            update(Artifact)
+            .where(Artifact.id == bundle_id)
+            .values(claimed_at_ms=Artifact.claimed_at_ms - worker.LEASE_MS - 1)
+        )
+    second = worker.next_claim(queue.sessions)
+    assert second is not None and second.artifact_id == bundle_id
+    worker.process(queue.sessions, queue.store, second)
+    worker.process(queue.sessions, queue.store, first)  # the worker thought dead comes back
+    # and unpacked once more, as after a kill mid-way: the members recorded are the same.
+    with queue.sessions.write.begin() as session:
+        session.execute(
+            update(Artifact)
+            .where(Artifact.id == bundle_id)
+            .values(status="parsing", claimed_at_ms=0, claim_token="gone")
+        )
+    assert worker.drain(queue.sessions, queue.store) == 3
+    members = _members(queue, bundle_id)
+    assert [m.filename.rsplit("/", 1)[1] for m in members] == ["ss-tan.txt", "ss-tinm-loop.txt"]
+    assert [m.status for m in members] == ["parsed", "parsed"]
+    assert queue.artifact(bundle_id).status == "parsed"
 
 
 def test_workers_of_one_incident_store_their_results_in_parallel(
