@@ -200,13 +200,36 @@ def server(url: str, workers: int, parse_threads: int) -> Iterator[tuple[str, st
                 p.wait(30)
 
 
+def timeline(
+    started_ms: float, artifacts: list[dict[str, Any]], checklist: dict[str, Any], seen_s: float
+) -> str:
+    """When each step happened, in seconds after the upload began (the server's clock is
+    this machine's): where the wait goes."""
+
+    def at(ms: float) -> str:
+        return f"{(ms - started_ms) / 1000:.1f}"
+
+    (bundle,) = [a for a in artifacts if a["kind"] == "bundle"]
+    members = [a for a in artifacts if a["kind"] != "bundle"]
+    recorded = sorted(a["uploaded_at_ms"] for a in members)
+    began = min(a["parsed_at_ms"] - 1000 * (a["parse_seconds"] or 0) for a in members)
+    ended = sorted(a["parsed_at_ms"] for a in members)
+    computed = max(f["computed_at_ms"] for f in checklist["findings"])
+    return (
+        f"bundle stored {at(bundle['uploaded_at_ms'])}, members claimable {at(recorded[0])}-"
+        f"{at(recorded[-1])}, bundle done {at(bundle['parsed_at_ms'])}, members parsed "
+        f"{at(began)}-{at(ended[-1])}, checklist {at(computed)}, seen {seen_s:.1f}"
+    )
+
+
 def upload_to_verdicts(
     base: str, token: str, path: Path, on_start: Callable[[], None], timeout_s: float = 600
-) -> float:
+) -> tuple[float, str]:
     headers = {"Authorization": f"Bearer {token}"}
     with httpx.Client(base_url=base, headers=headers, timeout=120) as client:
         incident = client.post("/api/incidents", json={"title": "pipeline"}).json()["id"]
         on_start()
+        started_ms = time.time() * 1000
         started = time.perf_counter()
         response = client.post(
             f"/api/incidents/{incident}/artifacts",
@@ -226,8 +249,12 @@ def upload_to_verdicts(
                 elapsed = time.perf_counter() - started
                 bad = [a["filename"] for a in members if a["status"] != "parsed"]
                 assert not bad, f"not parsed: {bad}"
-                assert checklist.json()["findings"]
-                return elapsed
+                findings = checklist.json()["findings"]
+                assert findings
+                # The verdicts answer for every member (computed once the last was in).
+                last = max(a["parsed_at_ms"] for a in members)
+                assert max(f["computed_at_ms"] for f in findings) >= last, "stale checklist"
+                return elapsed, timeline(started_ms, artifacts, checklist.json(), elapsed)
             time.sleep(0.2)
     raise SystemExit(f"not parsed within {timeout_s} s")
 
@@ -237,14 +264,17 @@ def run(label: str, url: str, workers: int, parse_threads: int, path: Path, size
     meter = CpuMeter(backends)
     try:
         with server(url, workers, parse_threads) as (base, token, pids):
-            elapsed = upload_to_verdicts(base, token, path, on_start=lambda: meter.start(pids))
+            elapsed, steps = upload_to_verdicts(
+                base, token, path, on_start=lambda: meter.start(pids)
+            )
             cpu = meter.spent(pids)
     finally:
         backends.close()
     verdict = "ok" if elapsed <= TARGET_S else f"OVER target {TARGET_S:.0f} s"
     print(
         f"  {label:<44} {elapsed:6.1f} s wall = {size / elapsed:5.1f} MB/s, "
-        f"{cpu:5.1f} CPU s meanwhile (load {os.getloadavg()[0]:.1f})  [{verdict}]",
+        f"{cpu:5.1f} CPU s meanwhile (load {os.getloadavg()[0]:.1f})  [{verdict}]\n"
+        f"  {'':<44} s after the upload began: {steps}",
         flush=True,
     )
 
