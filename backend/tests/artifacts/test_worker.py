@@ -370,6 +370,53 @@ def test_a_bundle_unpacked_again_after_its_lease_ran_out_records_each_member_onc
     assert queue.artifact(bundle_id).status == "parsed"
 
 
+class _Killed(BaseException):
+    """Stands for SIGKILL: nothing of the worker's code runs after it (no except clause)."""
+
+
+def test_a_worker_killed_while_it_unpacks_a_bundle_loses_and_duplicates_nothing(
+    queue: Queue,
+) -> None:
+    created_at = queue.checklist_computed_at()
+    bundle_id = queue.add(_tar_gz(SS_TAN, SS_LOOP), "capture.tar.gz")
+
+    class Dying(LocalArtifactStore):
+        """The real store, whose process dies as the second member is about to go in."""
+
+        def put_file(
+            self, source: Any, limit: int, claim: ClaimHook = lambda _: None
+        ) -> StoredBlob:
+            if self.root.joinpath("stored-one").exists():
+                raise _Killed
+            self.root.joinpath("stored-one").touch()
+            return super().put_file(source, limit, claim)
+
+    claim = worker.next_claim(queue.sessions)
+    assert claim is not None
+    with pytest.raises(_Killed):
+        worker.process(queue.sessions, Dying(queue.store.root), claim)
+    (early,) = _members(queue, bundle_id)
+    assert early.status == "pending"  # recorded before the kill: parsed meanwhile
+    claimed = worker.next_claim(queue.sessions)
+    assert claimed is not None and claimed.artifact_id == early.id
+    worker.process(queue.sessions, queue.store, claimed)
+    # The bundle is still in the killed worker's hands: no checklist for half of it.
+    assert queue.checklist_computed_at() == created_at
+    with queue.sessions.write.begin() as session:  # its lease runs out
+        session.execute(
+            update(Artifact)
+            .where(Artifact.id == bundle_id)
+            .values(claimed_at_ms=Artifact.claimed_at_ms - worker.LEASE_MS - 1)
+        )
+    assert worker.drain(queue.sessions, queue.store) == 2  # the bundle again, its 2nd member
+    members = _members(queue, bundle_id)
+    assert [m.filename.rsplit("/", 1)[1] for m in members] == ["ss-tan.txt", "ss-tinm-loop.txt"]
+    assert [m.status for m in members] == ["parsed", "parsed"]
+    assert members[0].id == early.id
+    assert queue.artifact(bundle_id).status == "parsed"
+    assert (queue.checklist_computed_at() or 0) >= max(m.parsed_at_ms or 0 for m in members)
+
+
 def test_workers_of_one_incident_store_their_results_in_parallel(
     queue: Queue, database_url: str
 ) -> None:
