@@ -577,7 +577,9 @@ def drain(sessions: Sessions, store: ArtifactStore) -> int:
 
 class ParseWorkers:
     """Parse worker threads of one process. ``wake()`` hints that work arrived (uploads in
-    this process call it); without the hint a worker looks every ``poll_s`` seconds."""
+    this process call it; on PostgreSQL, a listener thread calls it when any process queues
+    work, see ``service.notify_workers``); without the hint a worker looks every ``poll_s``
+    seconds."""
 
     def __init__(
         self, sessions: Sessions, store: ArtifactStore, count: int, poll_s: float = 0.5
@@ -589,6 +591,7 @@ class ParseWorkers:
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._listener: threading.Thread | None = None
         self._claims: dict[int, Claim] = {}
         self._next_stale_check = 0.0
 
@@ -599,6 +602,18 @@ class ParseWorkers:
             thread = threading.Thread(target=self._run, name=f"parse-{number}", daemon=True)
             thread.start()
             self._threads.append(thread)
+        engine = self.sessions.read.kw.get("bind")
+        listening = self._listener is not None and self._listener.is_alive()
+        if (
+            self.count > 0
+            and not listening
+            and isinstance(engine, Engine)
+            and engine.dialect.name == "postgresql"
+        ):
+            self._listener = threading.Thread(
+                target=self._listen, args=(engine,), name="parse-listener", daemon=True
+            )
+            self._listener.start()
 
     def wake(self) -> None:
         self._wake.set()
@@ -641,6 +656,24 @@ class ParseWorkers:
             if not worked:
                 self._wake.wait(self.poll_s)
                 self._wake.clear()
+
+    def _listen(self, engine: Engine) -> None:
+        """Wake the workers on each notification of queued work, on a connection of its own
+        (outside the pool: it stays in LISTEN); reconnects after a failure."""
+        import psycopg
+
+        conninfo = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(conninfo, autocommit=True) as connection:
+                    connection.execute(f"LISTEN {service.QUEUE_CHANNEL}")
+                    self._wake.set()  # whatever was queued while not listening
+                    while not self._stop.is_set():
+                        for _ in connection.notifies(timeout=1.0, stop_after=1):
+                            self._wake.set()
+            except Exception:
+                log.warning("parse workers: not listening for queued work", exc_info=True)
+                self._stop.wait(STALE_CHECK_S)
 
     def _recompute_stale(self) -> bool:
         """When idle: one incident whose checklist another rules version computed, again."""

@@ -516,6 +516,25 @@ def test_reparse_keeps_the_old_data_until_the_new_parse_lands(
     assert series["total"] == artifact["series_count"] > 0
 
 
+def test_workers_hear_of_work_queued_by_another_process_at_once(
+    queue: Queue, database_url: str
+) -> None:
+    if not database_url.startswith("postgresql"):
+        pytest.skip("LISTEN/NOTIFY is PostgreSQL's; on SQLite workers poll")
+    # Polling once a minute: only the notification can make it parse within seconds.
+    workers = worker.ParseWorkers(queue.sessions, queue.store, count=1, poll_s=60)
+    workers.start()
+    try:
+        time.sleep(1.0)  # listening, and idle after its first look
+        artifact_id = queue.add(SS_TAN.read_bytes())  # as another process would
+        deadline = time.monotonic() + 20
+        while queue.artifact(artifact_id).status != "parsed":
+            assert time.monotonic() < deadline, "the worker was not woken"
+            time.sleep(0.05)
+    finally:
+        workers.stop()
+
+
 def test_a_stopping_process_gives_its_unfinished_parse_back_to_the_queue(queue: Queue) -> None:
     artifact_id = queue.add(SS_LOOP.read_bytes() * 200, "big.txt")  # about 1 s to parse
     workers = worker.ParseWorkers(queue.sessions, queue.store, count=1, poll_s=0.05)
