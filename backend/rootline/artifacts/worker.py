@@ -327,9 +327,11 @@ def process(sessions: Sessions, store: ArtifactStore, claim: Claim) -> None:
 def _own(session: Session, job: _Job, claim: Claim) -> Artifact | None:
     """The artifact, locked, if the claim on it is still this worker's.
 
-    Rows are locked in one order by every writer of parse results: the artifact, its parent
-    bundle's, then the incident's (see ``_finish``): storing the data happens before the
-    incident's, so workers of one incident store in parallel."""
+    Rows are locked in one order by every writer of parse results: the incident's in share
+    mode (a deletion of the incident waits), the artifact, its parent bundle's, then the
+    incident's for the turn (see ``_finish``): storing the data happens before the turn, so
+    workers of one incident store in parallel."""
+    incidents_repository.keep(session, job.incident_id)
     artifact = session.get(Artifact, job.artifact_id, with_for_update=True, populate_existing=True)
     if artifact is None or artifact.claim_token != claim.token:
         log.info("artifact %s was deleted or claimed again: result dropped", job.artifact_id)
