@@ -160,6 +160,11 @@ class Bundle:
         return requested if self.format in COMPRESSED_FORMATS else None
 
 
+# Told of each member as soon as it is kept (in the sink), while the rest is still being
+# unpacked: the server records it for the parse workers at once. Must not raise.
+MemberHook = Callable[[Bundle, BundleMember], None]
+
+
 @dataclass(frozen=True)
 class _Expected:
     """What a zip declares about a member: unpacked and compressed sizes, CRC-32."""
@@ -267,12 +272,14 @@ def open_nested(
     depth: int,
     limits: BundleLimits = BundleLimits(),
     sink: Sink | None = None,
+    on_member: MemberHook | None = None,
 ) -> Bundle | None:
     """How a file is opened, the same by the server's parse worker and by the offline CLI:
     None when it is no archive nor compressed (its bytes are parsed as they are); else the
     bundle unpacked (see :func:`unpack`), or, when it lies ``depth`` >=
     :data:`MAX_BUNDLE_DEPTH` bundles deep, the bundle without members and why. Each member
-    is opened the same way in turn, one level deeper."""
+    is opened the same way in turn, one level deeper. ``on_member`` is told of each member
+    as soon as it is kept."""
     fmt = bundle_format(data)
     if fmt is None:
         return None
@@ -280,11 +287,15 @@ def open_nested(
         return Bundle(
             fmt, diagnostics=[f"bundle nested deeper than {MAX_BUNDLE_DEPTH} levels: not unpacked"]
         )
-    return unpack(data, limits, sink, name)
+    return unpack(data, limits, sink, name, on_member)
 
 
 def unpack(
-    data: bytes, limits: BundleLimits = BundleLimits(), sink: Sink | None = None, name: str = ""
+    data: bytes,
+    limits: BundleLimits = BundleLimits(),
+    sink: Sink | None = None,
+    name: str = "",
+    on_member: MemberHook | None = None,
 ) -> Bundle:
     """Every regular file of the archive, within ``limits``, each streamed to ``sink`` (or
     kept in memory without one); never raises on any input, nor on a refusal of the sink's.
@@ -294,7 +305,7 @@ def unpack(
     kind = bundle_format(data)
     if kind is None:
         return Bundle("none", diagnostics=["not a zip, tar or compressed (gz, bz2, xz, zst) file"])
-    reader = _Reader(Bundle(kind), limits, len(data), sink)
+    reader = _Reader(Bundle(kind), limits, len(data), sink, on_member)
     try:
         if kind == "zip":
             reader.read_zip(data)
@@ -329,12 +340,18 @@ def _clean_path(name: str) -> str:
 
 class _Reader:
     def __init__(
-        self, bundle: Bundle, limits: BundleLimits, archive_bytes: int, sink: Sink | None
+        self,
+        bundle: Bundle,
+        limits: BundleLimits,
+        archive_bytes: int,
+        sink: Sink | None,
+        on_member: MemberHook | None = None,
     ) -> None:
         self.bundle = bundle
         self.limits = limits
         self.archive_bytes = archive_bytes
         self.sink = sink
+        self.on_member = on_member
         self.total = 0
         self.seen_paths: set[str] = set()
         self.plain_tar: memoryview | None = None
@@ -366,9 +383,10 @@ class _Reader:
         if path in self.seen_paths:
             self.bundle.diagnostics.append(f"{path}: appears twice in the archive; both kept")
         self.seen_paths.add(path)
-        self.bundle.members.append(
-            BundleMember(path, data, host_from_path(path), size=stream.size, blob=blob)
-        )
+        member = BundleMember(path, data, host_from_path(path), size=stream.size, blob=blob)
+        self.bundle.members.append(member)
+        if self.on_member is not None:
+            self.on_member(self.bundle, member)
         if stream.cut is not None:
             cut = f"{path}: {stream.cut}; kept the first {_size(stream.size)}"
             if isinstance(stream.cut, _Stop):

@@ -10,6 +10,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -26,6 +27,15 @@ from rootline.timeutil import now_ms
 
 # Archives and compressed files (a bundle of one member) alike: see ``bundles``.
 BUNDLE_KIND = "bundle"
+# The PostgreSQL channel on which the parse workers of every process hear of queued work.
+QUEUE_CHANNEL = "rootline_parse_queue"
+
+
+def notify_workers(session: Session) -> None:
+    """Wake the parse workers of every process when this transaction commits (PostgreSQL
+    NOTIFY: one per transaction, however many artifacts it queued); on SQLite they poll."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(select(func.pg_notify(QUEUE_CHANNEL, "")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +93,7 @@ def record(
     try:
         with session.begin_nested():
             session.add(artifact)
+        notify_workers(session)
     except IntegrityError:
         # Lost a race: the same bytes recorded by a concurrent upload (theirs is ours), or
         # the incident deleted while this upload streamed in.
@@ -137,6 +148,7 @@ def queue_reparse(session: Session, *, artifact: Artifact) -> list[Artifact]:
     artifact.claimed_at_ms = None
     artifact.parse_attempts = 0
     session.flush()
+    notify_workers(session)
     return [artifact]
 
 

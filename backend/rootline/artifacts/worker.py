@@ -7,10 +7,14 @@ connection while one runs. Parse workers (threads that every app process starts,
 
 1. claim it in one statement (``FOR UPDATE SKIP LOCKED`` on PostgreSQL, so that workers in
    any number of processes never take the same one; SQLite runs one writer at a time);
-2. read and parse the bytes with no transaction open: this is the slow part;
-3. store what the parser gave in one short transaction, replacing an earlier parse, and
-   recompute the incident's checklist when its last queued artifact is done (or when the
-   checklist is older than ``CHECKLIST_MAX_AGE_MS`` while uploads keep arriving).
+2. read and parse the bytes with no transaction open: this is the slow part (a bundle's
+   members are recorded as pending artifacts one by one as they are unpacked, so that other
+   workers parse the first while the rest is still unpacking);
+3. store what the parser gave in one transaction, replacing an earlier parse (workers of one
+   incident store in parallel), then, taking turns per incident, recompute the incident's
+   checklist when its last queued artifact is done: one recompute for a whole bundle, not
+   one per member (while uploads keep arriving, also when data parsed more than
+   ``CHECKLIST_MAX_AGE_MS`` ago is not in the checklist yet).
 
 A claim is a lease: while a worker parses, it renews ``claimed_at_ms`` every
 ``HEARTBEAT_S``; an artifact whose lease is older than ``LEASE_MS`` (its worker was
@@ -261,7 +265,12 @@ class _Unpacked:
     blobs: list[StoredBlob]
 
 
-def _read_and_parse(store: ArtifactStore, job: _Job, claim: ClaimHook) -> ParseResult | _Unpacked:
+def _read_and_parse(
+    store: ArtifactStore,
+    job: _Job,
+    claim: ClaimHook,
+    on_member: bundles.MemberHook | None = None,
+) -> ParseResult | _Unpacked:
     try:
         handle = store.open(job.sha256)
     except FileNotFoundError:
@@ -281,9 +290,11 @@ def _read_and_parse(store: ArtifactStore, job: _Job, claim: ClaimHook) -> ParseR
         return store.put_file(member, limits.max_member_bytes, claim)
 
     # An archive's or a compressed file's members stream into the store as they are
-    # unpacked (never whole in memory), before the transaction that records them; each is
+    # unpacked (never whole in memory), and ``on_member`` records each at once; each is
     # then an artifact of its own, opened the same way one level deeper.
-    bundle = bundles.open_nested(data, job.filename, job.depth, limits, sink=to_store)
+    bundle = bundles.open_nested(
+        data, job.filename, job.depth, limits, sink=to_store, on_member=on_member
+    )
     if bundle is None:
         decoded = registry.decode_bytes(data, job.requested_kind)
         del data  # the parse holds the text only (see decode_bytes)
@@ -304,14 +315,17 @@ def process(sessions: Sessions, store: ArtifactStore, claim: Claim) -> None:
             "or was killed), so it is not tried again; re-parse to retry"
         )
     else:
+        early = _EarlyMembers(sessions, job, claim)
         with _heartbeat(sessions, claim):
-            outcome = _read_and_parse(store, job, service.blob_claimer(sessions.write))
+            outcome = _read_and_parse(
+                store, job, service.blob_claimer(sessions.write), on_member=early
+            )
     with sessions.write.begin() as session:
         artifact = _own(session, job, claim)
         if artifact is None:
             return
         if isinstance(outcome, _Unpacked):
-            _store_bundle(session, artifact, outcome)
+            _store_bundle(session, artifact, outcome, recorded=early.recorded)
         else:
             _clear_parsed(session, artifact)
             _persist(session, artifact, outcome)
@@ -319,10 +333,13 @@ def process(sessions: Sessions, store: ArtifactStore, claim: Claim) -> None:
 
 
 def _own(session: Session, job: _Job, claim: Claim) -> Artifact | None:
-    """The artifact, locked, if the claim on it is still this worker's."""
-    # Writers of one incident take turns, so that "is anything still queued?" is answered
-    # after the other workers' results are in (see _refresh_checklist).
-    incidents_repository.lock(session, job.incident_id)
+    """The artifact, locked, if the claim on it is still this worker's.
+
+    Rows are locked in one order by every writer of parse results: the incident's in share
+    mode (a deletion of the incident waits), the artifact, its parent bundle's, then the
+    incident's for the turn (see ``_finish``): storing the data happens before the turn, so
+    workers of one incident store in parallel."""
+    incidents_repository.keep(session, job.incident_id)
     artifact = session.get(Artifact, job.artifact_id, with_for_update=True, populate_existing=True)
     if artifact is None or artifact.claim_token != claim.token:
         log.info("artifact %s was deleted or claimed again: result dropped", job.artifact_id)
@@ -333,9 +350,16 @@ def _own(session: Session, job: _Job, claim: Claim) -> Artifact | None:
 def _finish(session: Session, artifact: Artifact, started: float) -> None:
     artifact.claim_token = None
     artifact.claimed_at_ms = None
-    artifact.parse_seconds = time.perf_counter() - started
     if artifact.parent_id is not None:
         _widen_parent(session, artifact)
+    # Writers of one incident take turns from here to their commit, so that "is anything
+    # still queued?" is answered after the other workers' results are in, and exactly one
+    # of them finds nothing queued (see _refresh_checklist).
+    incidents_repository.lock(session, artifact.incident_id)
+    if artifact.parsed_at_ms is not None:
+        # Stamped in its turn: a checklist computed before this is not the one holding it.
+        artifact.parsed_at_ms = now_ms()
+    artifact.parse_seconds = time.perf_counter() - started
     session.flush()
     # Open pages of the incident poll this to show the parse (see incidents.endpoints).
     incidents_repository.bump_version(session, artifact.incident_id)
@@ -345,18 +369,22 @@ def _finish(session: Session, artifact: Artifact, started: float) -> None:
 def _widen_parent(session: Session, member: Artifact) -> None:
     """A bundle's time range spans its members': widen it by this member's (an uptime-only
     GC log's times are offsets from 1970, not instants: they widen nothing)."""
-    parent = session.get(Artifact, member.parent_id)
-    if parent is None or member.time_start_ms is None or member.time_end_ms is None:
+    if member.time_start_ms is None or member.time_end_ms is None or not member.anchored:
         return
-    if not member.anchored:
+    # Locked before the incident (see _own); FOR NO KEY UPDATE lets members be recorded.
+    parent = session.get(
+        Artifact, member.parent_id, with_for_update={"key_share": True}, populate_existing=True
+    )
+    if parent is None:
         return
     parent.time_start_ms = min(filter(None, (parent.time_start_ms, member.time_start_ms)))
     parent.time_end_ms = max(filter(None, (parent.time_end_ms, member.time_end_ms)))
 
 
 def _refresh_checklist(session: Session, incident_id: uuid.UUID) -> None:
-    """Recompute the checklist once nothing of the incident is queued any more, or when it
-    has gone stale while uploads keep arriving."""
+    """Recompute the checklist once nothing of the incident is queued any more (one
+    recompute for a bundle and all its members), or, while uploads keep arriving, once data
+    parsed more than ``CHECKLIST_MAX_AGE_MS`` ago is still missing from it."""
     queued = session.scalar(
         select(Artifact.id)
         .where(Artifact.incident_id == incident_id, Artifact.status.in_(service.QUEUED_STATUSES))
@@ -368,7 +396,11 @@ def _refresh_checklist(session: Session, incident_id: uuid.UUID) -> None:
                 ComputedFinding.incident_id == incident_id
             )
         )
-        if computed is not None and now_ms() - computed < CHECKLIST_MAX_AGE_MS:
+        parsed_since = [Artifact.incident_id == incident_id, Artifact.parsed_at_ms.is_not(None)]
+        if computed is not None:
+            parsed_since.append(Artifact.parsed_at_ms > computed)
+        missing_since = session.scalar(select(func.min(Artifact.parsed_at_ms)).where(*parsed_since))
+        if missing_since is None or now_ms() - missing_since < CHECKLIST_MAX_AGE_MS:
             return
     incident = session.get(Incident, incident_id)
     if incident is not None:
@@ -449,28 +481,80 @@ def _note_diagnostics(artifact: Artifact, result: ParseResult) -> None:
     artifact.diagnostics_dropped = result.diagnostics_dropped
 
 
-def _store_bundle(session: Session, artifact: Artifact, unpacked: _Unpacked) -> None:
+class _EarlyMembers:
+    """Records each member of a bundle as a pending artifact as soon as it is in the store,
+    in a transaction of its own, so that other workers parse it while the rest of the bundle
+    is still unpacking. A member it could not record (the database refused, the claim on the
+    bundle was lost) is recorded with the bundle (see ``_store_bundle``); one recorded twice
+    (the bundle unpacked again after its worker was killed) is the same artifact
+    (``service.record`` returns the existing one)."""
+
+    def __init__(self, sessions: Sessions, job: _Job, claim: Claim) -> None:
+        self.sessions = sessions
+        self.job = job
+        self.claim = claim
+        self.recorded: set[int] = set()  # id() of the members recorded
+
+    def __call__(self, bundle: bundles.Bundle, member: bundles.BundleMember) -> None:
+        if member.blob is None:
+            return
+        try:
+            with self.sessions.write.begin() as session:
+                artifact = session.get(Artifact, self.job.artifact_id)
+                if artifact is None or artifact.claim_token != self.claim.token:
+                    return
+                _record_member(session, artifact, bundle, member, member.blob)
+                service.release_claims(session, blobs=[member.blob])
+            self.recorded.add(id(member))
+        except Exception:  # recorded with the bundle instead: never stop the unpacking
+            log.warning(
+                "bundle %s: %s recorded with the bundle",
+                self.job.artifact_id,
+                member.path,
+                exc_info=True,
+            )
+
+
+def _record_member(
+    session: Session,
+    artifact: Artifact,
+    bundle: bundles.Bundle,
+    member: bundles.BundleMember,
+    blob: StoredBlob,
+) -> None:
+    incident = session.get(Incident, artifact.incident_id)
+    if incident is None:
+        return
+    options = service.UploadOptions(
+        filename=member.path,
+        host=artifact.host or member.host,
+        timezone=artifact.timezone,
+        clock_offset_s=artifact.clock_offset_s,
+        jvm_start_ms=artifact.jvm_start_ms,
+        kind=bundle.member_kind(artifact.requested_kind),
+    )
+    service.record(session, incident=incident, blob=blob, options=options, parent=artifact)
+
+
+def _store_bundle(
+    session: Session, artifact: Artifact, unpacked: _Unpacked, recorded: set[int]
+) -> None:
     """Record a bundle's members as pending artifacts of their own (workers parse them in
-    parallel)."""
+    parallel), those not recorded while it was unpacking (``recorded``: their ids)."""
     bundle = unpacked.bundle
     # A bundle's own result holds no data, only what went wrong unpacking it (summed up past
     # MAX_DIAGNOSTICS, as an archive may refuse any number of links).
     summary = ParseResult(kind=service.BUNDLE_KIND)
     for message in bundle.messages():
         summary.diagnose(0, message)
-    incident = session.get(Incident, artifact.incident_id)
-    assert incident is not None  # locked by _own
-    for member, blob in zip(bundle.members, unpacked.blobs, strict=True):
-        options = service.UploadOptions(
-            filename=member.path,
-            host=artifact.host or member.host,
-            timezone=artifact.timezone,
-            clock_offset_s=artifact.clock_offset_s,
-            jvm_start_ms=artifact.jvm_start_ms,
-            kind=bundle.member_kind(artifact.requested_kind),
-        )
-        service.record(session, incident=incident, blob=blob, options=options, parent=artifact)
-    service.release_claims(session, blobs=unpacked.blobs)
+    late = [
+        (member, blob)
+        for member, blob in zip(bundle.members, unpacked.blobs, strict=True)
+        if id(member) not in recorded
+    ]
+    for member, blob in late:
+        _record_member(session, artifact, bundle, member, blob)
+    service.release_claims(session, blobs=[blob for _, blob in late])
     artifact.kind = service.BUNDLE_KIND
     _note_diagnostics(artifact, summary)
     artifact.status = (
@@ -503,7 +587,9 @@ def drain(sessions: Sessions, store: ArtifactStore) -> int:
 
 class ParseWorkers:
     """Parse worker threads of one process. ``wake()`` hints that work arrived (uploads in
-    this process call it); without the hint a worker looks every ``poll_s`` seconds."""
+    this process call it; on PostgreSQL, a listener thread calls it when any process queues
+    work, see ``service.notify_workers``); without the hint a worker looks every ``poll_s``
+    seconds."""
 
     def __init__(
         self, sessions: Sessions, store: ArtifactStore, count: int, poll_s: float = 0.5
@@ -515,6 +601,7 @@ class ParseWorkers:
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._listener: threading.Thread | None = None
         self._claims: dict[int, Claim] = {}
         self._next_stale_check = 0.0
 
@@ -525,6 +612,18 @@ class ParseWorkers:
             thread = threading.Thread(target=self._run, name=f"parse-{number}", daemon=True)
             thread.start()
             self._threads.append(thread)
+        engine = self.sessions.read.kw.get("bind")
+        listening = self._listener is not None and self._listener.is_alive()
+        if (
+            self.count > 0
+            and not listening
+            and isinstance(engine, Engine)
+            and engine.dialect.name == "postgresql"
+        ):
+            self._listener = threading.Thread(
+                target=self._listen, args=(engine,), name="parse-listener", daemon=True
+            )
+            self._listener.start()
 
     def wake(self) -> None:
         self._wake.set()
@@ -567,6 +666,24 @@ class ParseWorkers:
             if not worked:
                 self._wake.wait(self.poll_s)
                 self._wake.clear()
+
+    def _listen(self, engine: Engine) -> None:
+        """Wake the workers on each notification of queued work, on a connection of its own
+        (outside the pool: it stays in LISTEN); reconnects after a failure."""
+        import psycopg
+
+        conninfo = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(conninfo, autocommit=True) as connection:
+                    connection.execute(f"LISTEN {service.QUEUE_CHANNEL}")
+                    self._wake.set()  # whatever was queued while not listening
+                    while not self._stop.is_set():
+                        for _ in connection.notifies(timeout=1.0, stop_after=1):
+                            self._wake.set()
+            except Exception:
+                log.warning("parse workers: not listening for queued work", exc_info=True)
+                self._stop.wait(STALE_CHECK_S)
 
     def _recompute_stale(self) -> bool:
         """When idle: one incident whose checklist another rules version computed, again."""

@@ -100,6 +100,18 @@ def lock(session: Session, incident_id: uuid.UUID) -> None:
     )
 
 
+def keep(session: Session, incident_id: uuid.UUID) -> None:
+    """Keep the incident from being deleted until the transaction ends, without making its
+    other writers wait (FOR KEY SHARE, as a foreign key's check takes it). Taken before any
+    row the incident's deletion would cascade to, it makes a deletion wait for, not deadlock
+    with, the transaction. SQLite ignores it."""
+    session.execute(
+        select(Incident.id)
+        .where(Incident.id == incident_id)
+        .with_for_update(read=True, key_share=True)
+    )
+
+
 def bump_version(session: Session, incident_id: uuid.UUID) -> None:
     """Count one more change of what the incident shows (``Incident.data_version``).
 

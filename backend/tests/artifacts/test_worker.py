@@ -10,23 +10,25 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import select, update
+from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
 from rootline.artifacts import service, worker
-from rootline.artifacts.models import Artifact
+from rootline.artifacts.models import Artifact, BlobClaim
 from rootline.checklist.models import ComputedFinding
 from rootline.db import make_engine
+from rootline.incidents import repository as incidents_repository
 from rootline.incidents import service as incidents_service
 from rootline.incidents.models import Incident
 from rootline.incidents.schemas import IncidentCreate
 from rootline.parsers.base import MAX_DIAGNOSTICS
 from rootline.series.models import Series
 from rootline.settings import Settings
-from rootline.storage import LocalArtifactStore
+from rootline.storage import ClaimHook, LocalArtifactStore, StoredBlob
 from tests.conftest import (
     ADMIN,
     BACKEND_DIR,
@@ -228,6 +230,224 @@ def test_the_checklist_is_recomputed_when_the_last_queued_artifact_is_done(
     assert (queue.checklist_computed_at() or 0) > created_at
 
 
+def test_a_bundle_gets_one_checklist_recompute_when_its_last_member_is_done(
+    queue: Queue,
+) -> None:
+    # A checklist computed long ago (the incident created an hour before the upload): the
+    # first member done must not recompute it while the others are still queued.
+    with queue.sessions.write.begin() as session:
+        session.execute(
+            update(ComputedFinding)
+            .where(ComputedFinding.incident_id == queue.incident_id)
+            .values(computed_at_ms=ComputedFinding.computed_at_ms - 3_600_000)
+        )
+    long_ago = queue.checklist_computed_at()
+    bundle_id = queue.add(_tar_gz(SS_TAN, SS_LOOP), "capture.tar.gz")
+    for _ in range(2):  # the bundle, then its first member
+        claim = worker.next_claim(queue.sessions)
+        assert claim is not None
+        worker.process(queue.sessions, queue.store, claim)
+        assert queue.checklist_computed_at() == long_ago
+    assert worker.drain(queue.sessions, queue.store) == 1
+    assert (queue.checklist_computed_at() or 0) > (long_ago or 0)
+    assert queue.artifact(bundle_id).status == "parsed"
+
+
+def test_data_missing_from_the_checklist_too_long_is_added_while_the_queue_is_busy(
+    queue: Queue,
+) -> None:
+    created_at = queue.checklist_computed_at()
+    first = queue.add(SS_TAN.read_bytes(), "one.txt")
+    queue.add(SS_LOOP.read_bytes(), "two.txt")
+    queue.add(SS_LOOP.read_bytes() + b"\n", "three.txt")
+    claim = worker.next_claim(queue.sessions)
+    assert claim is not None and claim.artifact_id == first
+    worker.process(queue.sessions, queue.store, claim)
+    assert queue.checklist_computed_at() == created_at
+    # As if one.txt was parsed longer ago than the checklist may lag behind.
+    lag = worker.CHECKLIST_MAX_AGE_MS + 1
+    with queue.sessions.write.begin() as session:
+        session.execute(
+            update(Artifact)
+            .where(Artifact.id == first)
+            .values(parsed_at_ms=Artifact.parsed_at_ms - lag)
+        )
+        session.execute(
+            update(ComputedFinding)
+            .where(ComputedFinding.incident_id == queue.incident_id)
+            .values(computed_at_ms=ComputedFinding.computed_at_ms - lag)
+        )
+    long_ago = queue.checklist_computed_at() or 0
+    claim = worker.next_claim(queue.sessions)
+    assert claim is not None
+    worker.process(queue.sessions, queue.store, claim)
+    recomputed = queue.checklist_computed_at() or 0
+    assert recomputed > long_ago + lag
+    assert worker.drain(queue.sessions, queue.store) == 1
+    assert (queue.checklist_computed_at() or 0) > recomputed
+
+
+def _tar_gz(*paths: Path) -> bytes:
+    import io
+    import tarfile
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for path in paths:
+            tar.add(path, arcname=f"rootline-web-7-20261121T072100/{path.name}")
+    return buffer.getvalue()
+
+
+def _members(queue: Queue, bundle_id: uuid.UUID) -> list[Artifact]:
+    with queue.sessions.read() as session:
+        return list(
+            session.scalars(
+                select(Artifact).where(Artifact.parent_id == bundle_id).order_by(Artifact.filename)
+            )
+        )
+
+
+def test_a_bundles_members_are_claimable_while_it_is_still_unpacking(queue: Queue) -> None:
+    bundle_id = queue.add(_tar_gz(SS_TAN, SS_LOOP), "capture.tar.gz")
+    claimable: list[list[str]] = []
+
+    class Watched(LocalArtifactStore):
+        """The real store; before each member goes in, what another worker could take."""
+
+        def put_file(
+            self, source: Any, limit: int, claim: ClaimHook = lambda _: None
+        ) -> StoredBlob:
+            with queue.sessions.read() as session:
+                pending = select(Artifact.filename).where(
+                    Artifact.parent_id == bundle_id, Artifact.status == "pending"
+                )
+                claimable.append(list(session.scalars(pending)))
+            return super().put_file(source, limit, claim)
+
+    store = Watched(queue.store.root)
+    claim = worker.next_claim(queue.sessions)
+    assert claim is not None and claim.artifact_id == bundle_id
+    worker.process(queue.sessions, store, claim)
+    assert claimable == [[], ["rootline-web-7-20261121T072100/ss-tan.txt"]]
+    assert worker.drain(queue.sessions, queue.store) == 2
+    members = _members(queue, bundle_id)
+    assert [m.status for m in members] == ["parsed", "parsed"]
+    with queue.sessions.read() as session:
+        # Each member's blob claim was taken back once it was recorded.
+        pending = select(func.sum(BlobClaim.pending)).where(
+            BlobClaim.sha256.in_([m.sha256 for m in members])
+        )
+        assert session.scalar(pending) == 0
+
+
+def test_a_bundle_unpacked_again_after_its_lease_ran_out_records_each_member_once(
+    queue: Queue,
+) -> None:
+    bundle_id = queue.add(_tar_gz(SS_TAN, SS_LOOP), "capture.tar.gz")
+    first = worker.next_claim(queue.sessions)
+    assert first is not None
+    with queue.sessions.write.begin() as session:
+        session.execute(
+            update(Artifact)
+            .where(Artifact.id == bundle_id)
+            .values(claimed_at_ms=Artifact.claimed_at_ms - worker.LEASE_MS - 1)
+        )
+    second = worker.next_claim(queue.sessions)
+    assert second is not None and second.artifact_id == bundle_id
+    worker.process(queue.sessions, queue.store, second)
+    worker.process(queue.sessions, queue.store, first)  # the worker thought dead comes back
+    # and unpacked once more, as after a kill mid-way: the members recorded are the same.
+    with queue.sessions.write.begin() as session:
+        session.execute(
+            update(Artifact)
+            .where(Artifact.id == bundle_id)
+            .values(status="parsing", claimed_at_ms=0, claim_token="gone")
+        )
+    assert worker.drain(queue.sessions, queue.store) == 3
+    members = _members(queue, bundle_id)
+    assert [m.filename.rsplit("/", 1)[1] for m in members] == ["ss-tan.txt", "ss-tinm-loop.txt"]
+    assert [m.status for m in members] == ["parsed", "parsed"]
+    assert queue.artifact(bundle_id).status == "parsed"
+
+
+class _Killed(BaseException):
+    """Stands for SIGKILL: nothing of the worker's code runs after it (no except clause)."""
+
+
+def test_a_worker_killed_while_it_unpacks_a_bundle_loses_and_duplicates_nothing(
+    queue: Queue,
+) -> None:
+    created_at = queue.checklist_computed_at()
+    bundle_id = queue.add(_tar_gz(SS_TAN, SS_LOOP), "capture.tar.gz")
+
+    class Dying(LocalArtifactStore):
+        """The real store, whose process dies as the second member is about to go in."""
+
+        def put_file(
+            self, source: Any, limit: int, claim: ClaimHook = lambda _: None
+        ) -> StoredBlob:
+            if self.root.joinpath("stored-one").exists():
+                raise _Killed
+            self.root.joinpath("stored-one").touch()
+            return super().put_file(source, limit, claim)
+
+    claim = worker.next_claim(queue.sessions)
+    assert claim is not None
+    with pytest.raises(_Killed):
+        worker.process(queue.sessions, Dying(queue.store.root), claim)
+    (early,) = _members(queue, bundle_id)
+    assert early.status == "pending"  # recorded before the kill: parsed meanwhile
+    claimed = worker.next_claim(queue.sessions)
+    assert claimed is not None and claimed.artifact_id == early.id
+    worker.process(queue.sessions, queue.store, claimed)
+    # The bundle is still in the killed worker's hands: no checklist for half of it.
+    assert queue.checklist_computed_at() == created_at
+    with queue.sessions.write.begin() as session:  # its lease runs out
+        session.execute(
+            update(Artifact)
+            .where(Artifact.id == bundle_id)
+            .values(claimed_at_ms=Artifact.claimed_at_ms - worker.LEASE_MS - 1)
+        )
+    assert worker.drain(queue.sessions, queue.store) == 2  # the bundle again, its 2nd member
+    members = _members(queue, bundle_id)
+    assert [m.filename.rsplit("/", 1)[1] for m in members] == ["ss-tan.txt", "ss-tinm-loop.txt"]
+    assert [m.status for m in members] == ["parsed", "parsed"]
+    assert members[0].id == early.id
+    assert queue.artifact(bundle_id).status == "parsed"
+    assert (queue.checklist_computed_at() or 0) >= max(m.parsed_at_ms or 0 for m in members)
+
+
+def test_workers_of_one_incident_store_their_results_in_parallel(
+    queue: Queue, database_url: str
+) -> None:
+    if not database_url.startswith("postgresql"):
+        pytest.skip("SQLite runs one writer at a time")
+    artifact_id = queue.add(SS_LOOP.read_bytes(), "loop.txt")
+    claim = worker.next_claim(queue.sessions)
+    assert claim is not None
+    stored_rows = text(
+        "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+        " WHERE c.relname = 'series' AND l.mode = 'RowExclusiveLock'"
+        " AND l.pid <> pg_backend_pid()"
+    )
+    with queue.sessions.write.begin() as other:
+        # Another worker's turn at the incident (its checklist recompute, say) ...
+        incidents_repository.lock(other, queue.incident_id)
+        parsing = threading.Thread(target=worker.process, args=(queue.sessions, queue.store, claim))
+        parsing.start()
+        # ... does not keep this one from storing its series meanwhile; it waits for its
+        # turn only to finish (and see what is still queued).
+        deadline = time.monotonic() + 60
+        while not other.scalar(stored_rows):
+            assert time.monotonic() < deadline, (
+                "the worker did not store while the other held its turn"
+            )
+            time.sleep(0.05)
+        assert queue.artifact(artifact_id).status == "parsing"
+    parsing.join(60)
+    assert queue.artifact(artifact_id).status == "parsed"
+
+
 def test_a_missing_blob_fails_with_the_reason(queue: Queue) -> None:
     artifact_id = queue.add(SS_TAN.read_bytes())
     digest = queue.artifact(artifact_id).sha256
@@ -294,6 +514,25 @@ def test_reparse_keeps_the_old_data_until_the_new_parse_lands(
     assert queued.json()["artifacts"][0]["status"] == "pending"
     series = client.get(f"/api/incidents/{incident_id}/series").json()
     assert series["total"] == artifact["series_count"] > 0
+
+
+def test_workers_hear_of_work_queued_by_another_process_at_once(
+    queue: Queue, database_url: str
+) -> None:
+    if not database_url.startswith("postgresql"):
+        pytest.skip("LISTEN/NOTIFY is PostgreSQL's; on SQLite workers poll")
+    # Polling once a minute: only the notification can make it parse within seconds.
+    workers = worker.ParseWorkers(queue.sessions, queue.store, count=1, poll_s=60)
+    workers.start()
+    try:
+        time.sleep(1.0)  # listening, and idle after its first look
+        artifact_id = queue.add(SS_TAN.read_bytes())  # as another process would
+        deadline = time.monotonic() + 20
+        while queue.artifact(artifact_id).status != "parsed":
+            assert time.monotonic() < deadline, "the worker was not woken"
+            time.sleep(0.05)
+    finally:
+        workers.stop()
 
 
 def test_a_stopping_process_gives_its_unfinished_parse_back_to_the_queue(queue: Queue) -> None:
