@@ -49,7 +49,7 @@ line whose duration the rule cannot read.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from rootline.parsers.base import ParseContext, ParseResult
 from rootline.parsers.gc_common import (
@@ -193,6 +193,25 @@ COMMON_DECORATIONS = re.compile(
     r"\[(" + DATESTAMP.pattern + r")\]\[(\d+(?:[.,]\d+)?)s\](?:\[[A-Za-z_][^\]\n]*\])*(?!\[) ?"
 )
 DETAIL_LEVEL = re.compile(r"\[(?:debug|trace) *\]")
+# The commonest timed line whole, as :data:`COMMON_DECORATIONS` then :data:`PAUSE` or
+# :data:`CONCURRENT` read it (tags holding no "(", so that no "GC(" hides in them), to the
+# end of its line: read by one match, where :meth:`_Reader._timed` takes several steps.
+# Groups: 1-11 the datestamp, 12 uptime, 13 GC id, 14 generation, 15 the word, 16 the name,
+# 17-22 the heap, 23 the duration.
+TIMED_LINE = re.compile(
+    r"\[(" + DATESTAMP.pattern + r")\]\[(\d+(?:[.,]\d+)?)s\](?:\[[A-Za-z_][^\]\n(]*\])*(?!\[) ?"
+    r"GC\((\d+)\) "
+    + _GENERATION
+    + r"(Pause|Concurrent) ([^\n]+?)(?: "
+    + _HEAP
+    + r")? ("
+    + _NUM
+    + r")ms\r?\Z"
+)
+# Where such lines are: a literal ") " starts the search (fast), the hit runs to the line's end.
+TIMED_HIT = re.compile(r"\) (?:[yYO]: )?(?:Pause|Concurrent) [^\n]*ms\r?(?![^\n])")
+# G1's young-generation lines, for :meth:`_Reader._young_sizes` read in one pass.
+G1_REGION_HIT = re.compile(r"GC\((\d+)\) (Eden|Survivor) regions: ")
 GC_TAGS = re.compile(r"\[gc[\w,]* *\]")
 
 
@@ -294,7 +313,8 @@ class _Reader:
         self.text = text
         # Lines that differ in their digits only are known or not alike (no rule names a
         # digit): the few shapes of a big log are checked first, the lines only if one fails.
-        if any(True for _ in _unknown_lines("\n".join(line_shapes(text)))):
+        shapes = line_shapes(text)
+        if any(True for _ in _unknown_lines("\n".join(shapes))):
             self._diagnose_unknown(text)
         first_end = text.find("\n")
         first_line = text if first_end < 0 else text[:first_end]
@@ -306,8 +326,7 @@ class _Reader:
                 self._see(text[first_decorated + 1 : text.find("\n", first_decorated + 1)].rstrip())
         for start, end in self._keyword_lines(text, SETTING_KEYWORDS):
             self._setting(text[start:end].rstrip())
-        for start, end in self._timed_lines(text):
-            self._timed(start, text[start:end].rstrip())
+        self._read_timed(text, shapes)
         last_start = text.rfind("\n[") + 1
         if last_start > 0 or text.startswith("["):
             last_end = text.find("\n", last_start)
@@ -318,6 +337,128 @@ class _Reader:
         """A numbered diagnostic for every line no rule knows."""
         for line_no, message in _unknown_lines(text):
             self.result.diagnose(line_no, message)
+
+    def _read_timed(self, text: str, shapes: set[str]) -> None:
+        """Every timed line (see :meth:`_timed_lines`), in file order: those of the commonest
+        shape (:data:`TIMED_LINE`) read by one match each, the others by :meth:`_timed`.
+
+        When every timed line that a rule reads has the common shape (no rule names a digit),
+        the lines are found by :data:`TIMED_HIT` alone, each once (a hit runs to its line's
+        end); the others (``Concurrent Mark From Roots``: no duration) are no-ops.
+        """
+        timed_shapes = (
+            shape
+            for shape in shapes
+            if shape.startswith("[")
+            and any(rule.search(shape) for rule in TIMED_LINE_ENDS)
+            and _timed_rule(shape.rstrip()) is not None
+        )
+        if all(TIMED_LINE.match(shape) for shape in timed_shapes):
+            rfind = text.rfind
+            lines: list[tuple[int, int]] = []
+            for hit in TIMED_HIT.finditer(text):
+                start = rfind("\n", 0, hit.start()) + 1
+                if text.startswith("[", start):
+                    lines.append((start, hit.end()))
+        else:
+            lines = self._timed_lines(text)
+        young = self._g1_young_index(text) if self.region_kb is not None else None
+        match_line = TIMED_LINE.match
+        timezone = self.context.timezone
+        log = self.log
+        pauses, concurrents = log.pauses, log.concurrents
+        using = self.using
+        to_space = self.to_space
+        for start, end in lines:
+            m = match_line(text, start, end)  # \Z: at the line's end
+            if m is None:
+                self._timed(start, text[start:end].rstrip())
+                continue
+            (_, _, _, _, _, _, _, _, _, _, _, uptime, gc_id, generation, word, name,
+             before, before_unit, after, after_unit, total, total_unit, duration) = m.groups()  # fmt: skip
+            if word == "Concurrent" and "Pause " in name:
+                self._timed(start, text[start:end].rstrip())  # PAUSE may match it further on
+                continue
+            epoch_ms = datestamp_ms(m, timezone, group=1)
+            if epoch_ms is None:
+                self._timed(start, text[start:end].rstrip())
+                continue
+            wall_ms = float(epoch_ms)
+            uptime_s = float(uptime) if "," not in uptime else float(uptime.replace(",", "."))
+            if log.start_ms is None:
+                log.see(Clock(wall_ms, uptime_s))
+            ms = float(duration) if "," not in duration else float(duration.replace(",", "."))
+            clock = Clock(wall_ms + -ms, uptime_s + -ms / 1000.0)
+            gc = int(gc_id)
+            if word == "Pause":
+                kind, pause_type, cause, detail = _classify_pause(name)
+                if generation is not None:
+                    detail = "old" if generation == "O" else "young"
+                pause = Pause(
+                    clock,
+                    ms,
+                    kind or using or "unknown",
+                    pause_type,
+                    cause,
+                    gc_id=gc,
+                    detail=detail,
+                    to_space_exhausted=gc in to_space or "Evacuation Failure" in name,
+                )
+                if before is not None:
+                    pause.heap_before_kb = size_kb(before, before_unit)
+                    pause.heap_after_kb = size_kb(after, after_unit)
+                    pause.heap_total_kb = size_kb(total, total_unit)
+                if pause.collector == "g1" and young is not None:
+                    sizes = young(start, gc)
+                else:
+                    sizes = self._young_sizes(start, gc, pause.collector)
+                if sizes is not None:
+                    pause.young_before_kb, pause.young_after_kb = sizes
+                pauses.append(pause)
+            else:
+                phase = name.lower()
+                if generation is not None:
+                    phase = f"{'old' if generation == 'O' else 'young'} {phase}"
+                record = Concurrent(clock, ms, using or "unknown", phase, gc)
+                if before is not None:
+                    record.heap_before_kb = size_kb(before, before_unit)
+                    record.heap_after_kb = size_kb(after, after_unit)
+                    record.heap_total_kb = size_kb(total, total_unit)
+                concurrents.append(record)
+
+    def _g1_young_index(self, text: str) -> Callable[[int, int], tuple[float, float] | None]:
+        """:meth:`_young_sizes` for G1 pauses asked in file order: the region lines are found
+        in one pass, and the last of each GC id and name before a pause is kept as it goes."""
+        region_kb = self.region_kb
+        hits = [(hit.start(), hit.group(1), hit.group(2)) for hit in G1_REGION_HIT.finditer(text)]
+        last: dict[tuple[str, str], int] = {}
+        end_of_text = len(text) - 1  # as the old slice [at:-1] of a last line without its end
+        done = 0
+        count = len(hits)
+
+        def sizes(position: int, gc_id: int) -> tuple[float, float] | None:
+            nonlocal done
+            while done < count and hits[done][0] < position:
+                at, hit_id, name = hits[done]
+                last[(hit_id, name)] = at
+                done += 1
+            window_start = max(0, position - YOUNG_SIZE_WINDOW)
+            before = after = 0.0
+            found = False
+            key = str(gc_id)  # found as "GC(7) Eden regions: ", as written
+            for name in ("Eden", "Survivor"):
+                at = last.get((key, name), -1)
+                if at < window_start:
+                    continue
+                line_end = text.find("\n", at)
+                regions = G1_REGIONS.match(text, at, end_of_text if line_end < 0 else line_end)
+                if regions is not None and region_kb is not None:
+                    found = True
+                    before += int(regions.group(3)) * region_kb
+                    after += int(regions.group(4)) * region_kb
+            return (before, after) if found else None
+
+        return sizes
 
     @staticmethod
     def _keyword_lines(text: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
@@ -387,23 +528,13 @@ class _Reader:
 
     def _timed(self, position: int, line: str) -> None:
         """A pause, concurrent phase, stall or cycle summary: a line ending in its duration."""
-        for word, rule, handler in (
-            ("Pause ", PAUSE, self._pause),
-            ("Concurrent ", CONCURRENT, self._concurrent),
-            (" Stall (", STALL, self._stall),
-            (" Collection (", CYCLE, self._cycle),
-        ):
-            # Each rule names its word: a line without it is not searched (a concurrent
-            # phase's line is never searched for a pause).
-            if word not in line:
-                continue
-            match = rule.search(line)
-            if match is not None:
-                clock = self._clock(position, line)
-                if clock is not None:
-                    handler(position, clock, match)
-                return
-        # Otherwise statistics or a phase without a duration: nothing to take.
+        found = _timed_rule(line)
+        if found is None:
+            return  # statistics or a phase without a duration: nothing to take
+        handler = (self._pause, self._concurrent, self._stall, self._cycle)[found[0]]
+        clock = self._clock(position, line)
+        if clock is not None:
+            handler(position, clock, found[1])
 
     def _setting(self, line: str) -> None:
         match = USING.search(line)
@@ -502,6 +633,26 @@ class _Reader:
         record.heap_before_kb = size_kb(match.group(4), match.group(5))
         record.heap_after_kb = size_kb(match.group(6), match.group(7))
         self.log.concurrents.append(record)
+
+
+# The rules of a timed line, tried in this order; each names its word, and a line without
+# the word is not searched (a concurrent phase's line is never searched for a pause).
+TIMED_RULES = (
+    ("Pause ", PAUSE),
+    ("Concurrent ", CONCURRENT),
+    (" Stall (", STALL),
+    (" Collection (", CYCLE),
+)
+
+
+def _timed_rule(line: str) -> tuple[int, re.Match[str]] | None:
+    """The first of :data:`TIMED_RULES` that reads ``line`` (its index and match)."""
+    for index, (word, rule) in enumerate(TIMED_RULES):
+        if word in line:
+            match = rule.search(line)
+            if match is not None:
+                return index, match
+    return None
 
 
 def _unknown_lines(text: str) -> Iterator[tuple[int, str]]:
