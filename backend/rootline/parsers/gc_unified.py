@@ -49,7 +49,7 @@ line whose duration the rule cannot read.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from rootline.parsers.base import ParseContext, ParseResult
 from rootline.parsers.gc_common import (
@@ -196,22 +196,19 @@ DETAIL_LEVEL = re.compile(r"\[(?:debug|trace) *\]")
 # The commonest timed line whole, as :data:`COMMON_DECORATIONS` then :data:`PAUSE` or
 # :data:`CONCURRENT` read it (tags holding no "(", so that no "GC(" hides in them), to the
 # end of its line: read by one match, where :meth:`_Reader._timed` takes several steps.
-# Groups: 1-11 the datestamp, 12 uptime, 13 GC id, 14 generation, 15 the word, 16 the name,
-# 17-22 the heap, 23 the duration.
+# Groups: 1 the datestamp's minute, 2 its second, 3 its fraction, 4 its zone, 5 uptime,
+# 6 GC id, 7 generation, 8 the word, 9 the name with the heap, 10 the duration. The name is
+# read to the last space (not lazily, which tries the heap after each of its characters):
+# PAUSE's lazy name is this one without a last word that is a heap (HEAP_WORD).
 TIMED_LINE = re.compile(
-    r"\[(" + DATESTAMP.pattern + r")\]\[(\d+(?:[.,]\d+)?)s\](?:\[[A-Za-z_][^\]\n(]*\])*(?!\[) ?"
-    r"GC\((\d+)\) "
-    + _GENERATION
-    + r"(Pause|Concurrent) ([^\n]+?)(?: "
-    + _HEAP
-    + r")? ("
-    + _NUM
-    + r")ms\r?\Z"
+    r"\[(\d{4}-\d\d-\d\dT\d\d:\d\d):(\d\d)(?:[.,](\d{1,9}))?((?:[+-]\d\d:?\d\d|Z)?)\]"
+    r"\[(\d+(?:[.,]\d+)?)s\](?:\[[A-Za-z_][^\]\n(]*\])*(?!\[) ?"
+    r"GC\((\d+)\) " + _GENERATION + r"(Pause|Concurrent) ([^\n]+) (" + _NUM + r")ms\r?\Z"
 )
+HEAP_WORD = re.compile(_HEAP)
+DATESTAMP_WHOLE = re.compile(DATESTAMP.pattern + r"\Z")
 # Where such lines are: a literal ") " starts the search (fast), the hit runs to the line's end.
 TIMED_HIT = re.compile(r"\) (?:[yYO]: )?(?:Pause|Concurrent) [^\n]*ms\r?(?![^\n])")
-# G1's young-generation lines, for :meth:`_Reader._young_sizes` read in one pass.
-G1_REGION_HIT = re.compile(r"GC\((\d+)\) (Eden|Survivor) regions: ")
 GC_TAGS = re.compile(r"\[gc[\w,]* *\]")
 
 
@@ -324,7 +321,10 @@ class _Reader:
             first_decorated = text.find("\n[")
             if first_decorated >= 0:
                 self._see(text[first_decorated + 1 : text.find("\n", first_decorated + 1)].rstrip())
-        for start, end in self._keyword_lines(text, SETTING_KEYWORDS):
+        # A keyword (no digit in it) is in a line only if it is in the line's shape: one
+        # that no shape holds is not looked for through the whole text.
+        keywords = tuple(k for k in SETTING_KEYWORDS if any(k in shape for shape in shapes))
+        for start, end in self._keyword_lines(text, keywords):
             self._setting(text[start:end].rstrip())
         self._read_timed(text, shapes)
         last_start = text.rfind("\n[") + 1
@@ -362,28 +362,44 @@ class _Reader:
                     lines.append((start, hit.end()))
         else:
             lines = self._timed_lines(text)
-        young = self._g1_young_index(text) if self.region_kb is not None else None
         match_line = TIMED_LINE.match
         timezone = self.context.timezone
         log = self.log
         pauses, concurrents = log.pauses, log.concurrents
         using = self.using
         to_space = self.to_space
+        minutes: dict[tuple[str, str], int | None] = {}
+        heap_word = HEAP_WORD.fullmatch
         for start, end in lines:
             m = match_line(text, start, end)  # \Z: at the line's end
             if m is None:
                 self._timed(start, text[start:end].rstrip())
                 continue
-            (_, _, _, _, _, _, _, _, _, _, _, uptime, gc_id, generation, word, name,
-             before, before_unit, after, after_unit, total, total_unit, duration) = m.groups()  # fmt: skip
+            minute, second, fraction, zone, uptime, gc_id, generation, word, name, duration = (
+                m.groups()
+            )
             if word == "Concurrent" and "Pause " in name:
                 self._timed(start, text[start:end].rstrip())  # PAUSE may match it further on
                 continue
-            epoch_ms = datestamp_ms(m, timezone, group=1)
-            if epoch_ms is None:
+            minute_ms = minutes.get((minute, zone), -1)
+            if minute_ms == -1:
+                # As datestamp_ms reads the stamp (None: no such date).
+                whole = DATESTAMP_WHOLE.match(f"{minute}:00{zone}")
+                minute_ms = minutes[(minute, zone)] = (
+                    None if whole is None else datestamp_ms(whole, timezone)
+                )
+            if minute_ms is None:
                 self._timed(start, text[start:end].rstrip())
                 continue
-            wall_ms = float(epoch_ms)
+            wall_ms = float(
+                minute_ms + int(second) * 1000 + int((fraction or "0").ljust(3, "0")[:3])
+            )
+            heap = None
+            words = name.rpartition(" ")
+            if words[0] and "->" in words[2]:
+                heap = heap_word(words[2])
+                if heap is not None:
+                    name = words[0]
             uptime_s = float(uptime) if "," not in uptime else float(uptime.replace(",", "."))
             if log.start_ms is None:
                 log.see(Clock(wall_ms, uptime_s))
@@ -404,14 +420,12 @@ class _Reader:
                     detail=detail,
                     to_space_exhausted=gc in to_space or "Evacuation Failure" in name,
                 )
-                if before is not None:
+                if heap is not None:
+                    before, before_unit, after, after_unit, total, total_unit = heap.groups()
                     pause.heap_before_kb = size_kb(before, before_unit)
                     pause.heap_after_kb = size_kb(after, after_unit)
                     pause.heap_total_kb = size_kb(total, total_unit)
-                if pause.collector == "g1" and young is not None:
-                    sizes = young(start, gc)
-                else:
-                    sizes = self._young_sizes(start, gc, pause.collector)
+                sizes = self._young_sizes(start, gc, pause.collector)
                 if sizes is not None:
                     pause.young_before_kb, pause.young_after_kb = sizes
                 pauses.append(pause)
@@ -420,45 +434,12 @@ class _Reader:
                 if generation is not None:
                     phase = f"{'old' if generation == 'O' else 'young'} {phase}"
                 record = Concurrent(clock, ms, using or "unknown", phase, gc)
-                if before is not None:
+                if heap is not None:
+                    before, before_unit, after, after_unit, total, total_unit = heap.groups()
                     record.heap_before_kb = size_kb(before, before_unit)
                     record.heap_after_kb = size_kb(after, after_unit)
                     record.heap_total_kb = size_kb(total, total_unit)
                 concurrents.append(record)
-
-    def _g1_young_index(self, text: str) -> Callable[[int, int], tuple[float, float] | None]:
-        """:meth:`_young_sizes` for G1 pauses asked in file order: the region lines are found
-        in one pass, and the last of each GC id and name before a pause is kept as it goes."""
-        region_kb = self.region_kb
-        hits = [(hit.start(), hit.group(1), hit.group(2)) for hit in G1_REGION_HIT.finditer(text)]
-        last: dict[tuple[str, str], int] = {}
-        end_of_text = len(text) - 1  # as the old slice [at:-1] of a last line without its end
-        done = 0
-        count = len(hits)
-
-        def sizes(position: int, gc_id: int) -> tuple[float, float] | None:
-            nonlocal done
-            while done < count and hits[done][0] < position:
-                at, hit_id, name = hits[done]
-                last[(hit_id, name)] = at
-                done += 1
-            window_start = max(0, position - YOUNG_SIZE_WINDOW)
-            before = after = 0.0
-            found = False
-            key = str(gc_id)  # found as "GC(7) Eden regions: ", as written
-            for name in ("Eden", "Survivor"):
-                at = last.get((key, name), -1)
-                if at < window_start:
-                    continue
-                line_end = text.find("\n", at)
-                regions = G1_REGIONS.match(text, at, end_of_text if line_end < 0 else line_end)
-                if regions is not None and region_kb is not None:
-                    found = True
-                    before += int(regions.group(3)) * region_kb
-                    after += int(regions.group(4)) * region_kb
-            return (before, after) if found else None
-
-        return sizes
 
     @staticmethod
     def _keyword_lines(text: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
