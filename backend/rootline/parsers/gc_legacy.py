@@ -578,19 +578,22 @@ class _Reader:
             # -XX:+CMSScavengeBeforeRemark: the scavenge runs inside the remark's pause,
             # whose duration (the record's own) includes it; one pause, not two.
             pause.detail = "scavenge_before_remark"
-        transitions = HEAP_TRANSITION.findall(text)
+        # Each of these rules names its "->" or "), ": a record without it is not searched
+        # (a G1 pause's first line holds neither; its heap comes on its "[Eden:" line).
+        has_arrow = "->" in text
+        transitions = HEAP_TRANSITION.findall(text) if has_arrow else None
         if transitions:
             before, unit_b, after, unit_a, total, unit_t = transitions[-1]
             pause.heap_before_kb = size_kb(before, unit_b)
             pause.heap_after_kb = size_kb(after, unit_a)
             pause.heap_total_kb = size_kb(total, unit_t)
-        elif pause_type in ("initial_mark", "remark"):
+        elif pause_type in ("initial_mark", "remark") and "), " in text:
             occupancy = HEAP_OCCUPANCY.findall(text)
             if occupancy:
                 used, unit_u, total, unit_t = occupancy[-1]
                 pause.heap_before_kb = size_kb(used, unit_u)
                 pause.heap_total_kb = size_kb(total, unit_t)
-        young = YOUNG_TRANSITION.search(text)
+        young = YOUNG_TRANSITION.search(text) if has_arrow else None
         if young:
             pause.young_before_kb = size_kb(young.group(1), young.group(2))
             pause.young_after_kb = size_kb(young.group(3), young.group(4))
