@@ -425,7 +425,10 @@ class _Reader:
                     pause.heap_before_kb = size_kb(before, before_unit)
                     pause.heap_after_kb = size_kb(after, after_unit)
                     pause.heap_total_kb = size_kb(total, total_unit)
-                sizes = self._young_sizes(start, gc, pause.collector)
+                if pause.collector == "g1":
+                    sizes = self._g1_young_sizes(start, gc)
+                else:
+                    sizes = self._young_sizes(start, gc, pause.collector)
                 if sizes is not None:
                     pause.young_before_kb, pause.young_after_kb = sizes
                 pauses.append(pause)
@@ -555,6 +558,27 @@ class _Reader:
                 found = True
                 before += int(regions.group(3)) * self.region_kb
                 after += int(regions.group(4)) * self.region_kb
+        return (before, after) if found else None
+
+    def _g1_young_sizes(self, position: int, gc_id: int) -> tuple[float, float] | None:
+        """:meth:`_young_sizes` of a G1 pause, in fewer steps (its commonest question)."""
+        region_kb = self.region_kb
+        if region_kb is None:
+            return None  # region counts without the region's size say no size
+        text = self.text
+        window_start = position - YOUNG_SIZE_WINDOW if position > YOUNG_SIZE_WINDOW else 0
+        before = after = 0.0
+        found = False
+        for line_start in (f"GC({gc_id}) Eden regions: ", f"GC({gc_id}) Survivor regions: "):
+            at = text.rfind(line_start, window_start, position)
+            if at >= 0:
+                end = text.find("\n", at)
+                # (a last line without its end is read without its last character, as ever)
+                regions = G1_REGIONS.match(text, at, len(text) - 1 if end < 0 else end)
+                if regions is not None:
+                    found = True
+                    before += int(regions.group(3)) * region_kb
+                    after += int(regions.group(4)) * region_kb
         return (before, after) if found else None
 
     def _stall(self, position: int, clock: Clock, match: re.Match[str]) -> None:
