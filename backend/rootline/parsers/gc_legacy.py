@@ -62,6 +62,7 @@ import re
 from rootline.parsers.base import ParseContext, ParseResult, iter_lines
 from rootline.parsers.gc_common import (
     DATESTAMP,
+    KB_PER_UNIT,
     Clock,
     Concurrent,
     GcLog,
@@ -604,12 +605,19 @@ class _Reader:
         if match is None or not self.log.pauses:
             return
         g = match.groups()
+        # size_kb of each (number, unit) pair, the commonest line of a G1 log's: a unit of
+        # [BKMG], a number of _NUM (float() reads it unless it has a decimal comma).
+        kb = [
+            (float(value) if "," not in value else float(value.replace(",", ".")))
+            * KB_PER_UNIT[unit]
+            for value, unit in zip(g[0::2], g[1::2], strict=True)
+        ]
         pause = self.log.pauses[-1]
-        pause.young_before_kb = size_kb(g[0], g[1]) + size_kb(g[4], g[5])
-        pause.young_after_kb = size_kb(g[2], g[3]) + size_kb(g[6], g[7])
-        pause.heap_before_kb = size_kb(g[8], g[9])
-        pause.heap_after_kb = size_kb(g[10], g[11])
-        pause.heap_total_kb = size_kb(g[12], g[13])
+        pause.young_before_kb = kb[0] + kb[2]
+        pause.young_after_kb = kb[1] + kb[3]
+        pause.heap_before_kb = kb[4]
+        pause.heap_after_kb = kb[5]
+        pause.heap_total_kb = kb[6]
 
     def _cms_concurrent(
         self, line_no: int, text: str, clock: Clock | None, gc_id: int | None
