@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import json.encoder as json_encoder
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -338,6 +339,39 @@ def _executemany(connection: Connection, table: Table, rows: list[dict[str, Any]
                 values[i] = last_out[i] = processor(value)
         parameters.append(tuple(values))
     connection.exec_driver_sql(compiled.string, parameters)
+
+
+def json_dumps_maker() -> Callable[[Any], str]:
+    """``json.dumps`` with its default arguments, the same text, for many values: its C
+    encoder is made once, not once per value as ``json.dumps`` does (a third of its cost on
+    the small dicts of events)."""
+    make_encoder = getattr(json_encoder, "c_make_encoder", None)  # None without _json
+    if make_encoder is None:
+        return json.dumps
+    markers: dict[int, Any] = {}
+    encode = make_encoder(
+        markers,
+        json.JSONEncoder().default,
+        json_encoder.encode_basestring_ascii,
+        None,
+        ": ",
+        ", ",
+        False,
+        False,
+        True,
+    )
+    encode_str = json_encoder.encode_basestring_ascii
+
+    def dumps(value: Any) -> str:
+        if isinstance(value, str):
+            return encode_str(value)  # as JSONEncoder.encode does
+        try:
+            return "".join(encode(value, 0))
+        except BaseException:
+            markers.clear()  # what a failed value left marked as being encoded
+            raise
+
+    return dumps
 
 
 def _same(value: Any) -> Any:

@@ -28,21 +28,13 @@ def store(
     offset_ms: int = 0,
 ) -> int:
     """Write the events of one artifact; returns how many."""
-    repository.insert_many(
+    repository.insert_events(
         session,
-        (
-            {
-                "incident_id": incident_id,
-                "artifact_id": artifact_id,
-                "kind": e.kind,
-                "host": host,
-                "time_ms": e.time_ms + offset_ms,
-                "duration_ms": e.duration_ms,
-                "attrs": e.attrs,
-                "labels": e.labels,
-            }
-            for e in events
-        ),
+        incident_id=incident_id,
+        artifact_id=artifact_id,
+        host=host,
+        events=events,
+        offset_ms=offset_ms,
     )
     return len(events)
 

@@ -281,6 +281,10 @@ def _fmt(value: float) -> str:
     return f"{value:.3f}".rstrip("0").rstrip(".")
 
 
+# Distinct heap sizes build_result keeps rounded at most (then starts again).
+ROUNDED_CACHE_SIZE = 65536
+
+
 def build_result(kind: str, log: GcLog, context: ParseContext, result: ParseResult) -> ParseResult:
     """Anchor ``log`` on the wall clock and fill ``result`` with its events, series and facts."""
     start_ms = log.start_ms
@@ -308,6 +312,7 @@ def build_result(kind: str, log: GcLog, context: ParseContext, result: ParseResu
     before_times, before_values = series.points["gc.heap_before_mb"]
     after_times, after_values = series.points["gc.heap_after_mb"]
     total_times, total_values = series.points["gc.heap_total_mb"]
+    rounded_mb: dict[float, float] = {}
     for pause in log.pauses:
         clock = pause.clock
         at = clock.wall_ms
@@ -327,12 +332,25 @@ def build_result(kind: str, log: GcLog, context: ParseContext, result: ParseResu
             pause.heap_after_kb,
             pause.heap_total_kb,
         )
+        # round() to digits is slow (a decimal conversion); a log's sizes repeat, so each
+        # distinct one is rounded once (sizes are never -0.0, which would share 0.0's entry).
         if before_kb is not None:
-            attrs["heap_before_mb"] = round(before_kb / 1024.0, 3)
+            mb = rounded_mb.get(before_kb)
+            if mb is None:
+                mb = rounded_mb[before_kb] = round(before_kb / 1024.0, 3)
+            attrs["heap_before_mb"] = mb
         if after_kb is not None:
-            attrs["heap_after_mb"] = round(after_kb / 1024.0, 3)
+            mb = rounded_mb.get(after_kb)
+            if mb is None:
+                mb = rounded_mb[after_kb] = round(after_kb / 1024.0, 3)
+            attrs["heap_after_mb"] = mb
         if total_kb is not None:
-            attrs["heap_total_mb"] = round(total_kb / 1024.0, 3)
+            mb = rounded_mb.get(total_kb)
+            if mb is None:
+                mb = rounded_mb[total_kb] = round(total_kb / 1024.0, 3)
+            attrs["heap_total_mb"] = mb
+        if len(rounded_mb) > ROUNDED_CACHE_SIZE:
+            rounded_mb.clear()
         if pause.gc_id is not None:
             attrs["gc_id"] = pause.gc_id
         if clock.uptime_s is not None:

@@ -62,6 +62,7 @@ import re
 from rootline.parsers.base import ParseContext, ParseResult, iter_lines
 from rootline.parsers.gc_common import (
     DATESTAMP,
+    KB_PER_UNIT,
     Clock,
     Concurrent,
     GcLog,
@@ -578,19 +579,22 @@ class _Reader:
             # -XX:+CMSScavengeBeforeRemark: the scavenge runs inside the remark's pause,
             # whose duration (the record's own) includes it; one pause, not two.
             pause.detail = "scavenge_before_remark"
-        transitions = HEAP_TRANSITION.findall(text)
+        # Each of these rules names its "->" or "), ": a record without it is not searched
+        # (a G1 pause's first line holds neither; its heap comes on its "[Eden:" line).
+        has_arrow = "->" in text
+        transitions = HEAP_TRANSITION.findall(text) if has_arrow else None
         if transitions:
             before, unit_b, after, unit_a, total, unit_t = transitions[-1]
             pause.heap_before_kb = size_kb(before, unit_b)
             pause.heap_after_kb = size_kb(after, unit_a)
             pause.heap_total_kb = size_kb(total, unit_t)
-        elif pause_type in ("initial_mark", "remark"):
+        elif pause_type in ("initial_mark", "remark") and "), " in text:
             occupancy = HEAP_OCCUPANCY.findall(text)
             if occupancy:
                 used, unit_u, total, unit_t = occupancy[-1]
                 pause.heap_before_kb = size_kb(used, unit_u)
                 pause.heap_total_kb = size_kb(total, unit_t)
-        young = YOUNG_TRANSITION.search(text)
+        young = YOUNG_TRANSITION.search(text) if has_arrow else None
         if young:
             pause.young_before_kb = size_kb(young.group(1), young.group(2))
             pause.young_after_kb = size_kb(young.group(3), young.group(4))
@@ -601,12 +605,19 @@ class _Reader:
         if match is None or not self.log.pauses:
             return
         g = match.groups()
+        # size_kb of each (number, unit) pair, the commonest line of a G1 log's: a unit of
+        # [BKMG], a number of _NUM (float() reads it unless it has a decimal comma).
+        kb = [
+            (float(value) if "," not in value else float(value.replace(",", ".")))
+            * KB_PER_UNIT[unit]
+            for value, unit in zip(g[0::2], g[1::2], strict=True)
+        ]
         pause = self.log.pauses[-1]
-        pause.young_before_kb = size_kb(g[0], g[1]) + size_kb(g[4], g[5])
-        pause.young_after_kb = size_kb(g[2], g[3]) + size_kb(g[6], g[7])
-        pause.heap_before_kb = size_kb(g[8], g[9])
-        pause.heap_after_kb = size_kb(g[10], g[11])
-        pause.heap_total_kb = size_kb(g[12], g[13])
+        pause.young_before_kb = kb[0] + kb[2]
+        pause.young_after_kb = kb[1] + kb[3]
+        pause.heap_before_kb = kb[4]
+        pause.heap_after_kb = kb[5]
+        pause.heap_total_kb = kb[6]
 
     def _cms_concurrent(
         self, line_no: int, text: str, clock: Clock | None, gc_id: int | None

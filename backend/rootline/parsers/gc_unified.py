@@ -193,6 +193,22 @@ COMMON_DECORATIONS = re.compile(
     r"\[(" + DATESTAMP.pattern + r")\]\[(\d+(?:[.,]\d+)?)s\](?:\[[A-Za-z_][^\]\n]*\])*(?!\[) ?"
 )
 DETAIL_LEVEL = re.compile(r"\[(?:debug|trace) *\]")
+# The commonest timed line whole, as :data:`COMMON_DECORATIONS` then :data:`PAUSE` or
+# :data:`CONCURRENT` read it (tags holding no "(", so that no "GC(" hides in them), to the
+# end of its line: read by one match, where :meth:`_Reader._timed` takes several steps.
+# Groups: 1 the datestamp's minute, 2 its second, 3 its fraction, 4 its zone, 5 uptime,
+# 6 GC id, 7 generation, 8 the word, 9 the name with the heap, 10 the duration. The name is
+# read to the last space (not lazily, which tries the heap after each of its characters):
+# PAUSE's lazy name is this one without a last word that is a heap (HEAP_WORD).
+TIMED_LINE = re.compile(
+    r"\[(\d{4}-\d\d-\d\dT\d\d:\d\d):(\d\d)(?:[.,](\d{1,9}))?((?:[+-]\d\d:?\d\d|Z)?)\]"
+    r"\[(\d+(?:[.,]\d+)?)s\](?:\[[A-Za-z_][^\]\n(]*\])*(?!\[) ?"
+    r"GC\((\d+)\) " + _GENERATION + r"(Pause|Concurrent) ([^\n]+) (" + _NUM + r")ms\r?\Z"
+)
+HEAP_WORD = re.compile(_HEAP)
+DATESTAMP_WHOLE = re.compile(DATESTAMP.pattern + r"\Z")
+# Where such lines are: a literal ") " starts the search (fast), the hit runs to the line's end.
+TIMED_HIT = re.compile(r"\) (?:[yYO]: )?(?:Pause|Concurrent) [^\n]*ms\r?(?![^\n])")
 GC_TAGS = re.compile(r"\[gc[\w,]* *\]")
 
 
@@ -294,7 +310,8 @@ class _Reader:
         self.text = text
         # Lines that differ in their digits only are known or not alike (no rule names a
         # digit): the few shapes of a big log are checked first, the lines only if one fails.
-        if any(True for _ in _unknown_lines("\n".join(line_shapes(text)))):
+        shapes = line_shapes(text)
+        if any(True for _ in _unknown_lines("\n".join(shapes))):
             self._diagnose_unknown(text)
         first_end = text.find("\n")
         first_line = text if first_end < 0 else text[:first_end]
@@ -304,10 +321,12 @@ class _Reader:
             first_decorated = text.find("\n[")
             if first_decorated >= 0:
                 self._see(text[first_decorated + 1 : text.find("\n", first_decorated + 1)].rstrip())
-        for start, end in self._keyword_lines(text, SETTING_KEYWORDS):
+        # A keyword (no digit in it) is in a line only if it is in the line's shape: one
+        # that no shape holds is not looked for through the whole text.
+        keywords = tuple(k for k in SETTING_KEYWORDS if any(k in shape for shape in shapes))
+        for start, end in self._keyword_lines(text, keywords):
             self._setting(text[start:end].rstrip())
-        for start, end in self._timed_lines(text):
-            self._timed(start, text[start:end].rstrip())
+        self._read_timed(text, shapes)
         last_start = text.rfind("\n[") + 1
         if last_start > 0 or text.startswith("["):
             last_end = text.find("\n", last_start)
@@ -318,6 +337,112 @@ class _Reader:
         """A numbered diagnostic for every line no rule knows."""
         for line_no, message in _unknown_lines(text):
             self.result.diagnose(line_no, message)
+
+    def _read_timed(self, text: str, shapes: set[str]) -> None:
+        """Every timed line (see :meth:`_timed_lines`), in file order: those of the commonest
+        shape (:data:`TIMED_LINE`) read by one match each, the others by :meth:`_timed`.
+
+        When every timed line that a rule reads has the common shape (no rule names a digit),
+        the lines are found by :data:`TIMED_HIT` alone, each once (a hit runs to its line's
+        end); the others (``Concurrent Mark From Roots``: no duration) are no-ops.
+        """
+        timed_shapes = (
+            shape
+            for shape in shapes
+            if shape.startswith("[")
+            and any(rule.search(shape) for rule in TIMED_LINE_ENDS)
+            and _timed_rule(shape.rstrip()) is not None
+        )
+        if all(TIMED_LINE.match(shape) for shape in timed_shapes):
+            rfind = text.rfind
+            lines: list[tuple[int, int]] = []
+            for hit in TIMED_HIT.finditer(text):
+                start = rfind("\n", 0, hit.start()) + 1
+                if text.startswith("[", start):
+                    lines.append((start, hit.end()))
+        else:
+            lines = self._timed_lines(text)
+        match_line = TIMED_LINE.match
+        timezone = self.context.timezone
+        log = self.log
+        pauses, concurrents = log.pauses, log.concurrents
+        using = self.using
+        to_space = self.to_space
+        minutes: dict[tuple[str, str], int | None] = {}
+        heap_word = HEAP_WORD.fullmatch
+        for start, end in lines:
+            m = match_line(text, start, end)  # \Z: at the line's end
+            if m is None:
+                self._timed(start, text[start:end].rstrip())
+                continue
+            minute, second, fraction, zone, uptime, gc_id, generation, word, name, duration = (
+                m.groups()
+            )
+            if word == "Concurrent" and "Pause " in name:
+                self._timed(start, text[start:end].rstrip())  # PAUSE may match it further on
+                continue
+            minute_ms = minutes.get((minute, zone), -1)
+            if minute_ms == -1:
+                # As datestamp_ms reads the stamp (None: no such date).
+                whole = DATESTAMP_WHOLE.match(f"{minute}:00{zone}")
+                minute_ms = minutes[(minute, zone)] = (
+                    None if whole is None else datestamp_ms(whole, timezone)
+                )
+            if minute_ms is None:
+                self._timed(start, text[start:end].rstrip())
+                continue
+            wall_ms = float(
+                minute_ms + int(second) * 1000 + int((fraction or "0").ljust(3, "0")[:3])
+            )
+            heap = None
+            words = name.rpartition(" ")
+            if words[0] and "->" in words[2]:
+                heap = heap_word(words[2])
+                if heap is not None:
+                    name = words[0]
+            uptime_s = float(uptime) if "," not in uptime else float(uptime.replace(",", "."))
+            if log.start_ms is None:
+                log.see(Clock(wall_ms, uptime_s))
+            ms = float(duration) if "," not in duration else float(duration.replace(",", "."))
+            clock = Clock(wall_ms + -ms, uptime_s + -ms / 1000.0)
+            gc = int(gc_id)
+            if word == "Pause":
+                kind, pause_type, cause, detail = _classify_pause(name)
+                if generation is not None:
+                    detail = "old" if generation == "O" else "young"
+                pause = Pause(
+                    clock,
+                    ms,
+                    kind or using or "unknown",
+                    pause_type,
+                    cause,
+                    gc_id=gc,
+                    detail=detail,
+                    to_space_exhausted=gc in to_space or "Evacuation Failure" in name,
+                )
+                if heap is not None:
+                    before, before_unit, after, after_unit, total, total_unit = heap.groups()
+                    pause.heap_before_kb = size_kb(before, before_unit)
+                    pause.heap_after_kb = size_kb(after, after_unit)
+                    pause.heap_total_kb = size_kb(total, total_unit)
+                if pause.collector == "g1":
+                    sizes = self._g1_young_sizes(start, gc)
+                else:
+                    sizes = self._young_sizes(start, gc, pause.collector)
+                if sizes is not None:
+                    pause.young_before_kb, pause.young_after_kb = sizes
+                pauses.append(pause)
+            else:
+                phase = name.lower()
+                if generation is not None:
+                    phase = f"{'old' if generation == 'O' else 'young'} {phase}"
+                record = Concurrent(clock, ms, using or "unknown", phase, gc)
+                if heap is not None:
+                    before, before_unit, after, after_unit, total, total_unit = heap.groups()
+                    record.heap_before_kb = size_kb(before, before_unit)
+                    record.heap_after_kb = size_kb(after, after_unit)
+                    record.heap_total_kb = size_kb(total, total_unit)
+                concurrents.append(record)
 
     @staticmethod
     def _keyword_lines(text: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
@@ -387,23 +512,13 @@ class _Reader:
 
     def _timed(self, position: int, line: str) -> None:
         """A pause, concurrent phase, stall or cycle summary: a line ending in its duration."""
-        for word, rule, handler in (
-            ("Pause ", PAUSE, self._pause),
-            ("Concurrent ", CONCURRENT, self._concurrent),
-            (" Stall (", STALL, self._stall),
-            (" Collection (", CYCLE, self._cycle),
-        ):
-            # Each rule names its word: a line without it is not searched (a concurrent
-            # phase's line is never searched for a pause).
-            if word not in line:
-                continue
-            match = rule.search(line)
-            if match is not None:
-                clock = self._clock(position, line)
-                if clock is not None:
-                    handler(position, clock, match)
-                return
-        # Otherwise statistics or a phase without a duration: nothing to take.
+        found = _timed_rule(line)
+        if found is None:
+            return  # statistics or a phase without a duration: nothing to take
+        handler = (self._pause, self._concurrent, self._stall, self._cycle)[found[0]]
+        clock = self._clock(position, line)
+        if clock is not None:
+            handler(position, clock, found[1])
 
     def _setting(self, line: str) -> None:
         match = USING.search(line)
@@ -443,6 +558,27 @@ class _Reader:
                 found = True
                 before += int(regions.group(3)) * self.region_kb
                 after += int(regions.group(4)) * self.region_kb
+        return (before, after) if found else None
+
+    def _g1_young_sizes(self, position: int, gc_id: int) -> tuple[float, float] | None:
+        """:meth:`_young_sizes` of a G1 pause, in fewer steps (its commonest question)."""
+        region_kb = self.region_kb
+        if region_kb is None:
+            return None  # region counts without the region's size say no size
+        text = self.text
+        window_start = position - YOUNG_SIZE_WINDOW if position > YOUNG_SIZE_WINDOW else 0
+        before = after = 0.0
+        found = False
+        for line_start in (f"GC({gc_id}) Eden regions: ", f"GC({gc_id}) Survivor regions: "):
+            at = text.rfind(line_start, window_start, position)
+            if at >= 0:
+                end = text.find("\n", at)
+                # (a last line without its end is read without its last character, as ever)
+                regions = G1_REGIONS.match(text, at, len(text) - 1 if end < 0 else end)
+                if regions is not None:
+                    found = True
+                    before += int(regions.group(3)) * region_kb
+                    after += int(regions.group(4)) * region_kb
         return (before, after) if found else None
 
     def _stall(self, position: int, clock: Clock, match: re.Match[str]) -> None:
@@ -502,6 +638,26 @@ class _Reader:
         record.heap_before_kb = size_kb(match.group(4), match.group(5))
         record.heap_after_kb = size_kb(match.group(6), match.group(7))
         self.log.concurrents.append(record)
+
+
+# The rules of a timed line, tried in this order; each names its word, and a line without
+# the word is not searched (a concurrent phase's line is never searched for a pause).
+TIMED_RULES = (
+    ("Pause ", PAUSE),
+    ("Concurrent ", CONCURRENT),
+    (" Stall (", STALL),
+    (" Collection (", CYCLE),
+)
+
+
+def _timed_rule(line: str) -> tuple[int, re.Match[str]] | None:
+    """The first of :data:`TIMED_RULES` that reads ``line`` (its index and match)."""
+    for index, (word, rule) in enumerate(TIMED_RULES):
+        if word in line:
+            match = rule.search(line)
+            if match is not None:
+                return index, match
+    return None
 
 
 def _unknown_lines(text: str) -> Iterator[tuple[int, str]]:

@@ -44,17 +44,19 @@ EVENTS = [
     EventData(
         "gc_pause",
         1_700_000_000_000 + i,
-        None if i % 7 == 0 else round(i * 0.123456, 6),
+        None if i % 7 == 0 else round(i * 0.123456, 6) if i % 7 != 1 else i * 1e-7,
         {}
         if i % 5 == 0
         else {
             "type": "full" if i % 3 == 0 else "young",
             "cause": "Allocation Failure — ünïcode",
+            # What COPY's text format escapes, and what JSON escapes.
+            "note": 'a\\b\tc\nd\re "quoted" \\N',
             "heap_total_mb": 64.0 + i,
             "nested": {"list": [1, 2.5, None, True]},
             "to_space_exhausted": i % 4 == 0,
         },
-        {} if i % 2 else {"pool": f"p{i}"},
+        {} if i % 2 else {"pool": f"p{i}\\\t"},
     )
     for i in range(23)
 ]
