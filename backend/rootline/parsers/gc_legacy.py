@@ -737,9 +737,13 @@ def parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
     reader = _Reader(context, result)
     reader.read(text)
+    shenandoah = "Shenandoah" in text[:65536]
+    # The events are built after the text is gone when the registry handed it over
+    # (``Decoded.take_text``): a big log's events are about its text's size again.
+    del text
     log = reader.log
     log.collector = reader.seen_collector or reader.flag_collector
-    if log.collector is None and "Shenandoah" in text[:65536]:
+    if log.collector is None and shenandoah:
         log.collector = "shenandoah"
     if not log.pauses and not log.concurrents and log.collector is None and log.jvm_version is None:
         result.diagnose(0, "no GC records found")

@@ -722,6 +722,10 @@ def parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
     reader = _Reader(context, result)
     reader.read(text)
+    # The events are built after the text is gone when the registry handed it over
+    # (``Decoded.take_text``): a big log's events are about its text's size again.
+    del text
+    reader.text = ""
     log = reader.log
     log.collector = reader.using or next(
         (p.collector for p in log.pauses if p.collector != "unknown"), None
