@@ -319,7 +319,7 @@ _STEPS = {
     # step: (module attribute path, function name)
     "unpack": ("rootline.bundles", "open_nested"),
     "bundle record": ("rootline.artifacts.worker", "_store_bundle"),
-    "decode": ("rootline.parsers.registry", "decode_bytes"),
+    "decode": ("rootline.parsers.registry", "decode_file"),
     "parse": ("rootline.artifacts.worker", "_parse"),
     "store": ("rootline.artifacts.worker", "_persist"),
     "clear": ("rootline.artifacts.worker", "_clear_parsed"),
