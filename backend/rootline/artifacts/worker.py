@@ -637,6 +637,9 @@ class ParseWorkers:
         deadline = time.monotonic() + timeout_s
         for thread in self._threads:
             thread.join(max(0.0, deadline - time.monotonic()))
+        if self._listener is not None:
+            # It sees the stop within its notifies' 1 s timeout, then closes its connection.
+            self._listener.join(max(0.0, deadline - time.monotonic()))
         for claim in list(self._claims.values()):
             try:
                 with self.sessions.write.begin() as session:

@@ -533,6 +533,8 @@ def test_workers_hear_of_work_queued_by_another_process_at_once(
             time.sleep(0.05)
     finally:
         workers.stop()
+    # Stopped means stopped: no thread left listening on a connection of its own.
+    assert workers._listener is not None and not workers._listener.is_alive()
 
 
 def test_a_stopping_process_gives_its_unfinished_parse_back_to_the_queue(queue: Queue) -> None:
