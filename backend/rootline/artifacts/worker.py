@@ -276,14 +276,18 @@ def _read_and_parse(
     except FileNotFoundError:
         # Gone from the store (deleted by hand, a wrong bucket): retrying cannot help.
         return job.failure(f"the raw bytes ({job.sha256}) are missing from the store")
+    decoded: registry.Decoded | None = None
     with handle:
         head = handle.read(bundles.SNIFF_BYTES)
         if not bundles.might_be_bundle(head):
             # Plain text, by far the usual upload: decoded a block at a time, so the parse
             # holds its text, never its bytes beside it (see registry.decode_file).
-            return _parse(registry.decode_file(handle, job.requested_kind, head=head), job)
-        data = head + handle.read()
-    del head
+            decoded = registry.decode_file(handle, job.requested_kind, head=head)
+        else:
+            data = head + handle.read()
+        del head
+    if decoded is not None:  # parsed with the stored file closed (an S3 body, a connection)
+        return _parse(decoded, job)
     limits = bundles.BundleLimits()
 
     def to_store(member: BinaryIO) -> StoredBlob:
@@ -678,7 +682,7 @@ class ParseWorkers:
         conninfo = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
         while not self._stop.is_set():
             try:
-                with psycopg.connect(conninfo, autocommit=True) as connection:
+                with psycopg.connect(conninfo, autocommit=True, connect_timeout=10) as connection:
                     connection.execute(f"LISTEN {service.QUEUE_CHANNEL}")
                     self._wake.set()  # whatever was queued while not listening
                     while not self._stop.is_set():

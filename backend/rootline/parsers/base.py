@@ -297,7 +297,6 @@ def iter_lines(text: str) -> Iterator[str]:
 MAX_LINE_BYTES = 256 * 1024
 # Over-long lines listed one by one up to here, then summed up.
 _MAX_LONG_LINES_LISTED = 20
-_SCAN_BLOCK = 16 * 1024 * 1024
 
 
 def bound_lines(data: bytes, limit: int = MAX_LINE_BYTES) -> tuple[bytes, list[Diagnostic]]:
