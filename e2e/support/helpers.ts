@@ -209,8 +209,19 @@ export async function laneKeys(page: Page): Promise<string[]> {
  */
 export async function brush(page: Page, laneLocator: Locator, fromFraction: number, toFraction: number): Promise<void> {
   const plot = laneLocator.locator("svg.tl-surface rect.tl-plot").first();
-  await plot.scrollIntoViewIfNeeded();
-  const box = await plot.boundingBox();
+  // A lane redrawn for new data replaces its plot: the one found may be gone a moment later
+  // ("not attached to the DOM"). Find it again rather than fail on a redraw.
+  let box: { x: number; y: number; width: number; height: number } | null = null;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await plot.scrollIntoViewIfNeeded();
+      box = await plot.boundingBox();
+      break;
+    } catch (error) {
+      if (attempt >= 5 || !String(error).includes("not attached")) throw error;
+      await page.waitForTimeout(200);
+    }
+  }
   if (!box || box.width < 10) throw new Error("lane has no visible plot to brush");
   const y = box.y + box.height * 0.5;
   const x = (fraction: number) => box.x + box.width * fraction;

@@ -163,8 +163,11 @@ test("action items from remedies, before and after, verified fixed, redacted sha
   await page.goto(`/incidents/${before}`);
   await waitForLanesSettled(page);
   await page.getByTestId("evidence").first().click();
+  await waitForLanesSettled(page);
+  const evidenceFrom = urlRange(page).from;
   await brush(page, lane(page, "queues"), 0.2, 0.7);
-  await expect.poll(() => urlRange(page).from).not.toBeNull();
+  await expect.poll(() => urlRange(page).from).not.toBe(evidenceFrom);
+  expect(urlRange(page).from).not.toBeNull();
   const url = new URL(page.url());
   url.searchParams.set("host", "sender");
   url.searchParams.append("lanes", "tcp.conn.skmem_tb");
