@@ -72,7 +72,7 @@ $(FRONTEND_BUILD): $(FRONTEND_STAMP) $(FRONTEND_SOURCES)
 	@touch $@
 
 $(STAMP):
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@test -x $(BIN)/pip || $(PYTHON) -m venv $(VENV)  # (pip too: a venv cut off mid-creation has no pip)
 	$(BIN)/pip install --disable-pip-version-check -q -r backend/requirements.lock 2>&1 | grep -v "is ignored: it is neither" || true
 	$(BIN)/pip install --disable-pip-version-check -q --no-deps -e backend 2>&1 | grep -v "is ignored: it is neither" || true
 	@$(BIN)/python -c "import rootline, fastapi, sqlalchemy, tsdownsample" || (echo "setup failed" && exit 1)
