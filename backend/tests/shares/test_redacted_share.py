@@ -44,6 +44,21 @@ V4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d])")
 V6 = re.compile(r"(?<![\w:])(?:[0-9a-fA-F]{0,4}:){2,7}[0-9a-fA-F.]*(?![\w:])")
 
 
+def upload_text(
+    client: TestClient, incident_id: str, text: str, filename: str, host: str
+) -> dict[str, Any]:
+    """Upload ``text`` as one raw-body file and wait for its parse; the answer's JSON."""
+    done = client.post(
+        f"/api/incidents/{incident_id}/artifacts",
+        params={"filename": filename, "host": host, "wait": 60},
+        content=text.encode(),
+        headers={"Content-Type": "application/octet-stream"},
+    )
+    assert done.status_code == 201, done.text
+    answer: dict[str, Any] = done.json()
+    return answer
+
+
 def addresses_in(text: str) -> set[str]:
     """Every IP literal in ``text`` that names a host (not 0.0.0.0, ::, loopback)."""
     found = set()
@@ -84,13 +99,7 @@ def setup_incident(client: TestClient) -> tuple[str, str]:
         params={"wait": 120},
     )
     assert uploaded.status_code == 201, uploaded.text
-    v6 = client.post(
-        f"{base}/artifacts",
-        params={"filename": "db-primary-7-ss.txt", "host": "db-primary-7", "wait": 60},
-        content=SS_V6.encode(),
-        headers={"Content-Type": "application/octet-stream"},
-    )
-    assert v6.status_code == 201, v6.text
+    v6 = upload_text(client, incident, SS_V6, "db-primary-7-ss.txt", "db-primary-7")
     note = client.post(
         f"{base}/annotations",
         json={
@@ -100,16 +109,9 @@ def setup_incident(client: TestClient) -> tuple[str, str]:
         },
     )
     assert note.status_code == 201, note.text
-    dump = client.post(
-        f"{base}/artifacts",
-        params={"filename": "jstack.txt", "host": "db-primary-7", "wait": 60},
-        content=JSTACK.encode(),
-        headers={"Content-Type": "application/octet-stream"},
-    )
-    assert dump.status_code == 201 and dump.json()["artifacts"][0]["kind"] == "thread_dump", (
-        dump.text
-    )
-    artifact = next(a["id"] for a in v6.json()["artifacts"])
+    dump = upload_text(client, incident, JSTACK, "jstack.txt", "db-primary-7")
+    assert dump["artifacts"][0]["kind"] == "thread_dump", dump
+    artifact = next(a["id"] for a in v6["artifacts"])
     return incident, artifact
 
 
@@ -275,13 +277,7 @@ def test_a_host_the_incident_gains_after_a_read_is_redacted_too(
     base = f"/api/incidents/{incident_id}"
 
     def upload(host: str) -> None:
-        done = client.post(
-            f"{base}/artifacts",
-            params={"filename": f"{host}-ss.txt", "host": host, "wait": 60},
-            content=SS_V6.encode(),
-            headers={"Content-Type": "application/octet-stream"},
-        )
-        assert done.status_code == 201, done.text
+        upload_text(client, incident_id, SS_V6, f"{host}-ss.txt", host)
 
     upload("alpha-web-1")
     token = client.post(f"{base}/shares", json={"redacted": True}).json()["token"]
@@ -298,13 +294,7 @@ def test_a_redacted_link_finds_connections_by_their_pseudonyms_only(
     """An address search on a redacted link takes the names the link shows; any other text
     would be matched against the real addresses, and whether it found something would tell."""
     base = f"/api/incidents/{incident_id}"
-    done = client.post(
-        f"{base}/artifacts",
-        params={"filename": "db-ss.txt", "host": "db-primary-7", "wait": 60},
-        content=SS_V6.encode(),
-        headers={"Content-Type": "application/octet-stream"},
-    )
-    assert done.status_code == 201, done.text
+    upload_text(client, incident_id, SS_V6, "db-ss.txt", "db-primary-7")
     assert client.get(f"{base}/connections", params={"q": "2001:db8:20"}).json()["items"]
     token = client.post(f"{base}/shares", json={"redacted": True}).json()["token"]
     shared = f"/api/shared/{token}"
@@ -335,13 +325,7 @@ def test_a_redacted_link_lists_facts_by_key_prefix_without_probing_addresses(
     with_info = SS_V6.replace(
         ":51234\n", ":51234\n\t cubic wscale:7,7 rto:204 rtt:0.5/0.25 cwnd:10\n"
     ).replace(":40122\n", ":40122\n\t bbr wscale:7,7 rto:204 rtt:0.7/0.3 cwnd:12\n")
-    done = client.post(
-        f"{base}/artifacts",
-        params={"filename": "db-ss.txt", "host": "db-primary-7", "wait": 60},
-        content=with_info.encode(),
-        headers={"Content-Type": "application/octet-stream"},
-    )
-    assert done.status_code == 201, done.text
+    upload_text(client, incident_id, with_info, "db-ss.txt", "db-primary-7")
     real = client.get(f"{base}/facts", params={"prefix": "tcp.conn.cc["}).json()["items"]
     assert real, "the capture names each connection's congestion control"
     token = client.post(f"{base}/shares", json={"redacted": True}).json()["token"]
