@@ -65,6 +65,15 @@ class Queue:
                 session, incident=incident, blob=blob, options=options
             ).artifact.id
 
+    def expire_lease(self, artifact_id: uuid.UUID) -> None:
+        """Make the claim on the artifact look as old as a dead worker's."""
+        with self.sessions.write.begin() as session:
+            session.execute(
+                update(Artifact)
+                .where(Artifact.id == artifact_id)
+                .values(claimed_at_ms=Artifact.claimed_at_ms - worker.LEASE_MS - 1)
+            )
+
     def artifact(self, artifact_id: uuid.UUID) -> Artifact:
         with self.sessions.read() as session:
             found = session.get(Artifact, artifact_id)
@@ -162,12 +171,7 @@ def test_a_claim_whose_lease_ran_out_is_taken_again_and_the_old_result_dropped(
     first = worker.next_claim(queue.sessions)
     assert first is not None and first.attempts == 1
     assert worker.next_claim(queue.sessions) is None  # leased: nobody else takes it
-    with queue.sessions.write.begin() as session:
-        session.execute(
-            update(Artifact)
-            .where(Artifact.id == artifact_id)
-            .values(claimed_at_ms=Artifact.claimed_at_ms - worker.LEASE_MS - 1)
-        )
+    queue.expire_lease(artifact_id)
     second = worker.next_claim(queue.sessions)
     assert second is not None
     assert (second.artifact_id, second.attempts) == (artifact_id, 2)
@@ -346,12 +350,7 @@ def test_a_bundle_unpacked_again_after_its_lease_ran_out_records_each_member_onc
     bundle_id = queue.add(_tar_gz(SS_TAN, SS_LOOP), "capture.tar.gz")
     first = worker.next_claim(queue.sessions)
     assert first is not None
-    with queue.sessions.write.begin() as session:
-        session.execute(
-            update(Artifact)
-            .where(Artifact.id == bundle_id)
-            .values(claimed_at_ms=Artifact.claimed_at_ms - worker.LEASE_MS - 1)
-        )
+    queue.expire_lease(bundle_id)
     second = worker.next_claim(queue.sessions)
     assert second is not None and second.artifact_id == bundle_id
     worker.process(queue.sessions, queue.store, second)
@@ -402,12 +401,7 @@ def test_a_worker_killed_while_it_unpacks_a_bundle_loses_and_duplicates_nothing(
     worker.process(queue.sessions, queue.store, claimed)
     # The bundle is still in the killed worker's hands: no checklist for half of it.
     assert queue.checklist_computed_at() == created_at
-    with queue.sessions.write.begin() as session:  # its lease runs out
-        session.execute(
-            update(Artifact)
-            .where(Artifact.id == bundle_id)
-            .values(claimed_at_ms=Artifact.claimed_at_ms - worker.LEASE_MS - 1)
-        )
+    queue.expire_lease(bundle_id)  # its lease runs out
     assert worker.drain(queue.sessions, queue.store) == 2  # the bundle again, its 2nd member
     members = _members(queue, bundle_id)
     assert [m.filename.rsplit("/", 1)[1] for m in members] == ["ss-tan.txt", "ss-tinm-loop.txt"]
