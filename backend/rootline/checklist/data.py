@@ -27,6 +27,7 @@ class DatabaseIncidentData:
         self._incident_id = incident_id
         self._series_cache: dict[tuple[str, str | None], list[SeriesView]] = {}
         self._facts_cache: dict[tuple[str, str | None], list[FactView]] = {}
+        self._conn_tables: dict[int, series_service.ConnTableIndex] = {}
 
     @cached_property
     def _filenames(self) -> dict[uuid.UUID, str]:
@@ -36,6 +37,11 @@ class DatabaseIncidentData:
     def _kinds_and_hosts(self) -> tuple[set[str], set[str]]:
         return artifacts_repository.parsed_kinds_and_hosts(self._session, self._incident_id)
 
+    @cached_property
+    def _names(self) -> tuple[set[tuple[str, str | None]], set[tuple[str, str | None]]]:
+        """(name, host) of the incident's series rows, and of its connection fields."""
+        return series_repository.names_and_hosts(self._session, incident_id=self._incident_id)
+
     def series(self, name: str, *, host: str | None = None) -> Sequence[SeriesView]:
         key = (name, host)
         if key not in self._series_cache:
@@ -43,8 +49,11 @@ class DatabaseIncidentData:
         return self._series_cache[key]
 
     def _load_series(self, name: str, host: str | None) -> list[SeriesView]:
-        views = self._load_rows(name, host)
-        views.extend(self._load_connections(name, host))
+        # Detectors ask for a hundred names, most of them absent: those cost no query.
+        rows, fields = self._names
+        views = self._load_rows(name, host) if _might_hold(rows, name, host) else []
+        if _might_hold(fields, name, host):
+            views.extend(self._load_connections(name, host))
         # The order ``rootline analyze`` gives them (MemoryIncidentData): by content, so a tie
         # between two connections resolves the same way online and offline.
         return sorted(views, key=lambda v: (v.name, v.host or "", sorted(v.labels.items())))
@@ -54,7 +63,11 @@ class DatabaseIncidentData:
         return [
             self._view(field, labels, times, values)
             for field, labels, times, values in series_service.connection_series(
-                self._session, incident_id=self._incident_id, names=[name], host=host
+                self._session,
+                incident_id=self._incident_id,
+                names=[name],
+                host=host,
+                tables=self._conn_tables,
             )
         ]
 
@@ -108,7 +121,13 @@ class DatabaseIncidentData:
             cached = self._facts_cache[(key, host)] = self._load_facts(key, host)
         return cached
 
+    @cached_property
+    def _fact_keys(self) -> set[tuple[str, str | None]]:
+        return facts_repository.keys_and_hosts(self._session, incident_id=self._incident_id)
+
     def _load_facts(self, key: str, host: str | None) -> list[FactView]:
+        if not _might_hold(self._fact_keys, key, host):
+            return []
         return [
             FactView(f.key, f.value, f.host, self._filenames.get(f.artifact_id, ""), f.time_ms)
             for f in facts_repository.matching(
@@ -121,6 +140,17 @@ class DatabaseIncidentData:
 
     def hosts(self) -> set[str]:
         return set(self._kinds_and_hosts[1])
+
+
+def _might_hold(names: set[tuple[str, str | None]], name: str, host: str | None) -> bool:
+    """Whether a query for ``name`` (``prefix*``) on ``host`` (None: any) may find one of
+    ``names`` (series names or fact keys, with their hosts). A prefix is compared without
+    case, as SQLite's LIKE does: a superset of what either database finds."""
+    found = (n for n, h in names if not host or h == host)
+    if not name.endswith("*"):
+        return name in found
+    prefix = name[:-1].lower()
+    return any(n.lower().startswith(prefix) for n in found)
 
 
 class WindowedIncidentData:

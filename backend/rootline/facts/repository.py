@@ -43,6 +43,12 @@ def list_page(
     return rows, total
 
 
+def keys_and_hosts(session: Session, *, incident_id: uuid.UUID) -> set[tuple[str, str | None]]:
+    """(key, host) of every fact of the incident."""
+    query = select(Fact.key, Fact.host).where(Fact.incident_id == incident_id).distinct()
+    return {(key, host) for key, host in session.execute(query)}
+
+
 def matching(
     session: Session, *, incident_id: uuid.UUID, key: str, host: str | None
 ) -> Sequence[Fact]:

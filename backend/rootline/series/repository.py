@@ -145,6 +145,22 @@ def level0_chunks(session: Session, *, series_ids: Sequence[int]) -> Sequence[Ro
     ).all()
 
 
+def names_and_hosts(
+    session: Session, *, incident_id: uuid.UUID
+) -> tuple[set[tuple[str, str | None]], set[tuple[str, str | None]]]:
+    """(name, host) of every series of the incident, and of every connection table's field."""
+    series = select(Series.name, Series.host).where(Series.incident_id == incident_id)
+    fields = (
+        select(ConnField.name, ConnTable.host)
+        .join(ConnTable, ConnTable.id == ConnField.table_id)
+        .where(ConnTable.incident_id == incident_id)
+    )
+    return (
+        {(name, host) for name, host in session.execute(series.distinct())},
+        {(name, host) for name, host in session.execute(fields.distinct())},
+    )
+
+
 def by_name(
     session: Session, *, incident_id: uuid.UUID, name: str, host: str | None
 ) -> Sequence[Series]:

@@ -6,7 +6,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from sqlalchemy import Row
@@ -533,22 +533,37 @@ def _decode_connections(
     return out
 
 
+class ConnTableIndex(NamedTuple):
+    """A connection table's snapshot times and its (index, (local, peer)) in index order."""
+
+    times: codec.Times
+    endpoints: list[tuple[int, tuple[str, str]]]
+
+
 def connection_series(
-    session: Session, *, incident_id: uuid.UUID, names: Sequence[str], host: str | None
+    session: Session,
+    *,
+    incident_id: uuid.UUID,
+    names: Sequence[str],
+    host: str | None,
+    tables: dict[int, ConnTableIndex] | None = None,
 ) -> Iterator[tuple[Any, dict[str, str], codec.Times, codec.Values]]:
     """(field row, labels, times, values) of every connection's series of the named fields
-    (``prefix*`` allowed), time-ordered, connections without a point skipped."""
+    (``prefix*`` allowed), time-ordered, connections without a point skipped. ``tables`` keeps
+    each table's snapshot times and endpoints between calls (one caller asks field by field)."""
     fields = repository.conn_fields(session, incident_id=incident_id, names=names, host=host)
     if not fields:
         return
-    table_ids = {f.table_id for f in fields}
-    times_by_table = {
-        table_id: connections.unpack_times(data)
-        for table_id, data in repository.conn_times(session, table_ids=table_ids).items()
-    }
-    endpoints: dict[int, dict[int, tuple[str, str]]] = defaultdict(dict)
-    for e in repository.endpoints_of(session, table_ids=table_ids):
-        endpoints[e.table_id][e.idx] = (e.local, e.peer)
+    tables = {} if tables is None else tables
+    missing = {f.table_id for f in fields} - tables.keys()
+    if missing:
+        endpoints: dict[int, dict[int, tuple[str, str]]] = defaultdict(dict)
+        for e in repository.endpoints_of(session, table_ids=missing):
+            endpoints[e.table_id][e.idx] = (e.local, e.peer)
+        for table_id, data in repository.conn_times(session, table_ids=missing).items():
+            tables[table_id] = ConnTableIndex(
+                connections.unpack_times(data), sorted(endpoints[table_id].items())
+            )
     blocks = repository.conn_blocks(
         session, field_ids=[f.id for f in fields], from_ms=None, to_ms=None
     )
@@ -556,7 +571,7 @@ def connection_series(
     for field_id, first, count, data in blocks:
         by_field[field_id].append((first, count, data))
     for f in fields:
-        all_times = times_by_table[f.table_id]
+        all_times, table_endpoints = tables[f.table_id]
         parts = [
             connections.decode_matrix(data, f.connection_count, count)
             for _, count, data in by_field.get(f.id, [])
@@ -564,8 +579,7 @@ def connection_series(
         if not parts:
             continue
         matrix = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
-        for idx in sorted(endpoints[f.table_id]):
-            local, peer = endpoints[f.table_id][idx]
+        for idx, (local, peer) in table_endpoints:
             row = matrix[idx]
             present = ~np.isnan(row)
             if present.any():
