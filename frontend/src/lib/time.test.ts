@@ -23,6 +23,8 @@ describe("dates in the incident's timezone", () => {
   it("formats durations and sizes", () => {
     expect(formatDuration(23_352)).toBe("23 s");
     expect(formatDuration(250_000)).toBe("4 min 10 s");
+    expect(formatDuration(3 * 86_400_000 + 2 * 3_600_000)).toBe("3 d 2 h");
+    expect(formatDuration((4373 * 24 + 7) * 3_600_000)).toBe("12.0 years");
     expect(formatBytes(1536)).toBe("1.5 KB");
     expect(formatBytes(300 * 1024 * 1024)).toBe("300 MB");
   });

@@ -67,7 +67,10 @@ export function formatDuration(ms: number): string {
   if (minutes < 60) return `${minutes} min${seconds % 60 ? ` ${seconds % 60} s` : ""}`;
   const hours = Math.floor(minutes / 60);
   if (hours < 48) return `${hours} h${minutes % 60 ? ` ${minutes % 60} min` : ""}`;
-  return `${Math.floor(hours / 24)} d${hours % 24 ? ` ${hours % 24} h` : ""}`;
+  const days = Math.floor(hours / 24);
+  // Spans of years (an old sample beside a new capture): in years, not thousands of days.
+  if (days >= 2 * 365) return `${(days / 365.25).toFixed(1)} years`;
+  return `${days} d${hours % 24 ? ` ${hours % 24} h` : ""}`;
 }
 
 /** Bytes in B/KB/MB/GB (powers of 1024), one decimal above KB. */

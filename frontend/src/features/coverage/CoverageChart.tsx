@@ -3,6 +3,7 @@ import { Bar, BarChart, CartesianGrid, Cell, ResponsiveContainer, Tooltip, XAxis
 import { useArtifacts } from "../../api/queries";
 import { ARTIFACT_STATUS_LABELS, type Artifact } from "../../api/types";
 import { ErrorMessage, Loading } from "../../components/States";
+import { timedArtifacts } from "../../lib/focus";
 import { formatDuration, formatInstant, formatNumber, formatRange } from "../../lib/time";
 
 /** Bar colours by parse status (the same hues as the status badges in styles.css). */
@@ -41,24 +42,12 @@ const CHART_MARGIN = { top: 4, right: 16, bottom: 4, left: 8 };
  * A bundle whose files are listed is left out (its range is theirs combined).
  */
 export function buildCoverage(artifacts: Artifact[]): Coverage {
-  const parents = new Set(artifacts.flatMap((artifact) => (artifact.parent_id ? [artifact.parent_id] : [])));
-  const bars: CoverageBar[] = [];
-  let skipped = 0;
-  let unanchored = 0;
-  for (const artifact of artifacts) {
-    if (parents.has(artifact.id)) continue;
-    if (!artifact.anchored) {
-      unanchored += 1;
-      continue;
-    }
-    if (artifact.time_start_ms == null || artifact.time_end_ms == null) {
-      skipped += 1;
-      continue;
-    }
-    const start = Math.min(artifact.time_start_ms, artifact.time_end_ms);
-    const end = Math.max(artifact.time_start_ms, artifact.time_end_ms);
-    bars.push({ row: `${artifact.host ?? "(no host)"} · ${artifact.kind}`, range: [start, end], artifact });
-  }
+  const { timed, skipped, unanchored } = timedArtifacts(artifacts);
+  const bars: CoverageBar[] = timed.map(({ artifact, range }) => ({
+    row: `${artifact.host ?? "(no host)"} · ${artifact.kind}`,
+    range,
+    artifact,
+  }));
   bars.sort((a, b) => a.row.localeCompare(b.row) || a.range[0] - b.range[0]);
   const rows = [...new Set(bars.map((bar) => bar.row))];
   let domain: [number, number] | null = null;

@@ -1,9 +1,10 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { RefObject } from "react";
-import { useChecklist, useLiveIncident } from "../../api/queries";
+import { useArtifacts, useChecklist, useLiveIncident } from "../../api/queries";
 import type { Evidence, Finding, Incident } from "../../api/types";
 import { ErrorBoundary } from "../../components/ErrorBoundary";
 import { Loading } from "../../components/States";
+import { dataFocus, formatApart, timedArtifacts, type Focus } from "../../lib/focus";
 import { formatRange } from "../../lib/time";
 import { clampToWindow, paddedRange, type TimeRange } from "../../lib/urlState";
 import { useViewState } from "../../lib/useViewState";
@@ -82,6 +83,10 @@ export function IncidentWorkspace({
     if (clamped !== view.range) setView({ range: clamped }, { replace: true });
   }, [view.range, extent, setView]);
 
+  const focus = useOpenOnTheData(apiBase, view.range === null && view.finding === null, checklist.data?.findings, setView);
+  const focusedRange = focus && clampToWindow(focus.range, extent);
+  const focused = focus && focusedRange && view.range && sameRange(view.range, focusedRange) ? focus : null;
+
   const selectedFinding = checklist.data?.findings.find((finding) => finding.id === view.finding);
   const highlight = useMemo(
     () => highlightFor(view.evidence !== null ? selectedFinding?.evidence[view.evidence] : undefined),
@@ -111,7 +116,13 @@ export function IncidentWorkspace({
           <section className="panel timeline-panel" aria-labelledby="timeline-title">
             <div className="panel-title-row">
               <h2 id="timeline-title">Timeline</h2>
-              <ViewSummary range={view.range} host={view.host} timezone={timezone} onReset={() => setView({ range: null, host: null, finding: null })} />
+              <ViewSummary
+                range={view.range}
+                host={view.host}
+                timezone={timezone}
+                focus={focused}
+                onReset={() => setView({ range: null, host: null, finding: null })}
+              />
             </div>
             <ErrorBoundary label="The timeline">
               <Timeline
@@ -216,22 +227,72 @@ export function IncidentWorkspace({
   );
 }
 
+/**
+ * On a page opened without a range or a finding, once the files and the checklist are read:
+ * the part of the incident that holds its data, when the rest of its span is empty (see
+ * `dataFocus`), shown instead of the whole span. Decided once per page; what it chose is
+ * returned, so the view can say so.
+ */
+function useOpenOnTheData(
+  apiBase: string,
+  unset: boolean,
+  findings: Finding[] | undefined,
+  setView: (changes: { range: TimeRange }, options: { replace: boolean }) => void,
+): Focus | null {
+  const artifacts = useArtifacts(apiBase);
+  const decided = useRef(!unset);
+  const [focus, setFocus] = useState<Focus | null>(null);
+  useEffect(() => {
+    if (decided.current || !artifacts.data || !findings) return;
+    decided.current = true;
+    if (!unset) return;
+    const evidence = findings
+      .filter((finding) => finding.verdict === "confirmed" || finding.verdict === "likely")
+      .flatMap((finding) => finding.evidence)
+      .flatMap((item) => (item.from_ms !== null && item.to_ms !== null ? [{ from: item.from_ms, to: item.to_ms }] : []));
+    const found = dataFocus(
+      timedArtifacts(artifacts.data).timed.map(({ range }) => ({ from: range[0], to: range[1] })),
+      evidence,
+    );
+    if (found) {
+      setFocus(found);
+      setView({ range: found.range }, { replace: true });
+    }
+  }, [artifacts.data, findings, unset, setView]);
+  return focus;
+}
+
+function sameRange(a: TimeRange, b: TimeRange): boolean {
+  // The URL keeps whole milliseconds.
+  return Math.round(a.from) === Math.round(b.from) && Math.round(a.to) === Math.round(b.to);
+}
+
 function ViewSummary({
   range,
   host,
   timezone,
+  focus,
   onReset,
 }: {
   range: TimeRange | null;
   host: string | null;
   timezone: string;
+  /** Set when the page opened on where the data is (and the view has not moved since). */
+  focus: Focus | null;
   onReset: () => void;
 }) {
   if (!range && !host) return <span className="muted small">Whole incident, all hosts · times in {timezone}</span>;
   return (
     <span className="small view-summary">
       {range ? <span className="mono">{formatRange(range.from, range.to, timezone)}</span> : "Whole incident"}
-      {host ? ` · host ${host}` : " · all hosts"}{" "}
+      {host ? ` · host ${host}` : " · all hosts"}
+      {focus && (
+        <span className="view-focus" data-testid="view-focus">
+          {" "}
+          · where {focus.inside} of {focus.inside + focus.outside} files lie; {focus.outside}{" "}
+          {focus.outside === 1 ? "lies" : "lie"} {formatApart(focus.apartMs)} away
+        </span>
+      )}{" "}
       <button type="button" className="button-link" onClick={onReset}>
         Show everything
       </button>

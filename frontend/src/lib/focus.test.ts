@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { dataFocus, formatApart } from "./focus";
+
+const HOUR = 3_600_000;
+const YEAR = 365.25 * 24 * HOUR;
+const NOW = Date.UTC(2026, 10, 21, 7, 0);
+
+describe("dataFocus", () => {
+  it("opens on the capture, not on the years between it and an old sample", () => {
+    const old = { from: NOW - 12 * YEAR, to: NOW - 12 * YEAR + HOUR };
+    const captures = [
+      { from: NOW, to: NOW + HOUR },
+      { from: NOW + 0.5 * HOUR, to: NOW + 2 * HOUR },
+    ];
+    const focus = dataFocus([old, ...captures]);
+    expect(focus).not.toBeNull();
+    expect(focus!.inside).toBe(2);
+    expect(focus!.outside).toBe(1);
+    expect(focus!.range.from).toBeLessThan(NOW);
+    expect(focus!.range.from).toBeGreaterThan(NOW - HOUR);
+    expect(focus!.range.to).toBeGreaterThan(NOW + 2 * HOUR);
+    expect(formatApart(focus!.apartMs)).toBe("12 years");
+  });
+
+  it("keeps the whole incident when the data fills a tenth of it or more", () => {
+    // Two captures an 8-hour gap apart over 10 hours: 20 % of the span holds data.
+    expect(dataFocus([
+      { from: NOW, to: NOW + HOUR },
+      { from: NOW + 9 * HOUR, to: NOW + 10 * HOUR },
+    ])).toBeNull();
+    expect(dataFocus([{ from: NOW, to: NOW + HOUR }])).toBeNull();
+    expect(dataFocus([])).toBeNull();
+  });
+
+  it("follows the evidence of the findings over the number of files", () => {
+    const old = { from: NOW - 2 * YEAR, to: NOW - 2 * YEAR + HOUR };
+    const captures = [
+      { from: NOW, to: NOW + HOUR },
+      { from: NOW, to: NOW + HOUR },
+    ];
+    const focus = dataFocus([old, ...captures], [{ from: old.from + 60_000, to: old.from + 120_000 }]);
+    expect(focus!.inside).toBe(1);
+    expect(focus!.range.from).toBeLessThan(old.from);
+    expect(focus!.range.to).toBeLessThan(NOW);
+  });
+
+  it("splits again inside the part it keeps, and prefers the later part on a tie", () => {
+    const spans = [
+      { from: NOW - 10 * YEAR, to: NOW - 10 * YEAR + HOUR },
+      { from: NOW - 30 * 24 * HOUR, to: NOW - 30 * 24 * HOUR + HOUR },
+      { from: NOW, to: NOW + HOUR },
+    ];
+    const focus = dataFocus(spans);
+    expect(focus!.inside).toBe(1);
+    expect(focus!.range.from).toBeGreaterThan(NOW - HOUR);
+    expect(formatApart(focus!.apartMs)).toBe("30 days");
+  });
+});
