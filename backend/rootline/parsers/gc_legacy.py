@@ -283,6 +283,8 @@ class _Reader:
         self.record_line = 0
         self.record_gc_id: int | None = None
         self.in_summary = False
+        # Epoch ms of a datestamp's minute, by its minute and zone (see clock).
+        self.minutes: dict[tuple[str, str | None, str | None, str | None, bool], int] = {}
 
     def clock(self, match: re.Match[str]) -> Clock | None:
         datestamp = match.group(1)
@@ -291,8 +293,20 @@ class _Reader:
             return None
         wall = None
         if datestamp is not None:
-            epoch_ms = datestamp_ms(match, self.context.timezone, group=1)
-            wall = None if epoch_ms is None else float(epoch_ms)
+            # As datestamp_ms reads it, each minute (and zone) looked up once per log.
+            second, fraction, sign, off_h, off_m = match.group(7, 8, 9, 10, 11)
+            key = (datestamp[:16], sign, off_h, off_m, datestamp[-1] == "Z")
+            minute_ms = self.minutes.get(key)
+            millis = int(second) * 1000 + int((fraction or "0").ljust(3, "0")[:3])
+            if minute_ms is not None:
+                wall = float(minute_ms + millis)
+            else:
+                epoch_ms = datestamp_ms(match, self.context.timezone, group=1)
+                if epoch_ms is not None:
+                    wall = float(epoch_ms)
+                    if len(self.minutes) > 4096:
+                        self.minutes.clear()
+                    self.minutes[key] = epoch_ms - millis
         return Clock(wall, None if uptime is None else number(uptime))
 
     def read(self, text: str) -> None:
