@@ -618,20 +618,45 @@ class _Reader:
         match = G1_HEAP.search(line)
         if match is None or not self.log.pauses:
             return
-        g = match.groups()
         # size_kb of each (number, unit) pair, the commonest line of a G1 log's: a unit of
         # [BKMG], a number of _NUM (float() reads it unless it has a decimal comma).
-        kb = [
-            (float(value) if "," not in value else float(value.replace(",", ".")))
-            * KB_PER_UNIT[unit]
-            for value, unit in zip(g[0::2], g[1::2], strict=True)
-        ]
+        (
+            eden_before,
+            eden_before_unit,
+            eden_after,
+            eden_after_unit,
+            survivors_before,
+            survivors_before_unit,
+            survivors_after,
+            survivors_after_unit,
+            heap_before,
+            heap_before_unit,
+            heap_after,
+            heap_after_unit,
+            heap_total,
+            heap_total_unit,
+        ) = match.groups()
+        if "," in match.group(0):
+            eden_before, eden_after, survivors_before, survivors_after = (
+                value.replace(",", ".")
+                for value in (eden_before, eden_after, survivors_before, survivors_after)
+            )
+            heap_before, heap_after, heap_total = (
+                value.replace(",", ".") for value in (heap_before, heap_after, heap_total)
+            )
+        kb = KB_PER_UNIT
         pause = self.log.pauses[-1]
-        pause.young_before_kb = kb[0] + kb[2]
-        pause.young_after_kb = kb[1] + kb[3]
-        pause.heap_before_kb = kb[4]
-        pause.heap_after_kb = kb[5]
-        pause.heap_total_kb = kb[6]
+        pause.young_before_kb = (
+            float(eden_before) * kb[eden_before_unit]
+            + float(survivors_before) * kb[survivors_before_unit]
+        )
+        pause.young_after_kb = (
+            float(eden_after) * kb[eden_after_unit]
+            + float(survivors_after) * kb[survivors_after_unit]
+        )
+        pause.heap_before_kb = float(heap_before) * kb[heap_before_unit]
+        pause.heap_after_kb = float(heap_after) * kb[heap_after_unit]
+        pause.heap_total_kb = float(heap_total) * kb[heap_total_unit]
 
     def _cms_concurrent(
         self, line_no: int, text: str, clock: Clock | None, gc_id: int | None
