@@ -313,64 +313,95 @@ def build_result(kind: str, log: GcLog, context: ParseContext, result: ParseResu
     after_times, after_values = series.points["gc.heap_after_mb"]
     total_times, total_values = series.points["gc.heap_total_mb"]
     rounded_mb: dict[float, float] = {}
+    # round(x, 6) is a decimal conversion too; a log's durations repeat (a few thousand
+    # distinct readings of a ms clock), so each distinct one is rounded once.
+    rounded_ms: dict[float, float] = {}
     for pause in log.pauses:
         clock = pause.clock
         at = clock.wall_ms
+        uptime_s = clock.uptime_s
         if at is None:
-            at = base_ms + (clock.uptime_s or 0.0) * 1000.0
+            at = base_ms + (uptime_s or 0.0) * 1000.0
         at_ms = round(at)
         duration_ms = pause.duration_ms
         durations.append(duration_ms)
         pause_starts.append(at)
-        attrs: dict[str, object] = {"collector": pause.collector, "type": pause.type}
-        if pause.cause:
-            attrs["cause"] = pause.cause
-        if pause.detail:
-            attrs["detail"] = pause.detail
-        before_kb, after_kb, total_kb = (
-            pause.heap_before_kb,
-            pause.heap_after_kb,
-            pause.heap_total_kb,
-        )
+        cause = pause.cause
+        detail = pause.detail
+        before_kb = pause.heap_before_kb
+        after_kb = pause.heap_after_kb
+        total_kb = pause.heap_total_kb
+        gc_id = pause.gc_id
         # round() to digits is slow (a decimal conversion); a log's sizes repeat, so each
         # distinct one is rounded once (sizes are never -0.0, which would share 0.0's entry).
         if before_kb is not None:
-            mb = rounded_mb.get(before_kb)
-            if mb is None:
-                mb = rounded_mb[before_kb] = round(before_kb / 1024.0, 3)
-            attrs["heap_before_mb"] = mb
-        if after_kb is not None:
-            mb = rounded_mb.get(after_kb)
-            if mb is None:
-                mb = rounded_mb[after_kb] = round(after_kb / 1024.0, 3)
-            attrs["heap_after_mb"] = mb
-        if total_kb is not None:
-            mb = rounded_mb.get(total_kb)
-            if mb is None:
-                mb = rounded_mb[total_kb] = round(total_kb / 1024.0, 3)
-            attrs["heap_total_mb"] = mb
-        if len(rounded_mb) > ROUNDED_CACHE_SIZE:
-            rounded_mb.clear()
-        if pause.gc_id is not None:
-            attrs["gc_id"] = pause.gc_id
-        if clock.uptime_s is not None:
-            attrs["uptime_s"] = round(clock.uptime_s, 6)
-        if pause.to_space_exhausted:
-            attrs["to_space_exhausted"] = True
-            add_event(EventData("gc_to_space_exhausted", at_ms, None, {"gc_id": pause.gc_id}))
-        add_event(EventData("gc_pause", at_ms, round(duration_ms, 6), attrs))
-        pause_times.append(at_ms)
-        pause_values.append(duration_ms)
-        # As _add_heap_points.
-        if before_kb is not None:
+            before_mb = rounded_mb.get(before_kb)
+            if before_mb is None:
+                before_mb = rounded_mb[before_kb] = round(before_kb / 1024.0, 3)
             before_times.append(at_ms)
             before_values.append(before_kb / 1024.0)
         if after_kb is not None:
+            after_mb = rounded_mb.get(after_kb)
+            if after_mb is None:
+                after_mb = rounded_mb[after_kb] = round(after_kb / 1024.0, 3)
             after_times.append(at_ms)
             after_values.append(after_kb / 1024.0)
         if total_kb is not None:
+            total_mb = rounded_mb.get(total_kb)
+            if total_mb is None:
+                total_mb = rounded_mb[total_kb] = round(total_kb / 1024.0, 3)
             total_times.append(at_ms)
             total_values.append(total_kb / 1024.0)
+        if (
+            cause
+            and not detail
+            and before_kb is not None
+            and after_kb is not None
+            and total_kb is not None
+            and gc_id is not None
+            and uptime_s is not None
+        ):
+            # The commonest pause (a young pause with its cause, heap and both clocks): its
+            # attrs in one step, in the order the general case below adds them.
+            attrs: dict[str, object] = {
+                "collector": pause.collector,
+                "type": pause.type,
+                "cause": cause,
+                "heap_before_mb": before_mb,
+                "heap_after_mb": after_mb,
+                "heap_total_mb": total_mb,
+                "gc_id": gc_id,
+                "uptime_s": round(uptime_s, 6),
+            }
+        else:
+            attrs = {"collector": pause.collector, "type": pause.type}
+            if cause:
+                attrs["cause"] = cause
+            if detail:
+                attrs["detail"] = detail
+            if before_kb is not None:
+                attrs["heap_before_mb"] = before_mb
+            if after_kb is not None:
+                attrs["heap_after_mb"] = after_mb
+            if total_kb is not None:
+                attrs["heap_total_mb"] = total_mb
+            if gc_id is not None:
+                attrs["gc_id"] = gc_id
+            if uptime_s is not None:
+                attrs["uptime_s"] = round(uptime_s, 6)
+        if len(rounded_mb) > ROUNDED_CACHE_SIZE:
+            rounded_mb.clear()
+        if pause.to_space_exhausted:
+            attrs["to_space_exhausted"] = True
+            add_event(EventData("gc_to_space_exhausted", at_ms, None, {"gc_id": gc_id}))
+        duration_rounded = rounded_ms.get(duration_ms)
+        if duration_rounded is None or not duration_ms:  # -0.0 would share 0.0's entry
+            if len(rounded_ms) > ROUNDED_CACHE_SIZE:
+                rounded_ms.clear()
+            duration_rounded = rounded_ms[duration_ms] = round(duration_ms, 6)
+        add_event(EventData("gc_pause", at_ms, duration_rounded, attrs))
+        pause_times.append(at_ms)
+        pause_values.append(duration_ms)
     heap_from_cycles = not any(p.heap_after_kb is not None for p in log.pauses)
     for phase in log.concurrents:
         at_ms = round(wall(phase.clock))
@@ -388,7 +419,14 @@ def build_result(kind: str, log: GcLog, context: ParseContext, result: ParseResu
                 _add_heap_points(
                     series, end_ms, phase.heap_before_kb, phase.heap_after_kb, phase.heap_total_kb
                 )
-        duration = None if phase.duration_ms is None else round(phase.duration_ms, 6)
+        duration = phase.duration_ms
+        if duration is not None:
+            rounded = rounded_ms.get(duration)
+            if rounded is None or not duration:
+                if len(rounded_ms) > ROUNDED_CACHE_SIZE:
+                    rounded_ms.clear()
+                rounded = rounded_ms[duration] = round(duration, 6)
+            duration = rounded
         events.append(EventData("gc_concurrent", at_ms, duration, attrs))
     for stall in log.stalls:
         events.append(

@@ -283,6 +283,8 @@ class _Reader:
         self.record_line = 0
         self.record_gc_id: int | None = None
         self.in_summary = False
+        # Epoch ms of a datestamp's minute, by its minute and zone (see clock).
+        self.minutes: dict[tuple[str, str | None, str | None, str | None, bool], int] = {}
 
     def clock(self, match: re.Match[str]) -> Clock | None:
         datestamp = match.group(1)
@@ -291,8 +293,20 @@ class _Reader:
             return None
         wall = None
         if datestamp is not None:
-            epoch_ms = datestamp_ms(match, self.context.timezone, group=1)
-            wall = None if epoch_ms is None else float(epoch_ms)
+            # As datestamp_ms reads it, each minute (and zone) looked up once per log.
+            second, fraction, sign, off_h, off_m = match.group(7, 8, 9, 10, 11)
+            key = (datestamp[:16], sign, off_h, off_m, datestamp[-1] == "Z")
+            minute_ms = self.minutes.get(key)
+            millis = int(second) * 1000 + int((fraction or "0").ljust(3, "0")[:3])
+            if minute_ms is not None:
+                wall = float(minute_ms + millis)
+            else:
+                epoch_ms = datestamp_ms(match, self.context.timezone, group=1)
+                if epoch_ms is not None:
+                    wall = float(epoch_ms)
+                    if len(self.minutes) > 4096:
+                        self.minutes.clear()
+                    self.minutes[key] = epoch_ms - millis
         return Clock(wall, None if uptime is None else number(uptime))
 
     def read(self, text: str) -> None:
@@ -604,20 +618,45 @@ class _Reader:
         match = G1_HEAP.search(line)
         if match is None or not self.log.pauses:
             return
-        g = match.groups()
         # size_kb of each (number, unit) pair, the commonest line of a G1 log's: a unit of
         # [BKMG], a number of _NUM (float() reads it unless it has a decimal comma).
-        kb = [
-            (float(value) if "," not in value else float(value.replace(",", ".")))
-            * KB_PER_UNIT[unit]
-            for value, unit in zip(g[0::2], g[1::2], strict=True)
-        ]
+        (
+            eden_before,
+            eden_before_unit,
+            eden_after,
+            eden_after_unit,
+            survivors_before,
+            survivors_before_unit,
+            survivors_after,
+            survivors_after_unit,
+            heap_before,
+            heap_before_unit,
+            heap_after,
+            heap_after_unit,
+            heap_total,
+            heap_total_unit,
+        ) = match.groups()
+        if "," in match.group(0):
+            eden_before, eden_after, survivors_before, survivors_after = (
+                value.replace(",", ".")
+                for value in (eden_before, eden_after, survivors_before, survivors_after)
+            )
+            heap_before, heap_after, heap_total = (
+                value.replace(",", ".") for value in (heap_before, heap_after, heap_total)
+            )
+        kb = KB_PER_UNIT
         pause = self.log.pauses[-1]
-        pause.young_before_kb = kb[0] + kb[2]
-        pause.young_after_kb = kb[1] + kb[3]
-        pause.heap_before_kb = kb[4]
-        pause.heap_after_kb = kb[5]
-        pause.heap_total_kb = kb[6]
+        pause.young_before_kb = (
+            float(eden_before) * kb[eden_before_unit]
+            + float(survivors_before) * kb[survivors_before_unit]
+        )
+        pause.young_after_kb = (
+            float(eden_after) * kb[eden_after_unit]
+            + float(survivors_after) * kb[survivors_after_unit]
+        )
+        pause.heap_before_kb = float(heap_before) * kb[heap_before_unit]
+        pause.heap_after_kb = float(heap_after) * kb[heap_after_unit]
+        pause.heap_total_kb = float(heap_total) * kb[heap_total_unit]
 
     def _cms_concurrent(
         self, line_no: int, text: str, clock: Clock | None, gc_id: int | None

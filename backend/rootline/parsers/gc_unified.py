@@ -48,8 +48,10 @@ line whose duration the rule cannot read.
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Iterator
+from typing import Final
 
 from rootline.parsers.base import ParseContext, ParseResult
 from rootline.parsers.gc_common import (
@@ -94,6 +96,8 @@ USING = re.compile(r"\] Using ([\w ]+)$")
 VERSION = re.compile(r"\] Version: (\S+)")
 YOUNG_GEN = re.compile(r"GC\((\d+)\) (?:PSYoungGen|DefNew|ParNew): " + _SIZE + "->" + _SIZE)
 G1_REGIONS = re.compile(r"GC\((\d+)\) (Eden|Survivor) regions: (\d+)->(\d+)")
+# G1_REGIONS after its "GC(n) Eden regions: ": the counts before and after.
+REGION_COUNTS = re.compile(r"(\d+)->(\d+)")
 REGION_SIZE = re.compile(r"Heap [Rr]egion [Ss]ize: " + _SIZE)
 TO_SPACE = re.compile(r"GC\((\d+)\) To-space exhausted")
 USING_COLLECTORS = {
@@ -124,6 +128,7 @@ YOUNG_SIZE_LINES = {
     "cms": ("ParNew: ",),
 }
 G1_REGION_LINES = frozenset(YOUNG_SIZE_LINES["g1"])
+G1_YOUNG_SIZE_LINES = YOUNG_SIZE_LINES["g1"]
 # How far before a pause summary its young-generation lines may sit (a gc* block is ~2 KB).
 YOUNG_SIZE_WINDOW = 8192
 _END = r"\r?$"
@@ -324,8 +329,7 @@ class _Reader:
         # A keyword (no digit in it) is in a line only if it is in the line's shape: one
         # that no shape holds is not looked for through the whole text.
         keywords = tuple(k for k in SETTING_KEYWORDS if any(k in shape for shape in shapes))
-        for start, end in self._keyword_lines(text, keywords):
-            self._setting(text[start:end].rstrip())
+        self._read_settings(text, keywords)
         self._read_timed(text, shapes)
         last_start = text.rfind("\n[") + 1
         if last_start > 0 or text.startswith("["):
@@ -370,6 +374,7 @@ class _Reader:
         to_space = self.to_space
         minutes: dict[tuple[str, str], int | None] = {}
         heap_word = HEAP_WORD.fullmatch
+        heaps: dict[str, tuple[float, float, float] | None] = {}
         for start, end in lines:
             m = match_line(text, start, end)  # \Z: at the line's end
             if m is None:
@@ -394,11 +399,16 @@ class _Reader:
             wall_ms = float(
                 minute_ms + int(second) * 1000 + int((fraction or "0").ljust(3, "0")[:3])
             )
-            heap = None
+            heap_kb = None
             words = name.rpartition(" ")
             if words[0] and "->" in words[2]:
-                heap = heap_word(words[2])
-                if heap is not None:
+                # A log's heap readings repeat: each distinct one is read once.
+                heap_kb = heaps.get(words[2], _UNREAD)
+                if heap_kb is _UNREAD:
+                    if len(heaps) > HEAP_CACHE_SIZE:
+                        heaps.clear()
+                    heap_kb = heaps[words[2]] = _heap_kb(heap_word(words[2]))
+                if heap_kb is not None:
                     name = words[0]
             uptime_s = float(uptime) if "," not in uptime else float(uptime.replace(",", "."))
             if log.start_ms is None:
@@ -406,62 +416,47 @@ class _Reader:
             ms = float(duration) if "," not in duration else float(duration.replace(",", "."))
             clock = Clock(wall_ms + -ms, uptime_s + -ms / 1000.0)
             gc = int(gc_id)
+            before_kb = after_kb = total_kb = None
+            if heap_kb is not None:
+                before_kb, after_kb, total_kb = heap_kb
             if word == "Pause":
                 kind, pause_type, cause, detail = _classify_pause(name)
                 if generation is not None:
                     detail = "old" if generation == "O" else "young"
-                pause = Pause(
-                    clock,
-                    ms,
-                    kind or using or "unknown",
-                    pause_type,
-                    cause,
-                    gc_id=gc,
-                    detail=detail,
-                    to_space_exhausted=gc in to_space or "Evacuation Failure" in name,
-                )
-                if heap is not None:
-                    before, before_unit, after, after_unit, total, total_unit = heap.groups()
-                    pause.heap_before_kb = size_kb(before, before_unit)
-                    pause.heap_after_kb = size_kb(after, after_unit)
-                    pause.heap_total_kb = size_kb(total, total_unit)
-                if pause.collector == "g1":
+                collector = kind or using or "unknown"
+                if collector == "g1":
                     sizes = self._g1_young_sizes(start, gc)
                 else:
-                    sizes = self._young_sizes(start, gc, pause.collector)
+                    sizes = self._young_sizes(start, gc, collector)
+                young_before_kb = young_after_kb = None
                 if sizes is not None:
-                    pause.young_before_kb, pause.young_after_kb = sizes
-                pauses.append(pause)
+                    young_before_kb, young_after_kb = sizes
+                pauses.append(
+                    Pause(
+                        clock,
+                        ms,
+                        collector,
+                        pause_type,
+                        cause,
+                        before_kb,
+                        after_kb,
+                        total_kb,
+                        young_before_kb,
+                        young_after_kb,
+                        gc,
+                        gc in to_space or "Evacuation Failure" in name,
+                        detail,
+                    )
+                )
             else:
                 phase = name.lower()
                 if generation is not None:
                     phase = f"{'old' if generation == 'O' else 'young'} {phase}"
-                record = Concurrent(clock, ms, using or "unknown", phase, gc)
-                if heap is not None:
-                    before, before_unit, after, after_unit, total, total_unit = heap.groups()
-                    record.heap_before_kb = size_kb(before, before_unit)
-                    record.heap_after_kb = size_kb(after, after_unit)
-                    record.heap_total_kb = size_kb(total, total_unit)
-                concurrents.append(record)
-
-    @staticmethod
-    def _keyword_lines(text: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
-        """(start, end) of every decorated line holding one of ``keywords``, in file order."""
-        found: set[tuple[int, int]] = set()
-        find = text.find
-        rfind = text.rfind
-        length = len(text)
-        for keyword in keywords:
-            at = find(keyword)
-            while at >= 0:
-                start = rfind("\n", 0, at) + 1
-                end = find("\n", at)
-                if end < 0:
-                    end = length
-                if text.startswith("[", start):
-                    found.add((start, end))
-                at = find(keyword, end)
-        return sorted(found)
+                concurrents.append(
+                    Concurrent(
+                        clock, ms, using or "unknown", phase, gc, before_kb, after_kb, total_kb
+                    )
+                )
 
     @staticmethod
     def _timed_lines(text: str) -> list[tuple[int, int]]:
@@ -520,22 +515,61 @@ class _Reader:
         if clock is not None:
             handler(position, clock, found[1])
 
-    def _setting(self, line: str) -> None:
+    def _read_settings(self, text: str, keywords: tuple[str, ...]) -> None:
+        """What :meth:`_setting` takes from every decorated line holding one of ``keywords``,
+        in file order, read from as few of those lines as give the same: the first collector
+        and the first version are kept and the last region size is, so those are looked for
+        from the start or from the end until found (a big log repeats them per JVM run; each
+        search through it costs a pass over the text)."""
+        if "] Using " in keywords:
+            for start, end in _lines_holding(text, "] Using "):
+                if self._setting(text[start:end].rstrip(), only=USING_RULE) == USING_RULE:
+                    break
+        if "] Version: " in keywords:
+            for start, end in _lines_holding(text, "] Version: "):
+                if self._setting(text[start:end].rstrip(), only=VERSION_RULE) == VERSION_RULE:
+                    break
+        if "To-space exhausted" in keywords:
+            for start, end in _lines_holding(text, "To-space exhausted"):
+                self._setting(text[start:end].rstrip(), only=TO_SPACE_RULE)
+        region_keywords = [k for k in ("egion size", "egion Size") if k in keywords]
+        if region_keywords:
+            last_line = -1
+            for start, end in heapq.merge(
+                *(_lines_holding(text, k, from_end=True) for k in region_keywords),
+                key=lambda line: -line[0],
+            ):
+                if start == last_line:
+                    continue  # a line holding both
+                last_line = start
+                line = text[start:end].rstrip()
+                if self._setting(line, only=REGION_SIZE_RULE) == REGION_SIZE_RULE:
+                    break
+
+    def _setting(self, line: str, only: int | None = None) -> int | None:
+        """Take what the first of the setting rules that matches ``line`` reads (only when it
+        is rule ``only``, if given); the rule's number, None when no rule matches."""
         match = USING.search(line)
         if match is not None and match.group(1) in USING_COLLECTORS:
-            self.using = self.using or USING_COLLECTORS[match.group(1)]
-            return
+            if only is None or only == USING_RULE:
+                self.using = self.using or USING_COLLECTORS[match.group(1)]
+            return USING_RULE
         match = VERSION.search(line)
         if match is not None:
-            self.log.jvm_version = self.log.jvm_version or match.group(1)
-            return
+            if only is None or only == VERSION_RULE:
+                self.log.jvm_version = self.log.jvm_version or match.group(1)
+            return VERSION_RULE
         match = TO_SPACE.search(line)
         if match is not None:
-            self.to_space.add(int(match.group(1)))
-            return
+            if only is None or only == TO_SPACE_RULE:
+                self.to_space.add(int(match.group(1)))
+            return TO_SPACE_RULE
         match = REGION_SIZE.search(line)
         if match is not None:
-            self.region_kb = size_kb(match.group(1), match.group(2))
+            if only is None or only == REGION_SIZE_RULE:
+                self.region_kb = size_kb(match.group(1), match.group(2))
+            return REGION_SIZE_RULE
+        return None
 
     def _young_sizes(self, position: int, gc_id: int, collector: str) -> tuple[float, float] | None:
         """Young generation KB before and after GC ``gc_id``, from its detail lines above."""
@@ -569,16 +603,18 @@ class _Reader:
         window_start = position - YOUNG_SIZE_WINDOW if position > YOUNG_SIZE_WINDOW else 0
         before = after = 0.0
         found = False
-        for line_start in (f"GC({gc_id}) Eden regions: ", f"GC({gc_id}) Survivor regions: "):
+        prefix = f"GC({gc_id}) "
+        for name in G1_YOUNG_SIZE_LINES:
+            line_start = prefix + name
             at = text.rfind(line_start, window_start, position)
             if at >= 0:
-                end = text.find("\n", at)
-                # (a last line without its end is read without its last character, as ever)
-                regions = G1_REGIONS.match(text, at, len(text) - 1 if end < 0 else end)
+                # The counts are on the line (a line break precedes the pause's line, and
+                # neither a digit nor "->" is one): what G1_REGIONS reads after the name.
+                regions = REGION_COUNTS.match(text, at + len(line_start))
                 if regions is not None:
                     found = True
-                    before += int(regions.group(3)) * region_kb
-                    after += int(regions.group(4)) * region_kb
+                    before += int(regions.group(1)) * region_kb
+                    after += int(regions.group(2)) * region_kb
         return (before, after) if found else None
 
     def _stall(self, position: int, clock: Clock, match: re.Match[str]) -> None:
@@ -648,6 +684,40 @@ TIMED_RULES = (
     (" Stall (", STALL),
     (" Collection (", CYCLE),
 )
+
+
+USING_RULE, VERSION_RULE, TO_SPACE_RULE, REGION_SIZE_RULE = range(4)
+
+
+def _lines_holding(text: str, keyword: str, from_end: bool = False) -> Iterator[tuple[int, int]]:
+    """(start, end) of each decorated line holding ``keyword``, in file order or, with
+    ``from_end``, the last first; found one at a time, as they are taken."""
+    find, rfind = text.find, text.rfind
+    length = len(text)
+    at = rfind(keyword) if from_end else find(keyword)
+    while at >= 0:
+        start = rfind("\n", 0, at) + 1
+        end = find("\n", at)
+        if end < 0:
+            end = length
+        if text.startswith("[", start):
+            yield start, end
+        # (a keyword holds no line break: the next one is in another line)
+        at = rfind(keyword, 0, start) if from_end else find(keyword, end)
+
+
+# A heap reading not read yet (told by identity, never a reading).
+_UNREAD: Final[tuple[float, float, float]] = (-1.0, -1.0, -1.0)
+# Distinct heap readings (``24M->11M(256M)``) _read_timed keeps read at most (then starts again).
+HEAP_CACHE_SIZE = 65536
+
+
+def _heap_kb(heap: re.Match[str] | None) -> tuple[float, float, float] | None:
+    """Before, after and total KB of a :data:`HEAP_WORD` match; None without one."""
+    if heap is None:
+        return None
+    before, before_unit, after, after_unit, total, total_unit = heap.groups()
+    return size_kb(before, before_unit), size_kb(after, after_unit), size_kb(total, total_unit)
 
 
 def _timed_rule(line: str) -> tuple[int, re.Match[str]] | None:

@@ -549,3 +549,25 @@ def test_a_stopping_process_gives_its_unfinished_parse_back_to_the_queue(queue: 
         assert not thread.is_alive()
     after = queue.artifact(artifact_id)
     assert (after.status, after.series_count) == ("pending", 0)
+
+
+def test_the_cyclic_collector_is_paused_while_a_result_is_stored(
+    queue: Queue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each full collection during the store would walk the whole parse result again."""
+    import gc
+
+    enabled_while_storing: list[bool] = []
+    store_events = worker.events_service.store
+
+    def store(*args: Any, **kwargs: Any) -> int:
+        enabled_while_storing.append(gc.isenabled())
+        return store_events(*args, **kwargs)
+
+    monkeypatch.setattr(worker.events_service, "store", store)
+    queue.add(
+        (FIXTURES_DIR / "gc_unified" / "g1-time-uptime-level-tags.log").read_bytes(), "gc.log"
+    )
+    assert worker.drain(queue.sessions, queue.store) == 1
+    assert enabled_while_storing == [False]
+    assert gc.isenabled()
