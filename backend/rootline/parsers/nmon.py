@@ -101,7 +101,7 @@ import math
 import re
 from array import array
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import add
@@ -172,6 +172,17 @@ def parse(text: str, context: ParseContext) -> ParseResult:
     except _Bail:
         pass
     return _Reader(context).read(text)
+
+
+def parse_pieces(pieces: Iterator[str], context: ParseContext) -> ParseResult | None:
+    """As :func:`parse`, from the text a piece at a time as it is decoded (whole lines, but
+    maybe the last piece's last), never whole: a 100 MB capture's series are about its size
+    again. None when the columnar path gives the file up: the caller reads it again whole
+    and :func:`parse` reads it by the line path."""
+    try:
+        return _Columnar(_Reader(context)).read_pieces(pieces)
+    except _Bail:
+        return None
 
 
 # --------------------------------------------------------------------------- column naming
@@ -1368,27 +1379,45 @@ class _Columnar:
         self.header_repeats: dict[tuple[str, str], str] = {}
 
     def read(self, text: str) -> ParseResult:
-        if not text.endswith("\n") or "\r" in text or "\0" in text:
-            raise _Bail
-        _load_arrow()
-        try:
-            return self._read(text)
-        except pa.ArrowException as exc:
-            raise _Bail from exc
+        return self.read_pieces(iter((text,)))
 
-    def _read(self, text: str) -> ParseResult:
+    def read_pieces(self, pieces: Iterator[str]) -> ParseResult:
+        """The text's pieces cut again into blocks of _COLUMNAR_BLOCK characters and a line
+        or so, where a whole text would be cut: the same blocks however it came."""
         reader = self.reader
         first_number = 1
-        start = 0
-        while start < len(text):
-            stop = text.find("\n", start + _COLUMNAR_BLOCK)
-            stop = len(text) if stop < 0 else stop + 1
-            block = text[start:stop]
-            start = stop
-            first_number += self._block(block, first_number)
-        self._end_run()
+        held = ""  # the start of the next block
+        ends_line = False
+        for piece in pieces:
+            if "\r" in piece or "\0" in piece:
+                raise _Bail
+            if not piece:
+                continue
+            _load_arrow()
+            ends_line = piece.endswith("\n")
+            held = held + piece if held else piece
+            del piece
+            while (stop := held.find("\n", _COLUMNAR_BLOCK)) >= 0:
+                block, held = held[: stop + 1], held[stop + 1 :]
+                first_number += self._block_or_bail(block, first_number)
+                del block
+        if not ends_line:
+            raise _Bail  # no text, or its last line cut: diagnosed by the line path
+        if held:
+            first_number += self._block_or_bail(held, first_number)
+            del held
+        try:
+            self._end_run()
+        except pa.ArrowException as exc:
+            raise _Bail from exc
         reader._finish(first_number - 1, 0)
         return reader.result
+
+    def _block_or_bail(self, text: str, first_number: int) -> int:
+        try:
+            return self._block(text, first_number)
+        except pa.ArrowException as exc:
+            raise _Bail from exc
 
     # ---- one block of whole lines
 
