@@ -153,7 +153,7 @@ def decode_bytes(data: bytes, kind: str | None = None) -> Decoded:
 
 
 # Bytes read at a time from a stored file: its text grows by this much (see decode_blocks).
-_READ_BLOCK = 8 * 1024 * 1024
+_READ_BLOCK = 1024 * 1024
 
 
 def decode_file(handle: BinaryIO, kind: str | None = None, *, head: bytes | None = None) -> Decoded:
