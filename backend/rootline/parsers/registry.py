@@ -152,7 +152,8 @@ def decode_bytes(data: bytes, kind: str | None = None) -> Decoded:
     return decode_file(io.BytesIO(data), kind)
 
 
-# Bytes read at a time from a stored file: its text grows by this much (see decode_blocks).
+# Bytes read at a time from a stored file: its text grows by this much (see decode_blocks),
+# and a piece parser gets this much at a time (see parse_file).
 _READ_BLOCK = 1024 * 1024
 
 
@@ -206,7 +207,10 @@ def parse_file(
     A kind in :data:`PIECE_PARSERS` reads the text as it is decoded and never holds it
     whole; when it gives the file up (an odd line, a cut or undecodable one), what it read
     is dropped and the file is read again from ``reopen()``, decoded whole and parsed by the
-    kind's ``parse``, as every other kind is (and every kind when ``reopen`` is None)."""
+    kind's ``parse``, as every other kind is (and every kind when ``reopen`` is None).
+
+    ``handle`` is closed once read: a text read whole is parsed with no stored file open
+    (an S3 body holds a connection); only a piece parser reads with it open."""
     pieces = text_pieces(handle, kind, head=head)
     if isinstance(pieces, ParseResult):
         return pieces
@@ -214,12 +218,17 @@ def parse_file(
     read_pieces = PIECE_PARSERS.get(chosen)
     if read_pieces is not None and reopen is not None:
         result = _parse_pieces(read_pieces, pieces, context)
+        handle.close()
         if result is not None:
             return result
         del pieces
         with reopen() as again:
-            return _parse(decode_file(again, kind), context, kind, chosen)
-    return _parse(decode_pieces(pieces), context, kind, chosen)
+            decoded = decode_file(again, kind)
+    else:
+        decoded = decode_pieces(pieces)
+        del pieces
+        handle.close()
+    return _parse(decoded, context, kind, chosen)
 
 
 def _parse_pieces(
