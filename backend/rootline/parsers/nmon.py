@@ -1386,7 +1386,7 @@ class _Columnar:
         self.header_repeats: dict[tuple[str, str], str] = {}
 
     def read(self, text: str) -> ParseResult:
-        return self.read_pieces(iter((text,)))
+        return self.read_pieces(_blocks_of(text))
 
     def read_pieces(self, pieces: Iterator[str]) -> ParseResult:
         """The text's pieces cut again into blocks of _COLUMNAR_BLOCK characters and a line
@@ -1800,6 +1800,17 @@ class _Columnar:
             if process is None:
                 process = processes[(pid, command)] = _Process()
             process.extend(times, cpu, resident, picked)
+
+
+def _blocks_of(text: str) -> Iterator[str]:
+    """``text`` cut as :meth:`_Columnar.read_pieces` cuts it, each block a copy of its part
+    only (read as one piece, the rest of the text would be copied at every block)."""
+    start = 0
+    while start < len(text):
+        stop = text.find("\n", start + _COLUMNAR_BLOCK)
+        stop = len(text) if stop < 0 else stop + 1
+        yield text[start:stop]
+        start = stop
 
 
 def _joined_array(typecode: str, chunks: list[np.ndarray]) -> array[Any]:
