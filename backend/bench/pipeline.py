@@ -319,8 +319,10 @@ _STEPS = {
     # step: (module attribute path, function name)
     "unpack": ("rootline.bundles", "open_nested"),
     "bundle record": ("rootline.artifacts.worker", "_store_bundle"),
-    "decode": ("rootline.parsers.registry", "decode_file"),
-    "parse": ("rootline.artifacts.worker", "_parse"),
+    "decode": ("rootline.parsers.registry", "decode_pieces"),
+    "parse": ("rootline.parsers.registry", "_parse"),
+    # A kind read as its text is decoded (registry.PIECE_PARSERS): decode and parse in one.
+    "decode+parse": ("rootline.parsers.registry", "_parse_pieces"),
     "store": ("rootline.artifacts.worker", "_persist"),
     "clear": ("rootline.artifacts.worker", "_clear_parsed"),
     "checklist": ("rootline.checklist.service", "recompute"),
@@ -435,7 +437,17 @@ def print_split(splits: list[Split]) -> None:
         f"\nSerial and parallel CPU seconds (the parse worker's code in one thread on PostgreSQL,"
         f" worker + database; {len(splits)} run(s), min-max):"
     )
-    steps = ["unpack", "bundle record", "decode", "parse", "clear", "store", "checklist", "all"]
+    steps = [
+        "unpack",
+        "bundle record",
+        "decode",
+        "parse",
+        "decode+parse",
+        "clear",
+        "store",
+        "checklist",
+        "all",
+    ]
     for step in steps:
         print(
             f"  {step:<16} {spread([s.total(step) for s in splits])} s"

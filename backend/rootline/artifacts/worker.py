@@ -257,6 +257,20 @@ def _parse(decoded: registry.Decoded, job: _Job) -> ParseResult:
         return job.failure(f"the parser failed: {type(exc).__name__}: {exc}")
 
 
+def _parse_file(handle: BinaryIO, head: bytes, store: ArtifactStore, job: _Job) -> ParseResult:
+    try:
+        return registry.parse_file(
+            handle,
+            job.context,
+            job.requested_kind,
+            head=head,
+            reopen=lambda: store.open(job.sha256),
+        )
+    except Exception as exc:  # a parser bug must fail one artifact, not the worker
+        log.exception("parser failed on artifact %s", job.artifact_id)
+        return job.failure(f"the parser failed: {type(exc).__name__}: {exc}")
+
+
 @dataclass(frozen=True, slots=True)
 class _Unpacked:
     """A bundle's members, already in the store."""
@@ -276,18 +290,15 @@ def _read_and_parse(
     except FileNotFoundError:
         # Gone from the store (deleted by hand, a wrong bucket): retrying cannot help.
         return job.failure(f"the raw bytes ({job.sha256}) are missing from the store")
-    decoded: registry.Decoded | None = None
     with handle:
         head = handle.read(bundles.SNIFF_BYTES)
         if not bundles.might_be_bundle(head):
-            # Plain text, by far the usual upload: decoded a block at a time, so the parse
-            # holds its text, never its bytes beside it (see registry.decode_file).
-            decoded = registry.decode_file(handle, job.requested_kind, head=head)
-        else:
-            data = head + handle.read()
+            # Plain text, by far the usual upload: decoded a block at a time as it is parsed,
+            # so the parse never holds the file's bytes beside its text, and a kind that
+            # reads the text piece by piece never holds it whole (see registry.parse_file).
+            return _parse_file(handle, head, store, job)
+        data = head + handle.read()
         del head
-    if decoded is not None:  # parsed with the stored file closed (an S3 body, a connection)
-        return _parse(decoded, job)
     limits = bundles.BundleLimits()
 
     def to_store(member: BinaryIO) -> StoredBlob:

@@ -18,6 +18,7 @@ Parsers accumulate points in a :class:`SeriesSet`, which keeps one growing pair 
 
 from __future__ import annotations
 
+import collections
 import datetime as dt
 import gc
 import itertools
@@ -385,20 +386,86 @@ def decode_blocks(
 
     Blocks are cut at their last line break; a line longer than ``limit`` is skipped as it
     streams by, never gathered."""
-    blocks = iter(blocks)
-    head = b""
-    for opening in blocks:
-        head += opening
-        if len(head) >= 8:
-            break
-    if head.startswith(_UTF16_BOMS) or head.removeprefix(_UTF8_BOM).startswith(_UTF16_BOMS):
-        # UTF-16 has no byte-wise lines: decoded whole (Windows' small captures).
-        bounded, long_lines = bound_lines(head + b"".join(blocks), limit)
-        text, decoded = decode_text(bounded)
-        return text, long_lines + decoded
-    decoder = _BlockDecoder(limit)
-    text = _joined(decoder.pieces(itertools.chain((head,), blocks)))
-    return text, decoder.diagnostics(text)
+    return TextPieces(blocks, limit).joined()
+
+
+class TextPieces:
+    """The text :func:`decode_blocks` gives, a piece at a time as the blocks are decoded:
+    whole lines, of a block's size or so, but the last piece's last line, which may be cut.
+    A parser that reads these never holds the whole text (see ``nmon.parse_pieces``).
+
+    Once every piece is read, ``clean`` says whether decoding cut or replaced anything, and
+    :meth:`diagnostics` (which needs the whole text to number lines) says what.
+    :meth:`joined` gives the whole text instead."""
+
+    def __init__(self, blocks: Iterable[bytes], limit: int = MAX_LINE_BYTES) -> None:
+        blocks = iter(blocks)
+        head = b""
+        for opening in blocks:
+            head += opening
+            if len(head) >= 8:
+                break
+        self._decoder: _BlockDecoder | None = None
+        self._whole: list[Diagnostic] = []
+        self._whole_chars = 0
+        self._peeked: collections.deque[str] = collections.deque()  # read, not yet handed out
+        if head.startswith(_UTF16_BOMS) or head.removeprefix(_UTF8_BOM).startswith(_UTF16_BOMS):
+            # UTF-16 has no byte-wise lines: decoded whole (Windows' small captures).
+            bounded, long_lines = bound_lines(head + b"".join(blocks), limit)
+            text, decoded = decode_text(bounded)
+            del bounded
+            self._whole, self._whole_chars = long_lines + decoded, len(text)
+            self._pieces: Iterator[str] = iter((text,) if text else ())
+        else:
+            self._decoder = _BlockDecoder(limit)
+            self._pieces = self._decoder.pieces(itertools.chain((head,), blocks))
+
+    def __iter__(self) -> Iterator[str]:
+        return self
+
+    def __next__(self) -> str:
+        if self._peeked:
+            return self._peeked.popleft()
+        return next(self._pieces)
+
+    def peek(self, chars: int) -> str:
+        """The text's first ``chars`` characters (all of it if shorter), before any piece is
+        handed out: the pieces holding them are decoded and kept for the iteration."""
+        held = sum(map(len, self._peeked))
+        while held < chars:
+            piece = next(self._pieces, None)
+            if piece is None:
+                break
+            self._peeked.append(piece)
+            held += len(piece)
+        opening = ""
+        for piece in self._peeked:
+            if len(opening) >= chars:
+                break
+            opening += piece[: chars - len(opening)]
+        return opening
+
+    def joined(self) -> tuple[str, list[Diagnostic]]:
+        """The whole text (the pieces not handed out yet, appended in place; see
+        :func:`_joined`) and its diagnostics."""
+        text = _joined(self)
+        return text, self.diagnostics(text)
+
+    @property
+    def decoded_chars(self) -> int:
+        """Characters of text decoded so far."""
+        return self._whole_chars if self._decoder is None else self._decoder.chars
+
+    @property
+    def clean(self) -> bool:
+        """No line was cut and no byte replaced in the pieces read so far."""
+        if self._decoder is None:
+            return not self._whole
+        return not self._decoder.cuts and self._decoder.broken is None
+
+    def diagnostics(self, text: str) -> list[Diagnostic]:
+        """What decoding cut or replaced, on the lines of ``text``: every piece, joined."""
+        return self._whole if self._decoder is None else self._decoder.diagnostics(text)
 
 
 def _joined(pieces: Iterable[str]) -> str:

@@ -10,6 +10,7 @@ import hashlib
 import io
 import itertools
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -46,8 +47,8 @@ from rootline.parsers.base import (
     Diagnostic,
     ParseContext,
     ParseResult,
+    TextPieces,
     cyclic_gc_paused,
-    decode_blocks,
     looks_binary,
 )
 
@@ -94,6 +95,14 @@ _MODULES: tuple[ModuleType, ...] = (
     app_log,
 )
 PARSERS: dict[str, ParserModule] = {m.KIND: cast(ParserModule, m) for m in _MODULES}
+
+# A stored file's text a piece at a time, as it is decoded (see TextPieces): the result, or
+# None when the parser gives the file up (it is then decoded again and read whole by ``parse``).
+PieceParser = Callable[[Iterator[str], ParseContext], ParseResult | None]
+
+# The kinds also read that way, never holding the whole text (see parse_file): a big nmon
+# capture's series are as big as its text, and the two together were 3.5x the file.
+PIECE_PARSERS: dict[str, PieceParser] = {nmon.KIND: nmon.parse_pieces}
 UNKNOWN_KIND = "unknown"
 
 
@@ -143,8 +152,9 @@ def decode_bytes(data: bytes, kind: str | None = None) -> Decoded:
     return decode_file(io.BytesIO(data), kind)
 
 
-# Bytes read at a time from a stored file: its text grows by this much (see decode_blocks).
-_READ_BLOCK = 8 * 1024 * 1024
+# Bytes read at a time from a stored file: its text grows by this much (see decode_blocks),
+# and a piece parser gets this much at a time (see parse_file).
+_READ_BLOCK = 1024 * 1024
 
 
 def decode_file(handle: BinaryIO, kind: str | None = None, *, head: bytes | None = None) -> Decoded:
@@ -152,22 +162,91 @@ def decode_file(handle: BinaryIO, kind: str | None = None, *, head: bytes | None
     time: a parse holds the text and one block, never the file's bytes beside its text (a
     200 MB capture's bytes and text are 400 MB). ``head``: the file's first bytes, already
     read from ``handle`` (at least 1 KiB unless that is the whole file)."""
+    return decode_pieces(text_pieces(handle, kind, head=head))
+
+
+def text_pieces(
+    handle: BinaryIO, kind: str | None = None, *, head: bytes | None = None
+) -> TextPieces | ParseResult:
+    """An open file's text a piece at a time as its blocks are read and decoded (see
+    :func:`decode_file`), or why it has none (empty, binary)."""
     if head is None:
         head = handle.read(_READ_BLOCK)
     if not head:
         result = ParseResult(kind=kind or UNKNOWN_KIND)
         result.diagnose(0, "file is empty (0 bytes)")
-        return Decoded("", [], result)
+        return result
     if looks_binary(head):
         result = ParseResult(kind=kind or UNKNOWN_KIND)
         result.diagnose(
             1, "file holds binary data (NUL bytes in the first KiB), not a text capture"
         )
-        return Decoded("", [], result)
+        return result
     blocks = itertools.chain((head,), iter(lambda: handle.read(_READ_BLOCK), b""))
     del head
-    text, diagnostics = decode_blocks(blocks)
-    return Decoded(text, diagnostics)
+    return TextPieces(blocks)
+
+
+def decode_pieces(pieces: TextPieces | ParseResult) -> Decoded:
+    """The whole text of :func:`text_pieces` (the pieces not read yet, appended in place)."""
+    if isinstance(pieces, ParseResult):
+        return Decoded("", [], pieces)
+    return Decoded(*pieces.joined())
+
+
+def parse_file(
+    handle: BinaryIO,
+    context: ParseContext,
+    kind: str | None = None,
+    *,
+    head: bytes | None = None,
+    reopen: Callable[[], BinaryIO] | None = None,
+) -> ParseResult:
+    """Decode, sniff (unless ``kind`` is given) and parse an open file. Never raises.
+
+    A kind in :data:`PIECE_PARSERS` reads the text as it is decoded and never holds it
+    whole; when it gives the file up (an odd line, a cut or undecodable one), what it read
+    is dropped and the file is read again from ``reopen()``, decoded whole and parsed by the
+    kind's ``parse``, as every other kind is (and every kind when ``reopen`` is None).
+
+    ``handle`` is closed once read: a text read whole is parsed with no stored file open
+    (an S3 body holds a connection); only a piece parser reads with it open."""
+    pieces = text_pieces(handle, kind, head=head)
+    if isinstance(pieces, ParseResult):
+        return pieces
+    chosen = kind or detect_kind(pieces.peek(SNIFF_BYTES))
+    read_pieces = PIECE_PARSERS.get(chosen)
+    if read_pieces is not None and reopen is not None:
+        result = _parse_pieces(read_pieces, pieces, context)
+        handle.close()
+        if result is not None:
+            return result
+        del pieces
+        with reopen() as again:
+            decoded = decode_file(again, kind)
+    else:
+        decoded = decode_pieces(pieces)
+        del pieces
+        handle.close()
+    return _parse(decoded, context, kind, chosen)
+
+
+def _parse_pieces(
+    read_pieces: PieceParser, pieces: TextPieces, context: ParseContext
+) -> ParseResult | None:
+    """The piece parser's result, or None for the file to be read whole: when it gave the
+    file up, failed (read whole, a parser bug costs its diagnostic as ever), left pieces
+    unread, or decoding cut or replaced anything (its diagnostics number lines of the text)."""
+    try:
+        with cyclic_gc_paused():
+            result = read_pieces(pieces, context)
+    except Exception:
+        return None
+    if result is None or next(pieces, None) is not None or not pieces.clean:
+        return None
+    if result.status == "failed" and not result.diagnostics:
+        result.diagnose(0, _no_rows(result.kind, pieces.decoded_chars))
+    return result
 
 
 def parse_decoded(decoded: Decoded, context: ParseContext, kind: str | None = None) -> ParseResult:
@@ -190,8 +269,11 @@ def parse_text(
     return _parse(Decoded(text, extra_diagnostics or []), context, kind)
 
 
-def _parse(decoded: Decoded, context: ParseContext, kind: str | None) -> ParseResult:
-    chosen = kind or detect_kind(decoded.text[:SNIFF_BYTES])
+def _parse(
+    decoded: Decoded, context: ParseContext, kind: str | None, chosen: str | None = None
+) -> ParseResult:
+    """``chosen``: the kind sniffed from the text's start already (else sniffed here)."""
+    chosen = chosen or kind or detect_kind(decoded.text[:SNIFF_BYTES])
     parser = PARSERS.get(chosen)
     if parser is None:
         result = ParseResult(kind=UNKNOWN_KIND if kind is None else chosen)
@@ -211,11 +293,13 @@ def _parse(decoded: Decoded, context: ParseContext, kind: str | None) -> ParseRe
     if decoded.diagnostics:
         result.diagnostics[:0] = decoded.diagnostics
     if result.status == "failed" and not result.diagnostics:
-        # A valid capture of nothing (ss filtered to no socket) must still say why it is empty.
-        result.diagnose(
-            0, f"recognised as {result.kind} but its {size:,} characters hold no data rows"
-        )
+        result.diagnose(0, _no_rows(result.kind, size))
     return result
+
+
+def _no_rows(kind: str, size: int) -> str:
+    # A valid capture of nothing (ss filtered to no socket) must still say why it is empty.
+    return f"recognised as {kind} but its {size:,} characters hold no data rows"
 
 
 def now_ms() -> int:

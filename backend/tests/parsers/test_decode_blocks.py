@@ -12,7 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rootline.parsers import registry
-from rootline.parsers.base import Diagnostic, bound_lines, decode_blocks, decode_text
+from rootline.parsers.base import (
+    Diagnostic,
+    TextPieces,
+    bound_lines,
+    decode_blocks,
+    decode_text,
+)
 
 # Pieces a damaged capture is made of: line breaks, CRLF, multi-byte and broken UTF-8, NULs,
 # byte-order marks (UTF-8 and UTF-16) in odd places, runs long enough to pass a small limit.
@@ -120,3 +126,12 @@ def test_a_traced_decode_stays_linear() -> None:
     spent = time.process_time() - started
     assert (len(text), diagnostics) == (len(block) * 600, [])
     assert spent < 0.5, f"{spent:.2f} CPU s to decode 10 MB under a tracer"
+
+
+def test_pieces_peeked_at_are_still_handed_out() -> None:
+    """The registry sniffs a file's first characters before its parser reads the pieces."""
+    block = b"ESTAB 0 0 10.0.0.1:80 10.0.0.2:5000\n" * 1000
+    pieces = TextPieces(iter([block[:100], block[100:], block]))
+    opening = pieces.peek(50_000)
+    assert opening == (block * 2).decode()[:50_000]
+    assert "".join(pieces) == (block * 2).decode() and pieces.clean
