@@ -282,7 +282,7 @@ class _Connection:
 # What read_row returns for a line that is not a socket row.
 _NOT_A_ROW = _Connection("not a row", -1)
 
-# A non-listening TCP socket's row, as counted (see _Reader.count_row): its connection (None
+# A non-listening TCP socket's row, as counted (see _Reader.count_rows): its connection (None
 # for TIME-WAIT ...), ss state word ("" without a State column), queues as numbers and as
 # printed, peer endpoint and state indexes and local port (-1: no numeric port).
 _Row = tuple[_Connection | None, str, int, int, str, str, int, int, int]
@@ -487,12 +487,16 @@ class _Reader:
         # Rows read so far by their text: an idle connection prints the same row in every
         # snapshot. Emptied when full, so it stays small whatever the capture.
         self.row_cache: dict[str, _Row] = {}
+        # Rows of the snapshot not counted yet: counted together (count_rows) before anything
+        # reads the snapshot's counts or the snapshot changes, not one call per row.
+        self.uncounted: list[_Row] = []
         self.peer_names: list[str] = []
         self.peer_index: dict[str, int] = {}
         self.state_names: list[str] = []
         self.state_index: dict[str, int] = {}
 
     def new_snapshot(self, time_ms: int, *, timed: bool = False) -> None:
+        self.count_rows()
         # A timestamped snapshot whose header listed no socket is kept: it saw zero sockets
         # (``ss -lnt`` on a host that listens on nothing is an observation, not a bad file).
         if self.snapshot.rows or (self.snapshot.headed and self.snapshot.timed):
@@ -504,6 +508,7 @@ class _Reader:
         current: _Connection | None = None
         shapes = self.shapes
         row_cache = self.row_cache
+        uncounted = self.uncounted
         current_index = current_time = 0
         for line_no, line in enumerate(lines, 1):
             if not line:
@@ -530,7 +535,8 @@ class _Reader:
                 continue
             seen = row_cache.get(line)
             if seen is not None:  # the same row text as before: the same socket and queues
-                current = self.count_row(seen)
+                uncounted.append(seen)
+                current = seen[0]
                 if current is not None:
                     current_index = current.index
                     current_time = self.snapshot.time_ms
@@ -546,6 +552,7 @@ class _Reader:
                     current_time = self.snapshot.time_ms
                 continue
             current = None
+            self.count_rows()  # the rules read (header) or end (timestamp) the snapshot
             if not any(rule(tokens, line) for rule in rules):
                 self.result.diagnose(line_no, f"not an ss line: {line[:80]!r}")
         self.new_snapshot(0)
@@ -628,7 +635,7 @@ class _Reader:
                 conn = self.connections[key] = _Connection(key, len(self.connection_list))
                 self.connection_list.append(conn)
         row = (conn, state_word, int(recvq), int(sendq), recvq, sendq, peer_id, state_id, port)
-        self.count_row(row)
+        self.uncounted.append(row)
         if count == at + 4:
             if len(self.row_cache) >= _ROW_CACHE_SIZE:
                 self.row_cache.clear()
@@ -651,25 +658,41 @@ class _Reader:
                 self.keep_tokens(conn.index, snapshot.time_ms, tail, tail=True)
         return conn
 
-    def count_row(self, row: _Row) -> _Connection | None:
-        """Count a non-listening TCP socket's row in the snapshot and its connection."""
-        conn, state_word, recvq, sendq, recvq_text, sendq_text, peer_id, state_id, port = row
+    def count_rows(self) -> None:
+        """Count the non-listening TCP sockets' rows read since the last call in the snapshot
+        and their connections (in file order)."""
+        rows = self.uncounted
+        if not rows:
+            return
         snapshot = self.snapshot
-        snapshot.rows += 1
-        if state_word:
-            snapshot.states[state_word] = snapshot.states.get(state_word, 0) + 1
-        snapshot.conn_rows += 1
-        snapshot.recvq += recvq
-        snapshot.sendq += sendq
-        if peer_id >= 0:
-            snapshot.peer_ids.append(peer_id)
-            snapshot.peer_states.append(state_id)
-            snapshot.peer_ports.append(port)
-        if conn is not None:
-            conn.row_times.append(snapshot.time_ms)
-            conn.recvq.append(recvq_text)
-            conn.sendq.append(sendq_text)
-        return conn
+        time_ms = snapshot.time_ms
+        conns, words, recvqs, sendqs, recvq_texts, sendq_texts, peer_ids, state_ids, ports = zip(
+            *rows, strict=True
+        )
+        rows.clear()
+        snapshot.rows += len(conns)
+        snapshot.conn_rows += len(conns)
+        snapshot.recvq += sum(recvqs)
+        snapshot.sendq += sum(sendqs)
+        states = snapshot.states
+        for word, count in Counter(words).items():
+            if word:
+                states[word] = states.get(word, 0) + count
+        if min(peer_ids) >= 0:
+            snapshot.peer_ids.extend(peer_ids)
+            snapshot.peer_states.extend(state_ids)
+            snapshot.peer_ports.extend(ports)
+        else:
+            for peer_id, state_id, port in zip(peer_ids, state_ids, ports, strict=True):
+                if peer_id >= 0:
+                    snapshot.peer_ids.append(peer_id)
+                    snapshot.peer_states.append(state_id)
+                    snapshot.peer_ports.append(port)
+        for conn, recvq_text, sendq_text in zip(conns, recvq_texts, sendq_texts, strict=True):
+            if conn is not None:
+                conn.row_times.append(time_ms)
+                conn.recvq.append(recvq_text)
+                conn.sendq.append(sendq_text)
 
     def read_listener(self, tokens: list[str], at: int, line: str) -> None:
         recvq, sendq, local = tokens[at : at + 3]
