@@ -121,8 +121,8 @@ def pack(series: Sequence[SeriesData], offset_ms: int = 0) -> PackedTable | None
     row_of: dict[int, int] = {}
     for s in series:
         if id(s.labels) not in row_of:
-            endpoints = (s.labels["local"], s.labels["peer"])
-            row_of[id(s.labels)] = index.setdefault(endpoints, len(index))
+            local_peer = (s.labels["local"], s.labels["peer"])
+            row_of[id(s.labels)] = index.setdefault(local_peer, len(index))
     if len(index) > CONN_ID_STRIDE:
         raise ValueError(f"{len(index)} connections in one artifact; at most {CONN_ID_STRIDE}")
     # A parser may give a connection's fields one times array: each distinct one read once.
