@@ -352,7 +352,7 @@ class _Shape:
         # Each line ends with a marker number: a line holding one number less and another
         # one more (a shape says nothing of empty values) cannot make the right total and
         # shift every number between them into the wrong column unseen.
-        numbers = _numbers(_MARKER.join(lines) + _MARKER)
+        numbers = _batch_numbers(_MARKER.join(lines) + _MARKER)
         table: Any = None
         if numbers is not None and numbers.size == count * (width + 1):
             table = numbers.reshape(count, width + 1)
@@ -999,6 +999,36 @@ def _numbers(text: str) -> np.ndarray[Any, np.dtype[Any]] | None:
             return np.fromstring(spaced, dtype=np.int64, sep=" ")
         except (ValueError, DeprecationWarning, OverflowError):
             return None
+
+
+# pyarrow (about 55 ms to import) is loaded when a batch of lines is first read, not with this
+# module: every process imports the parsers.
+_arrow: Any = None
+
+
+def _batch_numbers(text: str) -> np.ndarray[Any, np.dtype[Any]] | None:
+    """:func:`_numbers` of a batch of info lines (their marker makes it hold a dot) as
+    float64, read by pyarrow when it can: split at spaces and converted in C++, 1.7x faster
+    than :func:`_decimals`. Each number is the float64 nearest its decimal text on both
+    paths (``_decimals`` divides two exact integers once, numpy and pyarrow round
+    correctly), so only text pyarrow refuses (``1.2.3``, a lone dot) or non-ASCII text goes
+    the numpy way, whose reading of it decides."""
+    global _arrow
+    spaced = text.translate(_NON_NUMERIC_TO_SPACE).strip()
+    if spaced.isascii() and "." in spaced:
+        if _arrow is None:
+            import pyarrow
+            import pyarrow.compute
+
+            _arrow = (pyarrow, pyarrow.compute)
+        pa, pc = _arrow
+        try:
+            tokens = pc.ascii_split_whitespace(pa.array([spaced], pa.large_string())).flatten()
+            numbers: np.ndarray[Any, np.dtype[Any]] = pc.cast(tokens, pa.float64()).to_numpy()
+            return numbers
+        except pa.ArrowInvalid:
+            pass
+    return _numbers(text)
 
 
 _POW10_INT = 10 ** np.arange(19, dtype=np.int64)
