@@ -398,14 +398,17 @@ class _Shape:
             for owner, own_times in zip(owners, time_arrays, strict=True):
                 pieces = parts[owner].setdefault("tcp.conn.app_limited", [])
                 pieces.append((own_times, flag * len(own_times)))
+        owner_parts = [parts[owner] for owner in owners]
+        byte_bounds = [(start * 8, stop * 8) for start, stop in bounds]
         for index, name in enumerate(self.names):
             column = np.concatenate([chunk[2][index] for chunk in self.chunks])[order]
             for chunk in self.chunks:
                 chunk[2][index] = None  # freed column by column: the output replaces it
             data = column.tobytes()
-            for owner, own_times, (start, stop) in zip(owners, time_arrays, bounds, strict=True):
-                values = array("d", data[start * 8 : stop * 8])
-                parts[owner].setdefault(name, []).append((own_times, values))
+            for own_parts, own_times, (start, stop) in zip(
+                owner_parts, time_arrays, byte_bounds, strict=True
+            ):
+                own_parts.setdefault(name, []).append((own_times, array("d", data[start:stop])))
         self.chunks = []
 
 
@@ -781,6 +784,8 @@ class _Reader:
                 ("tcp.conn.recvq.bytes", conn.recvq),
                 ("tcp.conn.sendq.bytes", conn.sendq),
             ):
+                if queue.count("0") == len(queue):
+                    continue  # all "0": idle (the common case, told without a float each)
                 values = array("d", map(float, queue))
                 if any(values):  # an idle connection's queues: see the module docstring
                     result.series.append(SeriesData(name, labels, "bytes", conn.row_times, values))
