@@ -116,8 +116,13 @@ def pack(series: Sequence[SeriesData], offset_ms: int = 0) -> PackedTable | None
     if not series:
         return None
     index: dict[tuple[str, str], int] = {}
+    # A parser gives a connection's series one labels dict (and mostly one times array):
+    # each distinct one looked up once, not once per series.
+    row_of: dict[int, int] = {}
     for s in series:
-        index.setdefault((s.labels["local"], s.labels["peer"]), len(index))
+        if id(s.labels) not in row_of:
+            local_peer = (s.labels["local"], s.labels["peer"])
+            row_of[id(s.labels)] = index.setdefault(local_peer, len(index))
     if len(index) > CONN_ID_STRIDE:
         raise ValueError(f"{len(index)} connections in one artifact; at most {CONN_ID_STRIDE}")
     # A parser may give a connection's fields one times array: each distinct one read once.
@@ -138,20 +143,25 @@ def pack(series: Sequence[SeriesData], offset_ms: int = 0) -> PackedTable | None
     first_ms = np.full(n_conn, np.iinfo(np.int64).max)
     last_ms = np.full(n_conn, np.iinfo(np.int64).min)
     fields = []
-    # Each distinct times array's snapshot columns, found once: a connection's fields share
-    # one (see above), and searching every field's times again was most of this function.
-    columns = {
-        key: np.searchsorted(all_times, np.frombuffer(t, dtype=np.int64))
-        for key, t in distinct.items()
-    }
+    # The matrix cells (row * n_snap + snapshot column, int64 bytes) of each (connection,
+    # times array) pair, found once: a connection's fields share one times array (see
+    # above), and searching every field's times again was most of this function; a field's
+    # cells are then one bytes.join over its series, not an array each.
+    cells: dict[tuple[int, int], bytes] = {}
+    for s in series:
+        pair = (id(s.labels), id(s.times_ms))
+        if pair not in cells:
+            snapshots = np.searchsorted(all_times, np.frombuffer(s.times_ms, dtype=np.int64))
+            cells[pair] = (snapshots + row_of[pair[0]] * n_snap).tobytes()
     for name in sorted(by_field):
         members = by_field[name]
         matrix = np.full((n_conn, n_snap), np.nan)
-        member_rows = np.array([index[(s.labels["local"], s.labels["peer"])] for s in members])
-        rows = np.repeat(member_rows, [len(s) for s in members])
+        flat = np.frombuffer(
+            b"".join([cells[id(s.labels), id(s.times_ms)] for s in members]), dtype=np.int64
+        )
         # One copy of all the field's points (bytes.join over the arrays' buffers).
         values = np.frombuffer(b"".join(s.values for s in members), dtype=np.float64)
-        matrix[rows, np.concatenate([columns[id(s.times_ms)] for s in members])] = values
+        matrix.reshape(-1)[flat] = values
         matrix[~np.isfinite(matrix)] = np.nan
         stats = _stats(matrix, all_times + offset_ms)
         present = stats.points > 0

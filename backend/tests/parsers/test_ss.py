@@ -681,6 +681,29 @@ def test_decimals_read_as_integers_are_the_decimals_numpy_reads(tokens: list[str
     assert found.tobytes() == expected.tobytes()
 
 
+_BATCH_TOKENS = st.one_of(
+    _NUMBER_TOKENS,
+    st.sampled_from(["1" + "0" * 400, "0." + "0" * 30 + "1", "123456789012345678901234", "."]),
+    st.sampled_from(["\u0663.5", "\u0663", "5\u00b2"]),  # non-ASCII digits: numpy decides
+)
+
+
+@given(st.lists(_BATCH_TOKENS, min_size=1, max_size=12))
+@settings(max_examples=400, deadline=None)
+def test_a_batch_read_by_pyarrow_gives_what_numpy_reads(tokens: list[str]) -> None:
+    """A batch of info lines is read by pyarrow where it can: the same float64 numbers as
+    :func:`ss._numbers` (numpy), or None where that gives None."""
+    text = "a:" + " b:".join(tokens) + ss._MARKER
+    expected = ss._numbers(text)
+    found = ss._batch_numbers(text)
+    if expected is None:
+        assert found is None
+        return
+    assert found is not None
+    assert found.dtype == np.float64
+    assert found.tobytes() == expected.astype(np.float64).tobytes()
+
+
 def test_a_line_short_of_a_number_and_one_over_do_not_shift_columns() -> None:
     """Lines of one shape are read together; one without a value (``rto:``) and one with a
     stray number (dropped when the shape's text hides it) make the right total between them,
