@@ -85,7 +85,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from rootline.parsers.base import EventData, Fact, ParseContext, ParseResult, SeriesData
+from rootline.parsers.base import EventData, Fact, ParseContext, ParseResult, SeriesData, iter_lines
 from rootline.parsers.logtime import DATETIME_RE, HourCache, bounded_epoch_ms, match_to_ms
 
 KIND = "app_log"
@@ -416,7 +416,7 @@ def _parse_json_lines(
     rejected_per_minute: Counter[tuple[str, int]] = Counter()
     errors_per_second: Counter[tuple[str, int]] = Counter()
     first = last = None
-    for line_no, line in enumerate(text.splitlines(), 1):
+    for line_no, line in enumerate(iter_lines(text), 1):
         if not line.strip():
             continue
         try:

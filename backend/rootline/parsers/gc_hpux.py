@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import re
 
-from rootline.parsers.base import ParseContext, ParseResult
+from rootline.parsers.base import ParseContext, ParseResult, iter_lines
 from rootline.parsers.gc_common import Clock, Concurrent, GcLog, Pause, build_result
 
 KIND = "gc_hpux"
@@ -160,7 +160,7 @@ def parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
     log = GcLog.empty()
     log.collector = COLLECTOR
-    for line_no, raw in enumerate(text.splitlines(), 1):
+    for line_no, raw in enumerate(iter_lines(text), 1):
         line = raw.strip()
         if not line:
             continue

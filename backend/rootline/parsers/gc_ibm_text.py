@@ -57,7 +57,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rootline.parsers.base import ParseContext, ParseResult
+from rootline.parsers.base import ParseContext, ParseResult, iter_lines
 from rootline.parsers.gc_common import Clock, GcLog, Pause, build_result, month_date_ms
 
 KIND = "gc_ibm_text"
@@ -228,7 +228,7 @@ class _Reader:
 def parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
     reader = _Reader(context, result)
-    for line_no, line in enumerate(text.splitlines(), 1):
+    for line_no, line in enumerate(iter_lines(text), 1):
         reader.line(line_no, line)
     if reader.stop is not None:
         result.diagnose(reader.stop.line, "pause cut off: the log ends inside it")

@@ -60,7 +60,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rootline.parsers.base import ParseContext, ParseResult
+from rootline.parsers.base import ParseContext, ParseResult, iter_lines
 from rootline.parsers.gc_common import (
     Clock,
     Concurrent,
@@ -259,7 +259,7 @@ def _phase_type(name: str) -> str:
 def parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
     reader = _Reader(context, result)
-    for line_no, line in enumerate(text.splitlines(), 1):
+    for line_no, line in enumerate(iter_lines(text), 1):
         reader.line(line_no, line)
     for key in reader.open:
         result.diagnose(0, f"collection {key} cut off: pause phases without its summary line")

@@ -52,7 +52,14 @@ from __future__ import annotations
 import re
 from array import array
 
-from rootline.parsers.base import Fact, ParseContext, ParseResult, SeriesSet, counter_rates
+from rootline.parsers.base import (
+    Fact,
+    ParseContext,
+    ParseResult,
+    SeriesSet,
+    counter_rates,
+    iter_lines,
+)
 from rootline.parsers.tcp_states import TCP_STATES, normalise_tcp_state
 from rootline.parsers.timestamps import iter_snapshots
 
@@ -160,7 +167,7 @@ def sniff(head: str) -> float:
 
 def parse(text: str, context: ParseContext) -> ParseResult:
     reader = _Reader(ParseResult(kind=KIND))
-    lines = text.splitlines()
+    lines = list(iter_lines(text))
     for snapshot in iter_snapshots(
         lines, context.timezone, context.default_time_ms, _DATA_PREFIXES
     ):

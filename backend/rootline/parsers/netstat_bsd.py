@@ -45,7 +45,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from rootline.parsers.base import ParseContext, ParseResult, SeriesSet
+from rootline.parsers.base import ParseContext, ParseResult, SeriesSet, iter_lines
 from rootline.parsers.tcp_states import TCP_STATES, normalise_tcp_state
 from rootline.parsers.timestamps import iter_snapshots
 
@@ -105,7 +105,7 @@ class _Listing:
 def parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
     listings: list[_Listing] = []
-    lines = text.splitlines()
+    lines = list(iter_lines(text))
     inet_row = RULES["INET_ROW"]
     for span in iter_snapshots(lines, context.timezone, context.default_time_ms, _DATA_PREFIXES):
         listing: _Listing | None = None

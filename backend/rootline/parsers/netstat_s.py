@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 
-from rootline.parsers.base import ParseContext, ParseResult
+from rootline.parsers.base import ParseContext, ParseResult, iter_lines
 from rootline.parsers.snmp_counters import CounterColumns, emit_absolute
 from rootline.parsers.timestamps import iter_snapshots
 
@@ -255,7 +255,7 @@ def sniff(head: str) -> float:
 def parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
     counters = CounterColumns()
-    lines = text.splitlines()
+    lines = list(iter_lines(text))
     for snapshot in iter_snapshots(lines, context.timezone, context.default_time_ms, (" ", "\t")):
         _parse_snapshot(lines, snapshot.start, snapshot.stop, snapshot.time_ms, counters, result)
     emit_absolute(result, counters)

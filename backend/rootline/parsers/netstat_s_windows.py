@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import re
 
-from rootline.parsers.base import ParseContext, ParseResult
+from rootline.parsers.base import ParseContext, ParseResult, iter_lines
 from rootline.parsers.netstat_s import slug
 from rootline.parsers.snmp_counters import CounterColumns, emit_absolute
 from rootline.parsers.timestamps import iter_snapshots
@@ -180,7 +180,7 @@ _SNIFF_SECTION = re.compile(
 def parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
     counters = CounterColumns()
-    lines = text.splitlines()
+    lines = list(iter_lines(text))
     for span in iter_snapshots(lines, context.timezone, context.default_time_ms, (" ",)):
         _parse_snapshot(lines, span.start, span.stop, span.time_ms, counters, result)
     emit_absolute(result, counters)

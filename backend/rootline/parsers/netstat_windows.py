@@ -45,7 +45,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from rootline.parsers.base import ParseContext, ParseResult, SeriesSet
+from rootline.parsers.base import ParseContext, ParseResult, SeriesSet, iter_lines
 from rootline.parsers.peer_counts import PeerCounts
 from rootline.parsers.tcp_states import TCP_STATES, normalise_tcp_state
 from rootline.parsers.timestamps import iter_snapshots
@@ -96,7 +96,7 @@ def parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
     snapshots: list[_Snapshot] = []
     peers = PeerCounts()
-    lines = text.splitlines()
+    lines = list(iter_lines(text))
     tcp_row, header = RULES["TCP_ROW"], RULES["HEADER"]
     for span in iter_snapshots(lines, context.timezone, context.default_time_ms, _DATA_PREFIXES):
         snapshot: _Snapshot | None = None

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 
-from rootline.parsers.base import ParseContext, ParseResult, SeriesSet
+from rootline.parsers.base import ParseContext, ParseResult, SeriesSet, iter_lines
 from rootline.parsers.snmp_counters import CounterColumns, emit_absolute
 from rootline.parsers.timestamps import iter_snapshots
 
@@ -98,7 +98,7 @@ def parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
     counters = CounterColumns()
     gauges = SeriesSet()
-    lines = text.splitlines()
+    lines = list(iter_lines(text))
     for snapshot in iter_snapshots(
         lines, context.timezone, context.default_time_ms, _DATA_PREFIXES
     ):

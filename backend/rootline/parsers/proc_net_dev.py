@@ -48,7 +48,7 @@ from __future__ import annotations
 import re
 from array import array
 
-from rootline.parsers.base import ParseContext, ParseResult, SeriesSet, counter_rates
+from rootline.parsers.base import ParseContext, ParseResult, SeriesSet, counter_rates, iter_lines
 from rootline.parsers.timestamps import iter_snapshots
 
 KIND = "proc_net_dev"
@@ -92,7 +92,7 @@ def parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
     counters: dict[tuple[str, str, str], tuple[array[int], array[float]]] = {}
     columns = [("rx", c) for c in DEFAULT_RX] + [("tx", c) for c in DEFAULT_TX]
-    lines = text.splitlines()
+    lines = list(iter_lines(text))
     for span in iter_snapshots(lines, context.timezone, context.default_time_ms, _DATA_PREFIXES):
         time_ms = span.time_ms
         for index in range(span.start, span.stop):

@@ -69,7 +69,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable
 
-from rootline.parsers.base import ParseContext, ParseResult, SeriesData, SeriesSet
+from rootline.parsers.base import ParseContext, ParseResult, SeriesData, SeriesSet, iter_lines
 from rootline.parsers.peer_counts import PeerCounts
 from rootline.parsers.tcp_states import TCP_STATES, normalise_tcp_state
 from rootline.parsers.timestamps import iter_snapshots
@@ -140,7 +140,7 @@ class _Reader:
         self.connections: dict[tuple[str, str], dict[str, tuple[array[int], array[float]]]] = {}
 
     def read(self, text: str, context: ParseContext) -> ParseResult:
-        lines = text.splitlines()
+        lines = list(iter_lines(text))
         for span in iter_snapshots(
             lines, context.timezone, context.default_time_ms, _DATA_PREFIXES
         ):

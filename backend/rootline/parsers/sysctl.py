@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from rootline.parsers.base import Fact, ParseContext, ParseResult
+from rootline.parsers.base import Fact, ParseContext, ParseResult, iter_lines
 from rootline.parsers.timestamps import iter_snapshots
 
 KIND = "sysctl"
@@ -72,7 +72,7 @@ def sniff(head: str) -> float:
 
 def parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
-    lines = text.splitlines()
+    lines = list(iter_lines(text))
     for snapshot in iter_snapshots(lines, context.timezone, context.default_time_ms):
         time_ms = snapshot.time_ms if snapshot.separator_line else None
         previous: Fact | None = None

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import re
 
-from rootline.parsers.base import Fact, ParseContext, ParseResult
+from rootline.parsers.base import Fact, ParseContext, ParseResult, iter_lines
 from rootline.parsers.timestamps import iter_snapshots
 
 KIND = "sysctl_bsd"
@@ -78,7 +78,7 @@ def sniff(head: str) -> float:
 
 def parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
-    lines = text.splitlines()
+    lines = list(iter_lines(text))
     for span in iter_snapshots(lines, context.timezone, context.default_time_ms):
         time_ms = span.time_ms if span.separator_line else None
         current: Fact | None = None

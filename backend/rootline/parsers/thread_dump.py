@@ -81,7 +81,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from rootline.parsers.base import EventData, ParseContext, ParseResult, SeriesSet
+from rootline.parsers.base import EventData, ParseContext, ParseResult, SeriesSet, iter_lines
 from rootline.parsers.logtime import DATETIME_RE, HourCache, match_to_ms
 
 KIND = "thread_dump"
@@ -285,7 +285,7 @@ class _Reader:
 
     def read(self, text: str) -> None:
         frame_limit = self.frame_limit
-        for line_no, raw in enumerate(text.splitlines(), 1):
+        for line_no, raw in enumerate(iter_lines(text), 1):
             line = raw.strip()
             # Stack frames are most of a dump: handled inline, without a call.
             if line.startswith("at "):

@@ -74,6 +74,16 @@ def test_any_damage_to_a_real_capture_gives_a_well_formed_result(data: st.DataOb
         assert_well_formed(registry.parse_text(candidate, CONTEXT), candidate)
 
 
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_characters_splitlines_takes_for_line_ends_do_not_shift_line_numbers(path: Path) -> None:
+    """``str.splitlines`` also breaks at \\x0b, \\x0c, \\x1c-\\x1e, \\x85 and U+2028: a parser
+    splitting with it numbered the lines after such a character past the file's end."""
+    lines = path.read_text(errors="replace").splitlines(keepends=True)
+    at = len(lines) // 2
+    damaged = "".join(lines[:at]) + "\x1e\x1e0 \x0b\x0c\x1c\x1d\x85\u2028\u2029x\n" + "".join(lines[at:])
+    assert_well_formed(registry.parse_text(damaged, CONTEXT), damaged)
+
+
 @settings(max_examples=150, deadline=None)
 @given(text=st.text(max_size=2000))
 def test_arbitrary_text_gives_a_well_formed_result(text: str) -> None:
