@@ -99,7 +99,7 @@ def _candidates(data: IncidentData) -> dict[str | None, list[tuple[str, str, str
 
     user = host_series(data, "cpu.user_pct")
     system = host_series(data, "cpu.sys_pct")
-    for host in set(user) | set(system):
+    for host in sorted(set(user) | set(system), key=lambda h: h or ""):
         parts = [s for s in (user.get(host), system.get(host)) if s is not None]
         add(
             host,

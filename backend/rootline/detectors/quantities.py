@@ -1200,7 +1200,9 @@ def zero_windows(data: IncidentData) -> dict[str | None, ZeroWindows]:
     advertised = [counter_increments(data, name) for name in ZERO_WINDOW_ADVERTISED]
     probes = counter_increments(data, ZERO_WINDOW_PROBES)
     out: dict[str | None, ZeroWindows] = {}
-    for host in {h for table in (*advertised, probes) for h in table}:
+    for host in sorted(
+        {h for table in (*advertised, probes) for h in table}, key=lambda h: h or ""
+    ):
         adv_sources = [t[host] for t in advertised if host in t]
         best_adv = max(adv_sources, key=lambda c: c.total, default=None)
         probe = probes.get(host)

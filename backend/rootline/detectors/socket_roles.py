@@ -130,7 +130,7 @@ def opens_by_host(data: IncidentData) -> dict[str | None, Opens]:
     active = counter_increments(data, "TcpActiveOpens")
     passive = counter_increments(data, "TcpPassiveOpens")
     out: dict[str | None, Opens] = {}
-    for host in set(active) | set(passive):
+    for host in sorted(set(active) | set(passive), key=lambda h: h or ""):
         a, p = active.get(host), passive.get(host)
         out[host] = Opens(
             a.total if a is not None else None, p.total if p is not None else None, a, p
