@@ -622,6 +622,8 @@ class ParseWorkers:
         self._threads: list[threading.Thread] = []
         self._listener: threading.Thread | None = None
         self._claims: dict[int, Claim] = {}
+        # Held from taking a claim to recording it: stop() then sees every committed claim.
+        self._claiming = threading.Lock()
         self._next_stale_check = 0.0
 
     def start(self) -> None:
@@ -659,7 +661,9 @@ class ParseWorkers:
         if self._listener is not None:
             # It sees the stop within its notifies' 1 s timeout, then closes its connection.
             self._listener.join(max(0.0, deadline - time.monotonic()))
-        for claim in list(self._claims.values()):
+        with self._claiming:
+            claims = list(self._claims.values())
+        for claim in claims:
             try:
                 with self.sessions.write.begin() as session:
                     release(session, claim)
@@ -672,9 +676,12 @@ class ParseWorkers:
         while not self._stop.is_set():
             worked = False
             try:
-                claim = next_claim(self.sessions)
+                with self._claiming:
+                    # A claim committed but not yet recorded would escape stop()'s give-back.
+                    claim = None if self._stop.is_set() else next_claim(self.sessions)
+                    if claim is not None:
+                        self._claims[me] = claim
                 if claim is not None:
-                    self._claims[me] = claim
                     process(self.sessions, self.store, claim)
                     worked = True
             except SQLAlchemyError:

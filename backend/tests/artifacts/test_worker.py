@@ -551,6 +551,34 @@ def test_a_stopping_process_gives_its_unfinished_parse_back_to_the_queue(queue: 
     assert (after.status, after.series_count) == ("pending", 0)
 
 
+def test_a_claim_committed_as_the_process_stops_is_given_back(
+    queue: Queue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The claim is committed before the worker records it: a stop in between found nothing
+    to give back, and the artifact waited for its lease to run out (flaky under load)."""
+    artifact_id = queue.add(SS_LOOP.read_bytes(), "ss.txt")
+    claimed = threading.Event()
+    take = worker.next_claim
+
+    def slow_to_record(sessions: Any) -> Any:
+        claim = take(sessions)
+        if claim is not None:
+            claimed.set()
+            time.sleep(0.5)  # the thread descheduled between the commit and the record
+        return claim
+
+    monkeypatch.setattr(worker, "next_claim", slow_to_record)
+    workers = worker.ParseWorkers(queue.sessions, queue.store, count=1, poll_s=0.05)
+    workers.start()
+    assert claimed.wait(30), "no worker took the artifact"
+    assert queue.artifact(artifact_id).status == "parsing"
+    workers.stop(timeout_s=0)
+    back = queue.artifact(artifact_id)
+    assert (back.status, back.claim_token, back.parse_attempts) == ("pending", None, 0)
+    for thread in workers._threads:
+        thread.join(60)
+
+
 def test_the_cyclic_collector_is_paused_while_a_result_is_stored(
     queue: Queue, monkeypatch: pytest.MonkeyPatch
 ) -> None:
