@@ -122,7 +122,7 @@ def latencies(url: str, incident_id: str, rounds: int = 20) -> dict[str, list[fl
         rng = random.Random(7)
         out: dict[str, list[float]] = {"picker": [], "listing": []}
         with TestClient(app) as client:
-            _as_admin(app, client)
+            as_admin(app, client)
             peers = [
                 c["peer"]
                 for c in client.get(f"{base}/connections", params={"limit": 200}).json()["items"]
@@ -143,7 +143,7 @@ def latencies(url: str, incident_id: str, rounds: int = 20) -> dict[str, list[fl
     return out
 
 
-def _as_admin(app: Any, client: Any) -> None:
+def as_admin(app: Any, client: Any) -> None:
     from rootline.accounts import service
 
     with app.state.sessionmaker.begin() as session:

@@ -229,6 +229,7 @@ def bench_timeline(
 ) -> None:
     from fastapi.testclient import TestClient
 
+    from bench.c10k import as_admin
     from rootline.app import create_app
     from rootline.artifacts.models import Artifact
     from rootline.db import upgrade
@@ -276,7 +277,9 @@ def bench_timeline(
             print(f"  {name}: stored {series_count * points:,} points in {load_s:.1f} s")
             names = ",".join(f"bench.s{i}" for i in range(series_count))
             span = (points - 1) * 1000
-            with TestClient(app) as client:
+            client = TestClient(app)
+            as_admin(app, client)  # before the app's workers start and take SQLite's write lock
+            with client:
                 url = f"/api/incidents/{incident_id}/timeline"
                 full = full_range(t0, span)
                 report(name, "full range", measure_queries(client, url, names, full, queries))
