@@ -1321,9 +1321,9 @@ def _load_arrow() -> None:
     import pyarrow.csv
 
     pa, pc, pa_csv = pyarrow, pyarrow.compute, pyarrow.csv
-    # pyarrow serves this parser only. Its default pool (mimalloc) keeps what a block's
-    # tables freed: 0.2x to 0.3x a 100 MB capture more at the peak than jemalloc, which
-    # returns it (a pyarrow built without jemalloc keeps its default).
+    # pyarrow's default pool (mimalloc) keeps what a block's tables freed: 0.2x to 0.3x a
+    # 100 MB capture more at the peak than jemalloc, which returns it (a pyarrow built
+    # without jemalloc keeps its default). The ss parser names its own pool (malloc's).
     with contextlib.suppress(NotImplementedError):
         pa.set_memory_pool(pa.jemalloc_memory_pool())
     _ARROW_CSV_PARSE = pa_csv.ParseOptions(
