@@ -270,14 +270,15 @@ _LINE_BLOCK = 1024 * 1024
 def iter_lines(text: str) -> Iterator[str]:
     r"""The lines of ``text``, without their ending, a block at a time.
 
-    Lines end at ``\n`` only, a CR before it dropped: ``str.splitlines`` also breaks at
-    ``\x0b``, ``\x0c``, ``\x1c``-``\x1e``, ``\x85`` and U+2028, which a damaged capture holds,
-    and then line numbers point past the file's end. A text ending in ``\n`` has no empty
+    Lines end at ``\n`` only, the CRs before it dropped (``\r\r\n``, a Windows capture
+    written again in text mode, ends one line as ``\r\n`` does): ``str.splitlines`` also
+    breaks at ``\x0b``, ``\x0c``, ``\x1c``-``\x1e``, ``\x85`` and U+2028, which a damaged
+    capture holds, and then line numbers point past the file's end. A text ending in ``\n`` has no empty
     last line. Blocks keep memory bounded: a list of a 200 MB file's lines costs twice the
     file again, a 1 MiB block of them 2 MiB.
 
-    >>> list(iter_lines("a\r\nb\x1ec\n\nd"))
-    ['a', 'b\x1ec', '', 'd']
+    >>> list(iter_lines("a\r\nb\x1ec\n\nd\r\r\ne"))
+    ['a', 'b\x1ec', '', 'd', 'e']
     """
     start, end = 0, len(text)
     while start < end:
@@ -289,7 +290,7 @@ def iter_lines(text: str) -> Iterator[str]:
         if block.endswith("\n"):
             lines.pop()
         if "\r" in block:
-            lines = [line.removesuffix("\r") for line in lines]
+            lines = [line.rstrip("\r") for line in lines]
         yield from lines
 
 
