@@ -56,3 +56,25 @@ describe("dataFocus", () => {
     expect(formatApart(focus!.apartMs)).toBe("30 days");
   });
 });
+
+describe("dataFocus on snapshots", () => {
+  const MINUTE = 60_000;
+  const at = (minutes: number) => ({ from: NOW + minutes * MINUTE, to: NOW + minutes * MINUTE });
+
+  it("never opens on one instant: a capture and a snapshot taken an hour after it", () => {
+    // Before: a tie on evidence and files went to the later part, a 2-second view of the
+    // snapshot, the capture hidden.
+    expect(dataFocus([{ from: NOW, to: NOW + 5 * MINUTE }, at(65)])).toBeNull();
+    expect(dataFocus([at(0), at(0), at(0), at(10), at(10), at(10)])).toBeNull();
+    expect(dataFocus([at(0), at(60)], [{ from: NOW, to: NOW + 60 * MINUTE }])).toBeNull();
+  });
+
+  it("stops splitting before it reaches one instant", () => {
+    const old = { from: NOW - 12 * YEAR, to: NOW - 12 * YEAR + HOUR };
+    const focus = dataFocus([old, { from: NOW, to: NOW + HOUR }, at(3 * 24 * 60)]);
+    expect(focus!.inside).toBe(2);
+    expect(focus!.range.from).toBeLessThan(NOW);
+    expect(focus!.range.to).toBeGreaterThan(NOW + 3 * 24 * HOUR);
+    expect(formatApart(focus!.apartMs)).toBe("12 years");
+  });
+});

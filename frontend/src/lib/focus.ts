@@ -50,6 +50,8 @@ export interface Focus {
  * not that sparse. A part whose widest gap is at least {@link EMPTY_SHARE} of its span is split
  * there, again and again; each time the side kept is the one holding more of `evidence` (the
  * confirmed and likely findings' evidence), then the one with more files, then the later one.
+ * A side whose files all lie at one instant (point-in-time snapshots) is never kept: the
+ * splitting stops before it.
  */
 export function dataFocus(spans: TimeRange[], evidence: TimeRange[] = []): Focus | null {
   let part = spans
@@ -66,7 +68,11 @@ export function dataFocus(spans: TimeRange[], evidence: TimeRange[] = []): Focus
     const leftEvidence = countInside(evidence, left);
     const rightEvidence = countInside(evidence, right);
     const keepLeft = leftEvidence !== rightEvidence ? leftEvidence > rightEvidence : left.length > right.length;
-    part = keepLeft ? left : right;
+    const kept = keepLeft ? left : right;
+    // Snapshots at one instant are no view (a 2-second window on one point): stop here.
+    const { from, to } = bounds(kept);
+    if (to <= from) break;
+    part = kept;
     apartMs = Math.min(apartMs, split.gap);
   }
   if (part.length === total || part.length === 0) return null;
