@@ -109,7 +109,7 @@ UNKNOWN_KIND = "unknown"
 def sniff_scores(head: str) -> dict[str, float]:
     """Every parser's confidence for ``head``; used to pick one and to test that only one claims a file."""
     # Sniffers match lines with `(?m)...$`, which a CR before the LF defeats: a capture saved
-    # on Windows is the same capture (parsers split lines with `splitlines`, CRLF included).
+    # on Windows is the same capture (parsers drop a line's CRs: see base.iter_lines).
     head = head.replace("\r\n", "\n")
     scores: dict[str, float] = {}
     for kind, parser in PARSERS.items():
