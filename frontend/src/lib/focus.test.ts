@@ -22,6 +22,14 @@ describe("dataFocus", () => {
     expect(formatApart(focus!.apartMs)).toBe("12 years");
   });
 
+  it("keeps captures less than a week apart together, however empty the span between", () => {
+    // An incident and its reproduction two days later: 98 % of the span is empty.
+    expect(dataFocus([
+      { from: NOW, to: NOW + HOUR },
+      { from: NOW + 48 * HOUR, to: NOW + 49 * HOUR },
+    ])).toBeNull();
+  });
+
   it("keeps the whole incident when the data fills a tenth of it or more", () => {
     // Two captures an 8-hour gap apart over 10 hours: 20 % of the span holds data.
     expect(dataFocus([

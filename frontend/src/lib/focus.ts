@@ -35,6 +35,9 @@ export function timedArtifacts(artifacts: Artifact[]): TimedArtifacts {
 
 /** A gap this share of a part's span (or more) splits the part: the data fills at most 10 % of it. */
 export const EMPTY_SHARE = 0.9;
+/** ... and at least a week: captures hours or days apart (before and after, an incident and
+ * its reproduction) are one incident's and stay in view together. */
+export const MIN_GAP_MS = 7 * 86_400_000;
 
 export interface Focus {
   range: TimeRange;
@@ -91,7 +94,7 @@ function widestGap(sorted: TimeRange[]): { index: number; gap: number } | null {
     if (index > 0 && gap > 0 && (!best || gap > best.gap)) best = { index, gap };
     reach = Math.max(reach, span.to);
   }
-  return best && best.gap >= EMPTY_SHARE * (to - from) ? best : null;
+  return best && best.gap >= MIN_GAP_MS && best.gap >= EMPTY_SHARE * (to - from) ? best : null;
 }
 
 /** First start and last end of sorted spans. */

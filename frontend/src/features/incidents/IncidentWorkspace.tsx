@@ -230,7 +230,7 @@ export function IncidentWorkspace({
 /**
  * On a page opened without a range or a finding, once the files and the checklist are read:
  * the part of the incident that holds its data, when the rest of its span is empty (see
- * `dataFocus`), shown instead of the whole span. Decided once per page; what it chose is
+ * `dataFocus`), shown instead of the whole span. Decided once per page, when no file is still queued; what it chose is
  * returned, so the view can say so.
  */
 function useOpenOnTheData(
@@ -244,6 +244,8 @@ function useOpenOnTheData(
   const [focus, setFocus] = useState<Focus | null>(null);
   useEffect(() => {
     if (decided.current || !artifacts.data || !findings) return;
+    // A file still queued has no time range yet: decide on all of them.
+    if (artifacts.data.some((artifact) => artifact.status === "pending" || artifact.status === "parsing")) return;
     decided.current = true;
     if (!unset) return;
     const evidence = findings
