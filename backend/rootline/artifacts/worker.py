@@ -661,8 +661,14 @@ class ParseWorkers:
         if self._listener is not None:
             # It sees the stop within its notifies' 1 s timeout, then closes its connection.
             self._listener.join(max(0.0, deadline - time.monotonic()))
-        with self._claiming:
+        # A worker holds the lock for one claim's query: waited for, but not past the
+        # timeout and a grace (a hung database must not hang the shutdown).
+        locked = self._claiming.acquire(timeout=max(0.0, deadline - time.monotonic()) + 5.0)
+        try:
             claims = list(self._claims.values())
+        finally:
+            if locked:
+                self._claiming.release()
         for claim in claims:
             try:
                 with self.sessions.write.begin() as session:

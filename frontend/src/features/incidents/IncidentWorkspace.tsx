@@ -230,8 +230,8 @@ export function IncidentWorkspace({
 /**
  * On a page opened without a range or a finding, once the files and the checklist are read:
  * the part of the incident that holds its data, when the rest of its span is empty (see
- * `dataFocus`), shown instead of the whole span. Decided once per page, when no file is still queued; what it chose is
- * returned, so the view can say so.
+ * `dataFocus`), shown instead of the whole span. Decided once per page, when no file is
+ * still queued; what it chose is returned, so the view can say so.
  */
 function useOpenOnTheData(
   apiBase: string,
