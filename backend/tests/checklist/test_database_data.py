@@ -9,40 +9,22 @@ from array import array
 from fastapi import FastAPI
 from sqlalchemy import event
 
-from rootline.artifacts.models import Artifact
 from rootline.checklist.data import DatabaseIncidentData
-from rootline.facts import service as facts_service
-from rootline.incidents import service as incidents_service
-from rootline.incidents.schemas import IncidentCreate
-from rootline.parsers.base import Fact, SeriesData
+from rootline.detectors.data import ParsedArtifact
+from rootline.parsers.base import Fact, ParseResult, SeriesData
 from rootline.series import repository as series_repository
-from rootline.series import service as series_service
+from tests.checklist.test_stored_equals_offline import store
 
 
 def _incident(app: FastAPI) -> uuid.UUID:
+    series = [
+        SeriesData(name, {}, "", array("q", [1000, 2000]), array("d", [1.0, 2.0]))
+        for name in ("tcp.ListenOverflows", "tcp.retrans_segs")
+    ]
+    facts = [Fact("net.core.somaxconn", "4096", None)]
+    parsed = ParsedArtifact("a.txt", "db1", ParseResult("nstat", series=series, facts=facts))
     with app.state.sessionmaker() as session:
-        incident = incidents_service.create(session, data=IncidentCreate(title="names"))
-        artifact = Artifact(
-            incident_id=incident.id,
-            sha256=uuid.uuid4().hex * 2,
-            size_bytes=0,
-            filename="a.txt",
-            host="db1",
-            kind="nstat",
-            status="parsed",
-        )
-        session.add(artifact)
-        session.flush()
-        origin = {"incident_id": incident.id, "artifact_id": artifact.id, "host": "db1"}
-        series = [
-            SeriesData(name, {}, "", array("q", [1000, 2000]), array("d", [1.0, 2.0]))
-            for name in ("tcp.ListenOverflows", "tcp.retrans_segs")
-        ]
-        series_service.store(session, series=series, **origin)
-        facts_service.store(session, facts=[Fact("net.core.somaxconn", "4096", None)], **origin)
-        session.commit()
-        incident_id: uuid.UUID = incident.id
-        return incident_id
+        return store(session, [parsed])
 
 
 def test_absent_names_cost_no_query_and_present_ones_are_found(app: FastAPI) -> None:
