@@ -46,10 +46,23 @@ describe("dataFocus", () => {
       { from: NOW, to: NOW + HOUR },
       { from: NOW, to: NOW + HOUR },
     ];
-    const focus = dataFocus([old, ...captures], [{ from: old.from + 60_000, to: old.from + 120_000 }]);
+    const focus = dataFocus([old, ...captures], [[{ from: old.from + 60_000, to: old.from + 120_000 }]]);
     expect(focus!.inside).toBe(1);
     expect(focus!.range.from).toBeLessThan(old.from);
     expect(focus!.range.to).toBeLessThan(NOW);
+  });
+
+  it("counts findings, not their evidence items: a tie falls to the side with more files", () => {
+    const old = { from: NOW - 2 * YEAR, to: NOW - 2 * YEAR + HOUR };
+    const captures = [
+      { from: NOW, to: NOW + HOUR },
+      { from: NOW, to: NOW + HOUR },
+    ];
+    const inOld = { from: old.from + 60_000, to: old.from + 120_000 };
+    // One finding with four evidence items in the old sample, one with one in the captures.
+    const focus = dataFocus([old, ...captures], [[inOld, inOld, inOld, inOld], [{ from: NOW, to: NOW + 1000 }]]);
+    expect(focus!.inside).toBe(2);
+    expect(focus!.range.from).toBeGreaterThan(NOW - HOUR);
   });
 
   it("splits again inside the part it keeps, and prefers the later part on a tie", () => {
@@ -74,7 +87,7 @@ describe("dataFocus on snapshots", () => {
     // snapshot, the capture hidden.
     expect(dataFocus([{ from: NOW, to: NOW + 5 * MINUTE }, at(65)])).toBeNull();
     expect(dataFocus([at(0), at(0), at(0), at(10), at(10), at(10)])).toBeNull();
-    expect(dataFocus([at(0), at(60)], [{ from: NOW, to: NOW + 60 * MINUTE }])).toBeNull();
+    expect(dataFocus([at(0), at(60)], [[{ from: NOW, to: NOW + 60 * MINUTE }]])).toBeNull();
   });
 
   it("stops splitting before it reaches one instant", () => {

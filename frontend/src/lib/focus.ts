@@ -51,12 +51,13 @@ export interface Focus {
 /**
  * The part of `spans` (one per file with a time range) to open on, or null when the data is
  * not that sparse. A part whose widest gap is at least {@link EMPTY_SHARE} of its span is split
- * there, again and again; each time the side kept is the one holding more of `evidence` (the
- * confirmed and likely findings' evidence), then the one with more files, then the later one.
+ * there, again and again; each time the side kept is the one holding more of the findings in
+ * `evidence` (the confirmed and likely ones, each as its evidence spans: one vote per finding),
+ * then the one with more files, then the later one.
  * A side whose files all lie at one instant (point-in-time snapshots) is never kept: the
  * splitting stops before it.
  */
-export function dataFocus(spans: TimeRange[], evidence: TimeRange[] = []): Focus | null {
+export function dataFocus(spans: TimeRange[], evidence: TimeRange[][] = []): Focus | null {
   let part = spans
     .filter((span) => Number.isFinite(span.from) && Number.isFinite(span.to))
     .map((span) => ({ from: Math.min(span.from, span.to), to: Math.max(span.from, span.to) }))
@@ -102,9 +103,9 @@ function bounds(sorted: TimeRange[]): TimeRange {
   return { from: sorted[0]?.from ?? 0, to: Math.max(...sorted.map((span) => span.to)) };
 }
 
-function countInside(evidence: TimeRange[], part: TimeRange[]): number {
+function countInside(evidence: TimeRange[][], part: TimeRange[]): number {
   const { from, to } = bounds(part);
-  return evidence.filter((item) => item.to >= from && item.from <= to).length;
+  return evidence.filter((finding) => finding.some((item) => item.to >= from && item.from <= to)).length;
 }
 
 /** "12 years", "3 days", "5 h": how far apart, read at once. */

@@ -250,8 +250,12 @@ function useOpenOnTheData(
     if (!unset) return;
     const evidence = findings
       .filter((finding) => finding.verdict === "confirmed" || finding.verdict === "likely")
-      .flatMap((finding) => finding.evidence)
-      .flatMap((item) => (item.from_ms !== null && item.to_ms !== null ? [{ from: item.from_ms, to: item.to_ms }] : []));
+      // One vote per finding, however many evidence items it lists.
+      .map((finding) =>
+        finding.evidence.flatMap((item) =>
+          item.from_ms !== null && item.to_ms !== null ? [{ from: item.from_ms, to: item.to_ms }] : [],
+        ),
+      );
     const found = dataFocus(
       timedArtifacts(artifacts.data).timed.map(({ range }) => ({ from: range[0], to: range[1] })),
       evidence,
