@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import json.encoder as json_encoder
+import re
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any, cast
 
+import orjson
 from sqlalchemy import (
     JSON,
     BigInteger,
@@ -342,6 +344,53 @@ def _executemany(connection: Connection, table: Table, rows: list[dict[str, Any]
 
 
 def json_dumps_maker() -> Callable[[Any], str]:
+    """JSON text of a value for many values, which ``json.loads`` reads back as
+    ``json.dumps`` would have written it: orjson's (compact, UTF-8, several times faster on
+    the small dicts of events) wherever the two mean the same, ``json.dumps``'s otherwise. An
+    enum or a UUID, which ``json.dumps`` refuses, is written as its value."""
+    plain = _plain_json_dumps_maker()
+    orjson_dumps = orjson.dumps
+    options = _ORJSON_AS_JSON_DUMPS
+
+    def dumps(value: Any) -> str:
+        try:
+            text = orjson_dumps(value, option=options)
+        except TypeError:  # orjson.JSONEncodeError: what json.dumps reads its own way, or raises
+            return plain(value)
+        # orjson writes NaN and the infinities as null (json.dumps: NaN, Infinity): a null is
+        # rare in attrs, so any one sends the value to json.dumps.
+        if b"null" in text:
+            return plain(value)
+        return text.decode()
+
+    return dumps
+
+
+# Values json.dumps does not take (dataclasses, datetimes) or takes its own way (subclasses of
+# int or str) go to orjson's default, which is none: they raise and json.dumps has them.
+_ORJSON_AS_JSON_DUMPS = (
+    orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
+
+
+def json_loads(text: str) -> Any:
+    """``json.loads``, by orjson where it reads the text as ``json.loads`` does: not ``NaN``
+    (which ``json.dumps`` writes and orjson refuses), nor an integer of 19 digits or more
+    (orjson reads one past 64 bits as a float)."""
+    if _LONG_DIGITS.search(text) is None:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(text)
+
+
+_LONG_DIGITS = re.compile(r"\d{19}")  # a float's shortest text has at most 17 digits
+
+
+def _plain_json_dumps_maker() -> Callable[[Any], str]:
     """``json.dumps`` with its default arguments, the same text, for many values: its C
     encoder is made once, not once per value as ``json.dumps`` does (a third of its cost on
     the small dicts of events)."""
