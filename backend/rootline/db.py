@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import json.encoder as json_encoder
-import re
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -376,18 +375,15 @@ _ORJSON_AS_JSON_DUMPS = (
 
 
 def json_loads(text: str) -> Any:
-    """``json.loads``, by orjson where it reads the text as ``json.loads`` does: not ``NaN``
-    (which ``json.dumps`` writes and orjson refuses), nor an integer of 19 digits or more
-    (orjson reads one past 64 bits as a float)."""
-    if _LONG_DIGITS.search(text) is None:
+    """``json.loads`` of a text :func:`json_dumps_maker` or ``json.dumps`` wrote, by orjson
+    where that reads it the same: a dict orjson wrote (compact: no ``": "``), in which there is
+    no ``NaN`` (refused by orjson) and no integer past 64 bits (read by orjson as a float)."""
+    if text.startswith("{") and ": " not in text:
         try:
             return orjson.loads(text)
         except orjson.JSONDecodeError:
             pass
     return json.loads(text)
-
-
-_LONG_DIGITS = re.compile(r"\d{19}")  # a float's shortest text has at most 17 digits
 
 
 def _plain_json_dumps_maker() -> Callable[[Any], str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Sequence
 from functools import cached_property
@@ -38,9 +39,12 @@ class DatabaseIncidentData:
         return artifacts_repository.parsed_kinds_and_hosts(self._session, self._incident_id)
 
     @cached_property
-    def _names(self) -> tuple[set[tuple[str, str | None]], set[tuple[str, str | None]]]:
+    def _names(self) -> tuple[_Names, _Names]:
         """(name, host) of the incident's series rows, and of its connection fields."""
-        return series_repository.names_and_hosts(self._session, incident_id=self._incident_id)
+        rows, fields = series_repository.names_and_hosts(
+            self._session, incident_id=self._incident_id
+        )
+        return _Names(rows), _Names(fields)
 
     def series(self, name: str, *, host: str | None = None) -> Sequence[SeriesView]:
         key = (name, host)
@@ -51,8 +55,8 @@ class DatabaseIncidentData:
     def _load_series(self, name: str, host: str | None) -> list[SeriesView]:
         # Detectors ask for a hundred names, most of them absent: those cost no query.
         rows, fields = self._names
-        views = self._load_rows(name, host) if _might_hold(rows, name, host) else []
-        if _might_hold(fields, name, host):
+        views = self._load_rows(name, host) if rows.might_hold(name, host) else []
+        if fields.might_hold(name, host):
             views.extend(self._load_connections(name, host))
         # The order ``rootline analyze`` gives them (MemoryIncidentData): by content, so a tie
         # between two connections resolves the same way online and offline.
@@ -122,11 +126,11 @@ class DatabaseIncidentData:
         return cached
 
     @cached_property
-    def _fact_keys(self) -> set[tuple[str, str | None]]:
-        return facts_repository.keys_and_hosts(self._session, incident_id=self._incident_id)
+    def _fact_keys(self) -> _Names:
+        return _Names(facts_repository.keys_and_hosts(self._session, incident_id=self._incident_id))
 
     def _load_facts(self, key: str, host: str | None) -> list[FactView]:
-        if not _might_hold(self._fact_keys, key, host):
+        if not self._fact_keys.might_hold(key, host):
             return []
         return [
             FactView(f.key, f.value, f.host, self._filenames.get(f.artifact_id, ""), f.time_ms)
@@ -142,15 +146,29 @@ class DatabaseIncidentData:
         return set(self._kinds_and_hosts[1])
 
 
-def _might_hold(names: set[tuple[str, str | None]], name: str, host: str | None) -> bool:
-    """Whether a query for ``name`` (``prefix*``) on ``host`` (None: any) may find one of
-    ``names`` (series names or fact keys, with their hosts). A prefix is compared without
-    case, as SQLite's LIKE does: a superset of what either database finds."""
-    found = (n for n, h in names if not host or h == host)
-    if not name.endswith("*"):
-        return name in found
-    prefix = name[:-1].lower()
-    return any(n.lower().startswith(prefix) for n in found)
+class _Names:
+    """Series names or fact keys with their hosts, asked by name or ``prefix*`` and host
+    (None: any), a hundred times per checklist: sorted once, each question a binary search."""
+
+    def __init__(self, pairs: set[tuple[str, str | None]]) -> None:
+        self._pairs = pairs
+        self._names = {name for name, _ in pairs}
+        self._lower: dict[str | None, list[str]] = defaultdict(list)
+        for name, host in pairs:
+            self._lower[host].append(name.lower())
+        self._lower_any = sorted(name.lower() for name in self._names)
+        for names in self._lower.values():
+            names.sort()
+
+    def might_hold(self, name: str, host: str | None) -> bool:
+        """Whether a query for ``name`` on ``host`` may find one of them. A prefix is compared
+        without case, as SQLite's LIKE does: a superset of what either database finds."""
+        if not name.endswith("*"):
+            return (name, host) in self._pairs if host else name in self._names
+        prefix = name[:-1].lower()
+        names = self._lower.get(host, []) if host else self._lower_any
+        at = bisect_left(names, prefix)
+        return at < len(names) and names[at].startswith(prefix)
 
 
 class WindowedIncidentData:

@@ -7,9 +7,11 @@ import uuid
 from array import array
 
 from fastapi import FastAPI
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import event
 
-from rootline.checklist.data import DatabaseIncidentData
+from rootline.checklist.data import DatabaseIncidentData, _Names
 from rootline.detectors.data import ParsedArtifact
 from rootline.parsers.base import Fact, ParseResult, SeriesData
 from rootline.series import repository as series_repository
@@ -53,3 +55,23 @@ def test_absent_names_cost_no_query_and_present_ones_are_found(app: FastAPI) -> 
         assert data.facts("net.ipv4.tcp_wmem") == []
         assert data.facts("net.core.*", host="other") == []
         assert len(statements) == before
+
+
+NAME_PARTS = st.sampled_from(["tcp", "TCP", "Tcp", ".", "x", "ext", "_", "ü", "a"])
+NAMES = st.lists(NAME_PARTS, min_size=1, max_size=4).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sets(st.tuples(NAMES, st.sampled_from([None, "", "h1", "h2"])), max_size=8),
+    NAMES,
+    st.booleans(),
+    st.sampled_from([None, "", "h1", "h3"]),
+)
+def test_names_answer_as_a_scan_of_every_name_would(
+    pairs: set[tuple[str, str | None]], name: str, prefix: bool, host: str | None
+) -> None:
+    asked = name + "*" if prefix else name
+    found = [n for n, h in pairs if not host or h == host]
+    scan = any(n.lower().startswith(name.lower()) for n in found) if prefix else name in found
+    assert _Names(pairs).might_hold(asked, host) == scan
