@@ -410,6 +410,7 @@ def _split_in_child(url: str, path: Path) -> Split:
 
     upgrade(url)
     engine = make_engine(url)
+    worker.load_rules()  # as a started worker has (ParseWorkers load them first)
     with tempfile.TemporaryDirectory(prefix="rootline-split-") as tmp:
         store = LocalArtifactStore(Path(tmp))
         with make_sessionmaker(engine).begin() as session:

@@ -47,6 +47,7 @@ from rootline.artifacts.models import Artifact
 from rootline.checklist import service as checklist_service
 from rootline.checklist.models import ComputedFinding
 from rootline.db import make_sessionmaker, writer_engine
+from rootline.detectors import registry as detectors_registry
 from rootline.events import repository as events_repository
 from rootline.events import service as events_service
 from rootline.facts import repository as facts_repository
@@ -678,6 +679,7 @@ class ParseWorkers:
 
     def _run(self) -> None:
         _lower_priority()
+        load_rules()
         me = threading.get_ident()
         while not self._stop.is_set():
             worked = False
@@ -736,6 +738,15 @@ class ParseWorkers:
         except Exception:
             log.exception("parse worker: recomputing a stale checklist failed")
         return False
+
+
+def load_rules() -> None:
+    """Read the checklist's rule files now, not in the first recompute: the first bundle's
+    verdicts then wait for the detectors only (the rules are kept until a file changes)."""
+    try:
+        detectors_registry.checklists()
+    except Exception:  # a broken rule file: each recompute reports it on its finding
+        log.warning("parse worker: could not load the checklist rules", exc_info=True)
 
 
 def _lower_priority() -> None:

@@ -21,6 +21,7 @@ from rootline.artifacts import service, worker
 from rootline.artifacts.models import Artifact, BlobClaim
 from rootline.checklist.models import ComputedFinding
 from rootline.db import make_engine
+from rootline.detectors import registry as detectors_registry
 from rootline.incidents import repository as incidents_repository
 from rootline.incidents import service as incidents_service
 from rootline.incidents.models import Incident
@@ -599,3 +600,17 @@ def test_the_cyclic_collector_is_paused_while_a_result_is_stored(
     assert worker.drain(queue.sessions, queue.store) == 1
     assert enabled_while_storing == [False]
     assert gc.isenabled()
+
+
+def test_a_started_worker_reads_the_rules_before_any_work(queue: Queue) -> None:
+    """The first bundle's verdicts do not wait for the rule files to be read and parsed."""
+    detectors_registry._checklists.cache_clear()
+    workers = worker.ParseWorkers(queue.sessions, queue.store, count=1, poll_s=60)
+    workers.start()
+    try:
+        deadline = time.monotonic() + 20
+        while detectors_registry._checklists.cache_info().currsize == 0:
+            assert time.monotonic() < deadline, "the rules were not read"
+            time.sleep(0.01)
+    finally:
+        workers.stop()
