@@ -62,7 +62,7 @@ class _Point:
 
 
 @pytest.mark.parametrize(
-    "value", [dt.datetime(2026, 1, 1), _Point(1), {"when": dt.date(2026, 1, 1)}]
+    "value", [dt.datetime(2026, 1, 1, tzinfo=dt.UTC), _Point(1), {"when": dt.date(2026, 1, 1)}]
 )
 def test_what_json_dumps_refuses_is_refused(value: Any) -> None:
     with pytest.raises(TypeError):
