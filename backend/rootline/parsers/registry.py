@@ -213,6 +213,7 @@ def parse_file(
     (an S3 body holds a connection); only a piece parser reads with it open."""
     pieces = text_pieces(handle, kind, head=head)
     if isinstance(pieces, ParseResult):
+        handle.close()  # refused (empty, binary ...): nothing more is read
         return pieces
     chosen = kind or detect_kind(pieces.peek(SNIFF_BYTES))
     read_pieces = PIECE_PARSERS.get(chosen)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -59,3 +60,13 @@ def test_crlf_line_endings_change_nothing(path: Path) -> None:
     assert sorted((f.key, f.value) for f in crlf.facts) == sorted(
         (f.key, f.value) for f in plain.facts
     )
+
+
+@pytest.mark.parametrize(
+    ("data", "kind"),
+    [(b"", None), (b"\x00\x01binary", None), (b"Netid State\n", "ss"), (b"x" * 100, None)],
+)
+def test_parse_file_closes_the_file_whatever_it_holds(data: bytes, kind: str | None) -> None:
+    handle = io.BytesIO(data)
+    registry.parse_file(handle, ParseContext(), kind)
+    assert handle.closed
