@@ -30,6 +30,9 @@ def store_synthetic(app: FastAPI, incident_id: str, *, points: int, host: str = 
             size_bytes=0,
             filename="synthetic",
             host=host,
+            # Stored as parsed: a pending one is the app's parse worker's to take, which
+            # finds no file behind it and clears its series while the test reads them.
+            status="parsed",
         )
         session.add(artifact)
         session.flush()
