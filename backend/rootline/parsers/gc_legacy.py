@@ -174,24 +174,27 @@ RUN_MARKERS = ("[Eden:", "[CMS-concurrent-")
 # The commonest stamped lines of a G1 log whole, to their line break, read by one match
 # where _stamped takes several steps (see _Reader._fast_line). The stamp is atomic: when the
 # line matches, STAMP (greedy, the same pieces) read it alike. A point decimal only (float()
-# reads it). Groups: 1-6 the stamp (datestamp's minute, its second, millis, zone; uptime; GC
-# id), 7 the rest of the line (the record or phase), holding one of
-# - 8: a young or mixed pause's head, bracket-free parentheses: "[GC pause (G1 Evacuation
+# reads it), ASCII digits only (int() reads them as \d does). Groups: 1-6 the stamp
+# (datestamp's minute, its second, millis, zone; uptime; GC id), then one of
+# - 7: a young or mixed pause's head, bracket-free parentheses: "[GC pause (G1 Evacuation
 #   Pause) (young)";
-# - 9: "[GC remark", its sub-phases (named here, stamped with no letter but T and Z) not read;
-# - 10-15: "[GC cleanup" with its heap "A->B(C)" (number and unit of each);
-# - 16: a concurrent phase's name and ending: "[GC concurrent-mark-end", "...-start]";
-# and 17 the duration.
+# - 8: "[GC remark", its sub-phases (named here, stamped with no letter but T and Z) not read;
+# - 9-14: "[GC cleanup" with its heap "A->B(C)" (number and unit of each);
+# - 15: a concurrent phase's name and ending: "[GC concurrent-mark-end", "...-start]";
+# and 16 the duration.
 _FAST_SIZE = r"(\d+(?:\.\d+)?)([BKMG])"
 FAST_LINE = re.compile(
     r"(?>(?:(\d{4}-\d\d-\d\dT\d\d:\d\d):(\d\d)\.(\d{3})((?:[+-]\d\d:?\d\d|Z)?): )?"
     r"(\d+\.\d+): (?:#(\d+): )?)"
-    r"((?:(\[GC pause \([^()\[\]>\r\n]*\)(?: \([^()\[\]>\r\n]*\))*)"
+    r"(?:(\[GC pause \([^()\[\]>\r\n]*\)(?: \([^()\[\]>\r\n]*\))*)"
     r"|(\[GC remark)(?: [-\d.:+TZ# ]*\[(?:Finalize Marking|GC ref-proc|Unloading), \d+\.\d+ secs\])*"
     r"|\[GC cleanup " + _FAST_SIZE + "->" + _FAST_SIZE + r"\(" + _FAST_SIZE + r"\)"
     r"|\[GC concurrent-([a-z]+(?:-[a-z]+)*))"
-    r"(?:, (\d+\.\d+) secs)?\])\r?(?:\n|\Z)"
+    r"(?:, (\d+\.\d+) secs)?\]\r?(?:\n|\Z)",
+    re.ASCII,
 )
+# Where a record line's shape starts (line_shapes): a stamp's first digit after a line break.
+RECORD_LINE_START = "\n0"
 DATESTAMP_WHOLE = re.compile(DATESTAMP.pattern + r"\Z")
 # Distinct heap lines the fast path keeps read at most (then starts again).
 HEAP_CACHE_SIZE = 4096
@@ -344,7 +347,7 @@ class _Reader:
     def read(self, text: str) -> None:
         # Most lines of a detailed log are indented detail under a record line: while no
         # record is open they matter only for G1's heap line and CMS's abort-preclean note.
-        shapes = line_shapes(text)
+        shapes = line_shapes(text, RECORD_LINE_START)
         if self._indented_shapes_known(shapes):
             self._read_runs(text, shapes)
         else:
@@ -355,7 +358,7 @@ class _Reader:
     @classmethod
     def _indented_all_known(cls, text: str) -> bool:
         """Whether no indented line can be a diagnostic, told from the lines' shapes."""
-        return cls._indented_shapes_known(line_shapes(text))
+        return cls._indented_shapes_known(line_shapes(text, RECORD_LINE_START))
 
     @staticmethod
     def _indented_shapes_known(shapes: set[str]) -> bool:
@@ -391,7 +394,7 @@ class _Reader:
         outside a record is searched for its heap and CMS lines instead of walked, and the
         commonest stamped lines (FAST_LINE) are read by :meth:`_fast_line`."""
         if shapes is None:
-            shapes = line_shapes(text)
+            shapes = line_shapes(text, RECORD_LINE_START)
         # Without a CMS phase's line in any run (no shape holds one), a run matters only for
         # its heap line: one is read straight away, the others by _run.
         heap_runs_only = not any("[CMS-concurrent-" in shape for shape in shapes)
@@ -448,7 +451,6 @@ class _Reader:
             zone,
             uptime,
             gc_id,
-            body,
             pause_head,
             remark,
             before,
@@ -481,6 +483,7 @@ class _Reader:
             head = pause_head or remark or "[GC cleanup"
             model = self.fast_pauses.get(head)
             if model is None:
+                body = _stamped_body(fast.group())
                 model = self.fast_pauses[head] = self._new_pause(body, clock, duration_ms, gc)
             pause = Pause(
                 clock,
@@ -510,7 +513,7 @@ class _Reader:
         timed = duration is not None
         phase = self.fast_phases.get((phase_name, timed))
         if phase is None and (phase_name, timed) not in self.fast_phases:
-            match = G1_CONCURRENT.search(body)
+            match = G1_CONCURRENT.search(_stamped_body(fast.group()))
             if match is None:
                 return False  # diagnosed by _g1_concurrent
             phase = self.fast_phases[(phase_name, timed)] = (
@@ -907,6 +910,13 @@ class _Reader:
         self.log.concurrents.append(
             Concurrent(clock, number(match.group(2)), "shenandoah", match.group(1).lower(), gc_id)
         )
+
+
+def _stamped_body(line: str) -> str:
+    """What :meth:`_Reader._stamped` reads of a stamped line after its stamp."""
+    line = line.rstrip()
+    stamp = STAMP.match(line)
+    return line if stamp is None else line[stamp.end() :]
 
 
 def _g1_sizes(match: re.Match[str]) -> tuple[float, float, float, float, float]:

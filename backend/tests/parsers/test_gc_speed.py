@@ -40,6 +40,20 @@ def test_line_shapes_split_at_newline_only_across_blocks() -> None:
     assert shapes == {"[0.0s] a 00\r", "[00.0s] b\x1e0", "", "last 0"}
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1.5: [GC x]\n  detail 12\n" * 60_000 + "\n9 tail\n0",
+        "0\n0\n\n07 a\r\n  b 8\n0",
+        "\n0x\n\n0",
+        "",
+        "no digit\n at all",
+    ],
+)
+def test_line_shapes_by_groups_of_lines_are_the_shapes_of_the_lines(text: str) -> None:
+    assert line_shapes(text, "\n0") == line_shapes(text)
+
+
 def test_an_unknown_line_among_a_million_known_ones_is_found_at_its_line() -> None:
     good = "[2024-03-01T10:00:00.000+0000][1.000s][info][gc,phases] GC(1)   Other: 0.1ms\n"
     text = good * 30_000 + "[2024-03-01T10:00:01.000+0000][2.000s][info][gc] Bogus 77\n" + good
