@@ -473,7 +473,7 @@ class _Reader:
                 )
             if minute_ms is None:
                 return False
-            wall_ms = float(minute_ms + int(second) * 1000 + int(millis))
+            wall_ms = float(minute_ms + int(second + millis))  # millis: three digits
         clock = Clock(wall_ms, float(uptime))
         gc = None if gc_id is None else int(gc_id)
         if phase_name is None:
