@@ -67,20 +67,33 @@ _DIGITS_AS_ZERO = str.maketrans("0123456789", "0" * 10)
 _SHAPE_BLOCK = 1 << 20
 
 
-def line_shapes(text: str) -> set[str]:
+def line_shapes(text: str, group_start: str | None = None) -> set[str]:
     r"""The distinct lines of ``text`` (split at ``\n`` only) with every digit written ``0``.
 
     A big log has a few hundred of them: a rule that names no digit (``\d``, never ``7``)
     matches a line exactly when it matches the line's shape, so the shapes can be checked
     instead of millions of lines. Read a block at a time (bounded memory).
+
+    ``group_start`` (a line break and what the shape of a log's record line starts with,
+    ``"\n0"`` for a stamped one) splits a block first into groups of lines, a record line
+    and its detail lines: a log repeats a few groups, each distinct one split into its lines
+    once instead of every copy of it.
     """
     shapes: set[str] = set()
     start, end = 0, len(text)
     while start < end:
         stop = text.find("\n", start + _SHAPE_BLOCK)
         stop = end if stop < 0 else stop + 1
-        shapes.update(text[start:stop].translate(_DIGITS_AS_ZERO).split("\n"))
+        block = text[start:stop].translate(_DIGITS_AS_ZERO)
         start = stop
+        if group_start is None:
+            shapes.update(block.split("\n"))
+            continue
+        first, *groups = block.split(group_start)
+        shapes.update(first.split("\n"))
+        line_start = group_start[1:]  # what the line break split off each group
+        for group in set(groups):
+            shapes.update((line_start + group).split("\n"))
     return shapes
 
 

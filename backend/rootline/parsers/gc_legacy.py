@@ -171,6 +171,33 @@ NAME_COLLECTORS = (
 RUN_END = re.compile(r"\n(?![ \t])")
 # What an indented line outside a record is read for.
 RUN_MARKERS = ("[Eden:", "[CMS-concurrent-")
+# The commonest stamped lines of a G1 log whole, to their line break, read by one match
+# where _stamped takes several steps (see _Reader._fast_line). The stamp is atomic: when the
+# line matches, STAMP (greedy, the same pieces) read it alike. A point decimal only (float()
+# reads it), ASCII digits only (int() reads them as \d does). Groups: 1-6 the stamp
+# (datestamp's minute, its second, millis, zone; uptime; GC id), then one of
+# - 7: a young or mixed pause's head, bracket-free parentheses: "[GC pause (G1 Evacuation
+#   Pause) (young)";
+# - 8: "[GC remark", its sub-phases (named here, stamped with no letter but T and Z) not read;
+# - 9-14: "[GC cleanup" with its heap "A->B(C)" (number and unit of each);
+# - 15: a concurrent phase's name and ending: "[GC concurrent-mark-end", "...-start]";
+# and 16 the duration.
+_FAST_SIZE = r"(\d+(?:\.\d+)?)([BKMG])"
+FAST_LINE = re.compile(
+    r"(?>(?:(\d{4}-\d\d-\d\dT\d\d:\d\d):(\d\d)\.(\d{3})((?:[+-]\d\d:?\d\d|Z)?): )?"
+    r"(\d+\.\d+): (?:#(\d+): )?)"
+    r"(?:(\[GC pause \([^()\[\]>\r\n]*\)(?: \([^()\[\]>\r\n]*\))*)"
+    r"|(\[GC remark)(?: [-\d.:+TZ# ]*\[(?:Finalize Marking|GC ref-proc|Unloading), \d+\.\d+ secs\])*"
+    r"|\[GC cleanup " + _FAST_SIZE + "->" + _FAST_SIZE + r"\(" + _FAST_SIZE + r"\)"
+    r"|\[GC concurrent-([a-z]+(?:-[a-z]+)*))"
+    r"(?:, (\d+\.\d+) secs)?\]\r?(?:\n|\Z)",
+    re.ASCII,
+)
+# Where a record line's shape starts (line_shapes): a stamp's first digit after a line break.
+RECORD_LINE_START = "\n0"
+DATESTAMP_WHOLE = re.compile(DATESTAMP.pattern + r"\Z")
+# Distinct heap lines the fast path keeps read at most (then starts again).
+HEAP_CACHE_SIZE = 4096
 # Lines that may sit inside a multi-line record without belonging to it.
 INTERLEAVED_NOISE = ("- age", "Desired survivor", "G1Ergonomics")
 # A PrintHeapAtGC block, also printed inside a CMS remark around its scavenge
@@ -285,6 +312,14 @@ class _Reader:
         self.in_summary = False
         # Epoch ms of a datestamp's minute, by its minute and zone (see clock).
         self.minutes: dict[tuple[str, str | None, str | None, str | None, bool], int] = {}
+        # What the fast path (_fast_line) learned: a minute's epoch ms by its minute and zone
+        # as FAST_LINE writes them (None: no such date); the pause a record's head names
+        # (a model: all but its clock, duration and GC id); a phase's name by its own (None: an untimed line); a G1 heap
+        # line's sizes by the line from its "[Eden:" (None: not a heap line).
+        self.fast_minutes: dict[tuple[str, str], int | None] = {}
+        self.fast_pauses: dict[str, Pause] = {}
+        self.fast_phases: dict[tuple[str, bool], str | None] = {}
+        self.fast_heaps: dict[str, tuple[float, float, float, float, float] | None] = {}
 
     def clock(self, match: re.Match[str]) -> Clock | None:
         datestamp = match.group(1)
@@ -312,20 +347,26 @@ class _Reader:
     def read(self, text: str) -> None:
         # Most lines of a detailed log are indented detail under a record line: while no
         # record is open they matter only for G1's heap line and CMS's abort-preclean note.
-        if self._indented_all_known(text):
-            self._read_runs(text)
+        shapes = line_shapes(text, RECORD_LINE_START)
+        if self._indented_shapes_known(shapes):
+            self._read_runs(text, shapes)
         else:
             self._read_lines(text)
         if self.record_parts:
             self._close_unbalanced("the log ends inside it")
 
+    @classmethod
+    def _indented_all_known(cls, text: str) -> bool:
+        """Whether no indented line can be a diagnostic, told from the lines' shapes."""
+        return cls._indented_shapes_known(line_shapes(text, RECORD_LINE_START))
+
     @staticmethod
-    def _indented_all_known(text: str) -> bool:
-        """Whether no indented line can be a diagnostic, told from the lines' shapes (digits as
-        0; INDENTED_KNOWN names no digit)."""
+    def _indented_shapes_known(shapes: set[str]) -> bool:
+        """Whether no indented line of these shapes (digits as 0; INDENTED_KNOWN names no
+        digit) can be a diagnostic."""
         return all(
             INDENTED_KNOWN.match(shape) or not shape.strip()
-            for shape in line_shapes(text)
+            for shape in shapes
             if shape.startswith((" ", "\t"))
         )
 
@@ -348,27 +389,165 @@ class _Reader:
         elif not self.in_summary and not INDENTED_KNOWN.match(line) and line.strip():
             self.result.diagnose(line_no, f"unrecognised GC log line: {line[:120]!r}")
 
-    def _read_runs(self, text: str) -> None:
+    def _read_runs(self, text: str, shapes: set[str] | None = None) -> None:
         """:meth:`_read_lines` when every indented line is known: a run of indented lines
-        outside a record is searched for its heap and CMS lines instead of walked."""
+        outside a record is searched for its heap and CMS lines instead of walked, and the
+        commonest stamped lines (FAST_LINE) are read by :meth:`_fast_line`."""
+        if shapes is None:
+            shapes = line_shapes(text, RECORD_LINE_START)
+        # Without a CMS phase's line in any run (no shape holds one), a run matters only for
+        # its heap line: one is read straight away, the others by _run.
+        heap_runs_only = not any("[CMS-concurrent-" in shape for shape in shapes)
         line_by_line = self._line
+        fast_line = FAST_LINE.match
+        run_end_at = RUN_END.search
         find = text.find
         length = len(text)
-        pos, line_no = 0, 1
+        # Lines are counted only when one is handed on with its number: line_no is the
+        # number of the line starting at `numbered`.
+        pos, line_no, numbered = 0, 1, 0
         while pos < length:
-            if not self.record_parts and text.startswith((" ", "\t"), pos):
-                match = RUN_END.search(text, pos)
-                run_end = length if match is None else match.start() + 1
-                self._run(text, pos, run_end, line_no)
-                line_no += text.count("\n", pos, run_end)
-                pos = run_end
-                continue
+            if not self.record_parts:
+                if not text.startswith((" ", "\t"), pos):
+                    fast = fast_line(text, pos)
+                    if fast is not None and self._fast_line(fast):
+                        pos = fast.end()
+                        continue
+                else:
+                    match = run_end_at(text, pos)
+                    run_end = length if match is None else match.start() + 1
+                    eden = find("[Eden:", pos, run_end)
+                    if heap_runs_only and (eden < 0 or find("[Eden:", eden + 6, run_end) < 0):
+                        if eden >= 0:
+                            self._fast_heap(text, eden, run_end)
+                    else:
+                        line_no += text.count("\n", numbered, pos)
+                        numbered = pos
+                        self._run(text, pos, run_end, line_no)
+                    pos = run_end
+                    continue
+            line_no += text.count("\n", numbered, pos)
             end = find("\n", pos)
             if end < 0:
                 end = length
             line_by_line(line_no, text[pos:end].removesuffix("\r"))
-            pos = end + 1
+            pos = numbered = end + 1
             line_no += 1
+
+    def _fast_line(self, fast: re.Match[str]) -> bool:
+        """A FAST_LINE line read as :meth:`_stamped` reads it, or False (nothing done) when
+        it is not one this reads (an impossible date, a record without its duration).
+
+        What _stamped makes of such a line besides its clock, GC id, duration and cleanup
+        heap does not depend on them: no rule of _finish_record or _g1_concurrent finds its
+        text in a number, a stamp or ", 0.0123 secs]" (G1_CONCURRENT's name stops before it,
+        RECORD_DURATION takes the last), and a pause holds no "->" but a cleanup's. So the
+        first line of each head is read by those methods and the others copy it.
+        """
+        (
+            minute,
+            second,
+            millis,
+            zone,
+            uptime,
+            gc_id,
+            pause_head,
+            remark,
+            before,
+            before_unit,
+            after,
+            after_unit,
+            total,
+            total_unit,
+            phase_name,
+            duration,
+        ) = fast.groups()
+        wall_ms = None
+        if minute is not None:
+            minute_ms = self.fast_minutes.get((minute, zone), -1)
+            if minute_ms == -1:
+                # As clock() reads the stamp through datestamp_ms (None: no such date).
+                whole = DATESTAMP_WHOLE.match(f"{minute}:00{zone}")
+                minute_ms = self.fast_minutes[(minute, zone)] = (
+                    None if whole is None else datestamp_ms(whole, self.context.timezone)
+                )
+            if minute_ms is None:
+                return False
+            wall_ms = float(minute_ms + int(second + millis))  # millis: three digits
+        clock = Clock(wall_ms, float(uptime))
+        gc = None if gc_id is None else int(gc_id)
+        if phase_name is None:
+            if duration is None:
+                return False  # diagnosed by _finish_record
+            duration_ms = float(duration) * 1000.0
+            head = pause_head or remark or "[GC cleanup"
+            model = self.fast_pauses.get(head)
+            if model is None:
+                body = _stamped_body(fast.group())
+                model = self.fast_pauses[head] = self._new_pause(body, clock, duration_ms, gc)
+            pause = Pause(
+                clock,
+                duration_ms,
+                model.collector,
+                model.type,
+                model.cause,
+                None,
+                None,
+                None,
+                None,
+                None,
+                gc,
+                model.to_space_exhausted,
+                model.detail,
+            )
+            if before is not None:
+                # size_kb of each, as HEAP_TRANSITION's last (only) match in the record
+                kb = KB_PER_UNIT
+                pause.heap_before_kb = float(before) * kb[before_unit]
+                pause.heap_after_kb = float(after) * kb[after_unit]
+                pause.heap_total_kb = float(total) * kb[total_unit]
+            self.in_summary = False
+            self.log.see(clock)
+            self.log.pauses.append(pause)
+            return True
+        timed = duration is not None
+        phase = self.fast_phases.get((phase_name, timed))
+        if phase is None and (phase_name, timed) not in self.fast_phases:
+            match = G1_CONCURRENT.search(_stamped_body(fast.group()))
+            if match is None:
+                return False  # diagnosed by _g1_concurrent
+            phase = self.fast_phases[(phase_name, timed)] = (
+                match.group(1) if match.group(2) is not None else None
+            )
+        self.in_summary = False
+        self.log.see(clock)
+        if phase is not None:
+            duration_ms = float(duration) * 1000.0
+            start = clock if "-end" not in phase_name else clock.shifted(-duration_ms)
+            self.log.concurrents.append(Concurrent(start, duration_ms, "g1", phase, gc))
+        return True
+
+    def _fast_heap(self, text: str, eden: int, run_end: int) -> None:
+        """The one heap line of a run (its "[Eden:" at ``eden``), as _g1_heap reads it."""
+        line_end = text.find("\n", eden, run_end)
+        key = text[eden : run_end if line_end < 0 else line_end]
+        # A log's heap lines repeat: each distinct one is read once.
+        sizes = self.fast_heaps.get(key)
+        if sizes is None and key not in self.fast_heaps:
+            if len(self.fast_heaps) > HEAP_CACHE_SIZE:
+                self.fast_heaps.clear()
+            match = G1_HEAP.match(key)
+            sizes = self.fast_heaps[key] = None if match is None else _g1_sizes(match)
+        if sizes is None or not self.log.pauses:
+            return
+        pause = self.log.pauses[-1]
+        (
+            pause.young_before_kb,
+            pause.young_after_kb,
+            pause.heap_before_kb,
+            pause.heap_after_kb,
+            pause.heap_total_kb,
+        ) = sizes
 
     def _run(self, text: str, start: int, end: int, line_no: int) -> None:
         """The heap and CMS lines of the indented lines in ``text[start:end]``, in order."""
@@ -558,6 +737,32 @@ class _Reader:
             for phase in EMBEDDED_CONCURRENT.finditer(text):
                 clock = Clock(None, number(phase.group(1))) if phase.group(1) else None
                 self._cms_concurrent(self.record_line, phase.group(2), clock, None)
+        pause = self._new_pause(
+            text, self.record_clock, number(duration.group(1)) * 1000.0, self.record_gc_id
+        )
+        # Each of these rules names its "->" or "), ": a record without it is not searched
+        # (a G1 pause's first line holds neither; its heap comes on its "[Eden:" line).
+        has_arrow = "->" in text
+        transitions = HEAP_TRANSITION.findall(text) if has_arrow else None
+        if transitions:
+            before, unit_b, after, unit_a, total, unit_t = transitions[-1]
+            pause.heap_before_kb = size_kb(before, unit_b)
+            pause.heap_after_kb = size_kb(after, unit_a)
+            pause.heap_total_kb = size_kb(total, unit_t)
+        elif pause.type in ("initial_mark", "remark") and "), " in text:
+            occupancy = HEAP_OCCUPANCY.findall(text)
+            if occupancy:
+                used, unit_u, total, unit_t = occupancy[-1]
+                pause.heap_before_kb = size_kb(used, unit_u)
+                pause.heap_total_kb = size_kb(total, unit_t)
+        young = YOUNG_TRANSITION.search(text) if has_arrow else None
+        if young:
+            pause.young_before_kb = size_kb(young.group(1), young.group(2))
+            pause.young_after_kb = size_kb(young.group(3), young.group(4))
+        self.log.pauses.append(pause)
+
+    def _new_pause(self, text: str, clock: Clock, duration_ms: float, gc_id: int | None) -> Pause:
+        """The pause a record's text names (collector, type, cause, detail), without its heap."""
         collector = self._collector(text)
         is_full = text.startswith("[Full GC")
         cause_match = CAUSE.match(text)
@@ -579,12 +784,12 @@ class _Reader:
         else:
             pause_type = "young"
         pause = Pause(
-            self.record_clock,
-            number(duration.group(1)) * 1000.0,
+            clock,
+            duration_ms,
             collector,
             pause_type,
             cause,
-            gc_id=self.record_gc_id,
+            gc_id=gc_id,
             to_space_exhausted="to-space" in text,
         )
         if "initial-mark" in text and collector == "g1":
@@ -593,70 +798,20 @@ class _Reader:
             # -XX:+CMSScavengeBeforeRemark: the scavenge runs inside the remark's pause,
             # whose duration (the record's own) includes it; one pause, not two.
             pause.detail = "scavenge_before_remark"
-        # Each of these rules names its "->" or "), ": a record without it is not searched
-        # (a G1 pause's first line holds neither; its heap comes on its "[Eden:" line).
-        has_arrow = "->" in text
-        transitions = HEAP_TRANSITION.findall(text) if has_arrow else None
-        if transitions:
-            before, unit_b, after, unit_a, total, unit_t = transitions[-1]
-            pause.heap_before_kb = size_kb(before, unit_b)
-            pause.heap_after_kb = size_kb(after, unit_a)
-            pause.heap_total_kb = size_kb(total, unit_t)
-        elif pause_type in ("initial_mark", "remark") and "), " in text:
-            occupancy = HEAP_OCCUPANCY.findall(text)
-            if occupancy:
-                used, unit_u, total, unit_t = occupancy[-1]
-                pause.heap_before_kb = size_kb(used, unit_u)
-                pause.heap_total_kb = size_kb(total, unit_t)
-        young = YOUNG_TRANSITION.search(text) if has_arrow else None
-        if young:
-            pause.young_before_kb = size_kb(young.group(1), young.group(2))
-            pause.young_after_kb = size_kb(young.group(3), young.group(4))
-        self.log.pauses.append(pause)
+        return pause
 
     def _g1_heap(self, line: str) -> None:
         match = G1_HEAP.search(line)
         if match is None or not self.log.pauses:
             return
-        # size_kb of each (number, unit) pair, the commonest line of a G1 log's: a unit of
-        # [BKMG], a number of _NUM (float() reads it unless it has a decimal comma).
-        (
-            eden_before,
-            eden_before_unit,
-            eden_after,
-            eden_after_unit,
-            survivors_before,
-            survivors_before_unit,
-            survivors_after,
-            survivors_after_unit,
-            heap_before,
-            heap_before_unit,
-            heap_after,
-            heap_after_unit,
-            heap_total,
-            heap_total_unit,
-        ) = match.groups()
-        if "," in match.group(0):
-            eden_before, eden_after, survivors_before, survivors_after = (
-                value.replace(",", ".")
-                for value in (eden_before, eden_after, survivors_before, survivors_after)
-            )
-            heap_before, heap_after, heap_total = (
-                value.replace(",", ".") for value in (heap_before, heap_after, heap_total)
-            )
-        kb = KB_PER_UNIT
         pause = self.log.pauses[-1]
-        pause.young_before_kb = (
-            float(eden_before) * kb[eden_before_unit]
-            + float(survivors_before) * kb[survivors_before_unit]
-        )
-        pause.young_after_kb = (
-            float(eden_after) * kb[eden_after_unit]
-            + float(survivors_after) * kb[survivors_after_unit]
-        )
-        pause.heap_before_kb = float(heap_before) * kb[heap_before_unit]
-        pause.heap_after_kb = float(heap_after) * kb[heap_after_unit]
-        pause.heap_total_kb = float(heap_total) * kb[heap_total_unit]
+        (
+            pause.young_before_kb,
+            pause.young_after_kb,
+            pause.heap_before_kb,
+            pause.heap_after_kb,
+            pause.heap_total_kb,
+        ) = _g1_sizes(match)
 
     def _cms_concurrent(
         self, line_no: int, text: str, clock: Clock | None, gc_id: int | None
@@ -755,6 +910,52 @@ class _Reader:
         self.log.concurrents.append(
             Concurrent(clock, number(match.group(2)), "shenandoah", match.group(1).lower(), gc_id)
         )
+
+
+def _stamped_body(line: str) -> str:
+    """What :meth:`_Reader._stamped` reads of a stamped line after its stamp."""
+    line = line.rstrip()
+    stamp = STAMP.match(line)
+    return line if stamp is None else line[stamp.end() :]
+
+
+def _g1_sizes(match: re.Match[str]) -> tuple[float, float, float, float, float]:
+    """Young before/after and heap before/after/total (KB) of a :data:`G1_HEAP` match."""
+    # size_kb of each (number, unit) pair, the commonest line of a G1 log's: a unit of
+    # [BKMG], a number of _NUM (float() reads it unless it has a decimal comma).
+    (
+        eden_before,
+        eden_before_unit,
+        eden_after,
+        eden_after_unit,
+        survivors_before,
+        survivors_before_unit,
+        survivors_after,
+        survivors_after_unit,
+        heap_before,
+        heap_before_unit,
+        heap_after,
+        heap_after_unit,
+        heap_total,
+        heap_total_unit,
+    ) = match.groups()
+    if "," in match.group(0):
+        eden_before, eden_after, survivors_before, survivors_after = (
+            value.replace(",", ".")
+            for value in (eden_before, eden_after, survivors_before, survivors_after)
+        )
+        heap_before, heap_after, heap_total = (
+            value.replace(",", ".") for value in (heap_before, heap_after, heap_total)
+        )
+    kb = KB_PER_UNIT
+    return (
+        float(eden_before) * kb[eden_before_unit]
+        + float(survivors_before) * kb[survivors_before_unit],
+        float(eden_after) * kb[eden_after_unit] + float(survivors_after) * kb[survivors_after_unit],
+        float(heap_before) * kb[heap_before_unit],
+        float(heap_after) * kb[heap_after_unit],
+        float(heap_total) * kb[heap_total_unit],
+    )
 
 
 def _is_safepoint_note(line: str) -> bool:

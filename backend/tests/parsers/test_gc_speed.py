@@ -40,6 +40,20 @@ def test_line_shapes_split_at_newline_only_across_blocks() -> None:
     assert shapes == {"[0.0s] a 00\r", "[00.0s] b\x1e0", "", "last 0"}
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1.5: [GC x]\n  detail 12\n" * 60_000 + "\n9 tail\n0",
+        "0\n0\n\n07 a\r\n  b 8\n0",
+        "\n0x\n\n0",
+        "",
+        "no digit\n at all",
+    ],
+)
+def test_line_shapes_by_groups_of_lines_are_the_shapes_of_the_lines(text: str) -> None:
+    assert line_shapes(text, "\n0") == line_shapes(text)
+
+
 def test_an_unknown_line_among_a_million_known_ones_is_found_at_its_line() -> None:
     good = "[2024-03-01T10:00:00.000+0000][1.000s][info][gc,phases] GC(1)   Other: 0.1ms\n"
     text = good * 30_000 + "[2024-03-01T10:00:01.000+0000][2.000s][info][gc] Bogus 77\n" + good
@@ -110,3 +124,51 @@ def test_legacy_record_open_across_indented_lines_and_a_cms_line_in_a_run() -> N
     pauses = runs[0]
     assert isinstance(pauses, list) and len(pauses) == 2
     assert pauses[0].heap_after_kb == 6664.5 and len(runs[1]) == 1  # type: ignore[union-attr]
+
+
+_EDEN = "   [Eden: 1.0K(2.0K)->0.0B(2.0K) Survivors: 0.0B->0.0B Heap: 3.0K(8.0K)->1.0K(8.0K)]\n"
+
+
+def test_legacy_fast_lines_read_as_line_by_line() -> None:
+    # Lines of FAST_LINE's shapes at their edges (zones, no GC id, no datestamp, an
+    # impossible date, no duration, phase names holding "-end", a cleanup's heap, a remark's
+    # sub-phases) and runs with no, one or two heap lines.
+    stamps = [
+        "2024-01-01T00:00:00.000+0000: 1.000: #1: ",
+        "2024-01-01T00:00:59.999Z: 2.500: ",
+        "2024-01-01T00:01:00.123: 3.000: #2: ",
+        "2024-01-01T00:01:00.123+05:30: 3.100: #3: ",
+        "2023-02-29T00:00:00.000+0000: 4.000: #4: ",
+        "5.000: #5: ",
+        "6.000: ",
+        "2024-01-01T00:02:00.000-0800: 7,000: #6: ",
+    ]
+    bodies = [
+        "[GC pause (G1 Evacuation Pause) (young), 0.0087570 secs]",
+        "[GC pause (G1 Evacuation Pause) (mixed) (to-space exhausted), 0.0100 secs]",
+        "[GC pause (G1 Humongous Allocation) (young) (initial-mark), 0.0020 secs]",
+        "[GC pause (CMS in a cause) (young), 0.0010 secs]",
+        "[GC pause (G1 Evacuation Pause) (young)]",
+        "[GC remark 2024-01-01T00:00:01.000+0000: 1.100: #1: [Finalize Marking, 0.0001 secs]"
+        " 1.101: [GC ref-proc, 0.0002 secs] [Unloading, 0.0010 secs], 0.0023 secs]",
+        "[GC cleanup 12345K->12000K(32M), 0.0001234 secs]",
+        "[GC cleanup 1.5G->1G(2G), 0.5 secs]",
+        "[GC concurrent-root-region-scan-start]",
+        "[GC concurrent-root-region-scan-end, 0.0001234 secs]",
+        "[GC concurrent-mark-endless-end, 0.25 secs]",
+        "[GC concurrent-mark-start, 0.25 secs]",
+        "[GC concurrent-mark-abort]",
+        "[GC concurrent-cleanup-end]",
+    ]
+    runs = ["", " [Times: user=0.01 sys=0.00, real=0.01 secs]\n", _EDEN, _EDEN + _EDEN]
+    lines = [_EDEN]
+    for i, stamp in enumerate(stamps):
+        for j, body in enumerate(bodies):
+            lines.append(stamp + body + "\n" + runs[(i + j) % len(runs)])
+    text = "".join(lines)
+    assert gc_legacy._Reader._indented_all_known(text)
+    runs_read, lines_read = _legacy_read(text, runs=True), _legacy_read(text, runs=False)
+    assert runs_read == lines_read
+    assert len(runs_read[0]) > 50  # type: ignore[arg-type]
+    crlf = text.replace("\n", "\r\n")
+    assert _legacy_read(crlf, runs=True) == _legacy_read(crlf, runs=False)
