@@ -1650,8 +1650,10 @@ class _Columnar:
         assert self.top_layout is not None
         cpu_at, command_at, resident_at = self.top_layout
         self.top_rows += len(rows)
-        # The tags (field 2) are read from the block's bytes by _times, not converted here.
-        types = {1: pa.string(), cpu_at: pa.float64(), command_at: pa.string()}
+        # The tags (field 2) are read from the block's bytes by _times, not converted here;
+        # pids and commands as dictionaries, which group the rows per process (_group_top).
+        text = pa.dictionary(pa.int32(), pa.string())
+        types = {1: text, cpu_at: pa.float64(), command_at: text}
         types.update(dict.fromkeys(resident_at, pa.float64()))
         table = self._csv(lines.take(rows), self.top_stride, types)
         cpu = table.column(f"f{cpu_at}").to_numpy()
@@ -1823,17 +1825,25 @@ class _Columnar:
     def _group_top(
         self, pids: Any, commands: Any, times: np.ndarray, cpu: np.ndarray, resident: Any
     ) -> None:
-        """A block's TOP rows appended to their processes (first seen first), in file order."""
-        keys = pc.binary_join_element_wise(pids, commands, "\x00").combine_chunks()
-        encoded = keys.dictionary_encode()
+        """A block's TOP rows appended to their processes (first seen first), in file order.
+
+        ``pids`` and ``commands`` are dictionary columns: a process is a pair of their codes
+        (joining the texts and hashing the joined ones cost three times as much)."""
+        if pids.num_chunks != 1 or commands.num_chunks != 1:
+            raise _Bail  # (one CSV block: never)
+        pids, commands = pids.chunk(0), commands.chunk(0)
+        pid_codes = pids.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        command_codes = commands.indices.to_numpy(zero_copy_only=False)
+        command_count = len(commands.dictionary)
+        encoded = pa.array(pid_codes * command_count + command_codes).dictionary_encode()
         codes = encoded.indices.to_numpy(zero_copy_only=False)
         order = np.argsort(codes, kind="stable")
         bounds = np.searchsorted(codes[order], np.arange(len(encoded.dictionary) + 1))
+        pid_texts = pids.dictionary.to_pylist()
+        command_texts = commands.dictionary.to_pylist()
         processes = self.reader.processes
-        for code, key_text in enumerate(encoded.dictionary.to_pylist()):
-            pid, zero, command = key_text.partition("\x00")
-            if "\x00" in command or not zero:
-                raise _Bail
+        for code, pair in enumerate(encoded.dictionary.to_pylist()):
+            pid, command = pid_texts[pair // command_count], command_texts[pair % command_count]
             picked = order[bounds[code] : bounds[code + 1]]
             process = processes.get((pid, command))
             if process is None:
