@@ -1340,6 +1340,8 @@ _NAME_SPAN = 24
 # Masks keeping a little-endian word's first 0..8 bytes.
 _BYTE_MASKS = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
 _ZZZZ_CLOCK = r"^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$"
+# Digits of a snapshot tag the columnar path reads (more would not fit an int64).
+_TAG_MAX_DIGITS = 18
 
 
 @dataclass(slots=True)
@@ -1373,6 +1375,7 @@ class _Columnar:
         self.rows: dict[str, _Rows] = {}
         self.zzzz_tags: list[Any] = []
         self.zzzz_ms_all = np.empty(0, dtype=np.int64)  # the ZZZZ lines' times so far
+        self.zzzz_digits = np.empty(0, dtype=np.int64)  # and their tags' digit counts
         self.top_rows = 0  # TOP data rows read
         self.top_widths: list[int] = []
         self.top_stride = 0
@@ -1381,7 +1384,6 @@ class _Columnar:
         self.last_zzzz: tuple[str, int] | None = None
         # Snapshot tag number -> position in the ZZZZ lines (-1: none), their tags and times.
         self.snapshot_at = np.empty(0, dtype=np.int64)
-        self.snapshot_tags: Any = None  # the ZZZZ lines' tags so far, as one array
         # (section, header line repeated among its rows) -> its description, once checked
         self.header_repeats: dict[tuple[str, str], str] = {}
 
@@ -1441,7 +1443,10 @@ class _Columnar:
         if not all(part.isascii() for part in cast("list[str]", raw)):
             raw = [part.encode() for part in cast("list[str]", raw)]
         size = sum(map(len, raw))
-        data = np.zeros(size + 2 * _NAME_SPAN + 8, dtype=np.uint8)  # padding for the key reads
+        # Only the padding for the key reads is zeroed: np.zeros maps fresh pages, each
+        # faulted in as the block is copied over it (system time at every block).
+        data = np.empty(size + 2 * _NAME_SPAN + 8, dtype=np.uint8)
+        data[size:] = 0
         at = 0
         while raw:
             part = raw.pop(0)
@@ -1458,11 +1463,14 @@ class _Columnar:
         starts = offsets[:-1]
         # Each string is a line with its "\n": a taken run of them is CSV text as it is.
         lines = pa.StringArray.from_buffers(count, pa.py_buffer(offsets), pa.py_buffer(data))
-        # Each line's first _NAME_SPAN bytes, read as unaligned words; its name ends at the
-        # first comma in them.
-        words = np.ndarray((size + _NAME_SPAN,), dtype="<u8", buffer=data.data, strides=(1,))
+        # Each line's first _NAME_SPAN bytes, one item of a view whose items overlap (read
+        # as three unaligned words instead, numpy copied them one call per word: 4x the
+        # time); its name ends at the first comma in them.
+        spans = np.ndarray(
+            (size + _NAME_SPAN,), dtype=f"V{_NAME_SPAN}", buffer=data.data, strides=(1,)
+        )
         span = _NAME_SPAN // 8
-        keys = words[starts[:, None] + np.arange(0, _NAME_SPAN, 8)]
+        keys = spans[starts].view("<u8").reshape(count, span)
         is_comma = keys.view(np.uint8).reshape(count, _NAME_SPAN) == 44
         name_length = is_comma.argmax(axis=1)
         lengths = ends - starts
@@ -1520,15 +1528,15 @@ class _Columnar:
                 self._zzzz(lines.take(rows), rows, first_number)
             elif name == "TOP":
                 # the second comma within _NAME_SPAN bytes of the first, then "T<digit>"
-                after = words[tag_at[rows][:, None] + np.arange(0, _NAME_SPAN, 8)]
-                is_comma = after.view(np.uint8).reshape(len(rows), _NAME_SPAN) == 44
+                after = spans[tag_at[rows]].view(np.uint8).reshape(len(rows), _NAME_SPAN)
+                is_comma = after == 44
                 pid_length = is_comma.argmax(axis=1)
                 top_at = tag_at[rows] + pid_length + 1
                 top_tagged = is_comma[np.arange(len(rows)), pid_length] & (top_at < ends[rows])
                 top_tagged &= (data[top_at] == 84) & ((data[top_at + 1] - 48) < 10)
-                self._top(lines, rows, top_tagged, first_number)
+                self._top(lines, rows, top_tagged, data, top_at, first_number)
             else:
-                self._section(name, lines, rows, tagged[rows], first_number)
+                self._section(name, lines, rows, tagged[rows], data, tag_at[rows], first_number)
         return count
 
     def _csv(self, lines: Any, stride: int, types: dict[int, Any]) -> Any:
@@ -1556,7 +1564,14 @@ class _Columnar:
             raise _Bail from exc
 
     def _section(
-        self, name: str, lines: Any, rows: np.ndarray, tagged: np.ndarray, first_number: int
+        self,
+        name: str,
+        lines: Any,
+        rows: np.ndarray,
+        tagged: np.ndarray,
+        data: np.ndarray,
+        tag_at: np.ndarray,
+        first_number: int,
     ) -> None:
         section = self.reader.sections.get(name)
         if section is None or section.columns is None:
@@ -1584,26 +1599,32 @@ class _Columnar:
                         raise _Bail
                     description = self.header_repeats[(name, line)] = fields[1]
                 section.description = description
-            rows = rows[tagged]
+            rows, tag_at = rows[tagged], tag_at[tagged]
             if not len(rows):
                 return
         if not 0 < stride - 2 <= len(section.columns):
             raise _Bail
-        table = self._csv(
-            lines.take(rows),
-            stride,
-            {1: pa.string(), **dict.fromkeys(range(2, stride), pa.float64())},
-        )
-        held.times_ms.append(self._times(table.column(0).chunks))
+        times = self._times(data, tag_at)
+        # The tags (field 1) are read from the block's bytes by _times, not converted here.
+        table = self._csv(lines.take(rows), stride, dict.fromkeys(range(2, stride), pa.float64()))
+        held.times_ms.append(times)
         if not held.columns:
             held.columns = [[] for _ in range(stride - 2)]
             held.gaps = [False] * (stride - 2)
         for position, column in enumerate(held.columns):
-            values = table.column(position + 1).to_numpy()
+            values = table.column(position).to_numpy()
             column.append(np.array(values, dtype=np.float64))  # a copy: not arrow's memory
             held.gaps[position] = held.gaps[position] or bool((values != values).any())
 
-    def _top(self, lines: Any, rows: np.ndarray, tagged: np.ndarray, first_number: int) -> None:
+    def _top(
+        self,
+        lines: Any,
+        rows: np.ndarray,
+        tagged: np.ndarray,
+        data: np.ndarray,
+        tag_at: np.ndarray,
+        first_number: int,
+    ) -> None:
         reader = self.reader
         if not tagged.all():
             for row in rows[~tagged].tolist():
@@ -1614,7 +1635,7 @@ class _Columnar:
                     raise _Bail
                 reader._top_odd_row(row + first_number, line)
                 self.top_widths.append(line.count(","))
-            rows = rows[tagged]
+            rows, tag_at = rows[tagged], tag_at[tagged]
             if not len(rows):
                 return
         if not self.top_rows:
@@ -1629,13 +1650,16 @@ class _Columnar:
         assert self.top_layout is not None
         cpu_at, command_at, resident_at = self.top_layout
         self.top_rows += len(rows)
-        types = {1: pa.string(), 2: pa.string(), cpu_at: pa.float64(), command_at: pa.string()}
+        # The tags (field 2) are read from the block's bytes by _times, not converted here;
+        # pids and commands as dictionaries, which group the rows per process (_group_top).
+        text = pa.dictionary(pa.int32(), pa.string())
+        types = {1: text, cpu_at: pa.float64(), command_at: text}
         types.update(dict.fromkeys(resident_at, pa.float64()))
         table = self._csv(lines.take(rows), self.top_stride, types)
         cpu = table.column(f"f{cpu_at}").to_numpy()
         if np.isnan(cpu).any():
             raise _Bail  # an empty or NaN %CPU: diagnosed by the line path
-        times = self._times(table.column("f2").chunks)
+        times = self._times(data, tag_at)
         resident = None
         for at in resident_at:
             more = table.column(f"f{at}").to_numpy()
@@ -1686,6 +1710,8 @@ class _Columnar:
         at[numbers] = np.arange(base, base + len(numbers))
         self.zzzz_tags.append(tags)
         self.zzzz_ms_all = np.concatenate([self.zzzz_ms_all, moments])
+        digits = pc.binary_length(tags).to_numpy(zero_copy_only=False) - 1
+        self.zzzz_digits = np.concatenate([self.zzzz_digits, digits.astype(np.int64)])
         self.last_zzzz = (tags[-1].as_py(), int(rows[-1]) + first_number)
 
     # ---- end of the run
@@ -1707,20 +1733,35 @@ class _Columnar:
         self._end_top()
         reader._flush_uarg()
 
-    def _times(self, chunks: list[Any]) -> np.ndarray:
-        """Each row's snapshot time: its tag's number looked up among the ZZZZ lines read so
-        far, then the tag text compared."""
-        tags = pa.chunked_array(chunks, pa.string())
-        numbers = pc.cast(pc.utf8_slice_codeunits(tags, 1, 64), pa.int64()).to_numpy()
+    def _times(self, data: np.ndarray, tag_at: np.ndarray) -> np.ndarray:
+        """Each row's snapshot time: its tag (``T<digits>,`` at ``tag_at`` in the block's
+        bytes) looked up by its number among the ZZZZ lines read so far. The tag text equals
+        its ZZZZ line's (``T[0-9]+``) when the number and the count of digits are the same.
+
+        Read from the bytes a digit position at a time over all rows (the usual tag has four
+        or five digits): converted as text by pyarrow, sliced, cast and compared, the tags
+        cost a tenth of the parse."""
+        numbers = np.zeros(len(tag_at), dtype=np.int64)
+        digits = np.zeros(len(tag_at), dtype=np.int64)
+        going = np.ones(len(tag_at), dtype=bool)  # rows whose tag has not ended yet
+        for place in range(1, _TAG_MAX_DIGITS + 2):
+            byte = data[tag_at + place]
+            digit = byte - 48  # uint8: a byte below "0" wraps past 9
+            is_digit = digit < 10
+            if (byte[going & ~is_digit] != 44).any():
+                raise _Bail  # a tag ended by something else than a comma
+            going &= is_digit
+            if not going.any():
+                break
+            numbers = np.where(going, numbers * 10 + digit, numbers)
+            digits += going
+        else:
+            raise _Bail  # a tag too long for the lookup (the line path reads it)
         at = self.snapshot_at
-        if len(numbers) and (numbers.min() < 0 or numbers.max() >= len(at)):
+        if len(numbers) and numbers.max() >= len(at):
             raise _Bail  # a row before its ZZZZ line, or a snapshot without one
         where = at[numbers]
-        if (where < 0).any():
-            raise _Bail
-        if self.snapshot_tags is None or len(self.snapshot_tags) != len(self.zzzz_ms_all):
-            self.snapshot_tags = pa.chunked_array(self.zzzz_tags, pa.string()).combine_chunks()
-        if not pc.all(pc.equal(tags, self.snapshot_tags.take(where))).as_py():
+        if (where < 0).any() or (self.zzzz_digits[where] != digits).any():
             raise _Bail
         return cast("np.ndarray", self.zzzz_ms_all[where])
 
@@ -1784,17 +1825,25 @@ class _Columnar:
     def _group_top(
         self, pids: Any, commands: Any, times: np.ndarray, cpu: np.ndarray, resident: Any
     ) -> None:
-        """A block's TOP rows appended to their processes (first seen first), in file order."""
-        keys = pc.binary_join_element_wise(pids, commands, "\x00").combine_chunks()
-        encoded = keys.dictionary_encode()
+        """A block's TOP rows appended to their processes (first seen first), in file order.
+
+        ``pids`` and ``commands`` are dictionary columns: a process is a pair of their codes
+        (joining the texts and hashing the joined ones cost three times as much)."""
+        if pids.num_chunks != 1 or commands.num_chunks != 1:
+            raise _Bail  # (one CSV block: never)
+        pids, commands = pids.chunk(0), commands.chunk(0)
+        pid_codes = pids.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        command_codes = commands.indices.to_numpy(zero_copy_only=False)
+        command_count = len(commands.dictionary)
+        encoded = pa.array(pid_codes * command_count + command_codes).dictionary_encode()
         codes = encoded.indices.to_numpy(zero_copy_only=False)
         order = np.argsort(codes, kind="stable")
         bounds = np.searchsorted(codes[order], np.arange(len(encoded.dictionary) + 1))
+        pid_texts = pids.dictionary.to_pylist()
+        command_texts = commands.dictionary.to_pylist()
         processes = self.reader.processes
-        for code, key_text in enumerate(encoded.dictionary.to_pylist()):
-            pid, zero, command = key_text.partition("\x00")
-            if "\x00" in command or not zero:
-                raise _Bail
+        for code, pair in enumerate(encoded.dictionary.to_pylist()):
+            pid, command = pid_texts[pair // command_count], command_texts[pair % command_count]
             picked = order[bounds[code] : bounds[code + 1]]
             process = processes.get((pid, command))
             if process is None:
