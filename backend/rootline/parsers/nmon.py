@@ -139,6 +139,7 @@ _MONTHS = {
 # Slow-path and sniffing rules only; the per-line data path uses no regex.
 _SECTION_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 _SNAPSHOT_TAG = re.compile(r"T\d+\Z")
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1  # what a time array holds
 _SNIFF_DATA_LINE = re.compile(r"^[A-Z][A-Z0-9_]*,T\d{4,},[-\d.]", re.MULTILINE)
 _SNIFF_ZZZZ_LINE = re.compile(
     r"^ZZZZ,T\d+,\d\d:\d\d:\d\d(?:,\d\d-[A-Za-z]{3}-\d{4}|,?\r?$)", re.MULTILINE
@@ -877,8 +878,7 @@ class _Reader:
             row_fields = fields[row * stride : (row + 1) * stride]
             tag = row_fields[1]
             if moment is None:
-                if _SNAPSHOT_TAG.match(tag):
-                    moment = self._estimate_time(tag)
+                if _SNAPSHOT_TAG.match(tag) and (moment := self._estimate_time(tag)) is not None:
                     untimed.append(line_number)
                 elif _looks_like_header(row_fields[2:]):
                     new_columns = [c.strip() for c in row_fields[2:]]
@@ -1132,9 +1132,10 @@ class _Reader:
             cpu_at, command_at, resident_at = layout
             moment = self.snapshot_ms.get(fields[2])
             if moment is None:
-                if not _SNAPSHOT_TAG.match(fields[2]):
+                if _SNAPSHOT_TAG.match(fields[2]):
+                    moment = self._estimate_time(fields[2])
+                if moment is None:
                     raise ValueError(f"bad snapshot tag {fields[2][:20]!r}")
-                moment = self._estimate_time(fields[2])
             cpu = float(fields[cpu_at])
             # A comma inside the command shifts the columns after it.
             command = ",".join(fields[command_at : command_at + 1 + max(extra, 0)])
@@ -1181,17 +1182,21 @@ class _Reader:
             return _DEFAULT_INTERVAL_MS
         return int(seconds * 1000) if 0 < seconds < 1e7 else _DEFAULT_INTERVAL_MS
 
-    def _estimate_time(self, tag: str) -> int:
-        """A snapshot without a ZZZZ line: from the nearest timed one, the AAA start, or the upload."""
+    def _estimate_time(self, tag: str) -> int | None:
+        """A snapshot without a ZZZZ line: from the nearest timed one, the AAA start, or the
+        upload. None when that lies past what a time can be (a tag of 20 digits, say)."""
         number = int(tag[1:])
         interval = self._interval_ms()
         if self.snapshot_ms:
             base_tag = min(self.snapshot_ms, key=lambda t: abs(int(t[1:]) - number))
-            return self.snapshot_ms[base_tag] + (number - int(base_tag[1:])) * interval
-        start = self._aaa_start_ms()
-        if start is not None:
-            return start + number * interval
-        return self.context.default_time_ms + (number - 1) * interval
+            estimate = self.snapshot_ms[base_tag] + (number - int(base_tag[1:])) * interval
+        else:
+            start = self._aaa_start_ms()
+            if start is not None:
+                estimate = start + number * interval
+            else:
+                estimate = self.context.default_time_ms + (number - 1) * interval
+        return estimate if _INT64_MIN <= estimate <= _INT64_MAX else None
 
     def _aaa_start_ms(self) -> int | None:
         # AAA,time,16:52.29 (nmon writes a dot before the seconds)

@@ -817,3 +817,43 @@ with tempfile.TemporaryDirectory() as folder:
     peak = tracemalloc.get_traced_memory()[1]
 print(result.status, peak / size)
 """
+
+
+@pytest.mark.parametrize("path", [FIXTURE, AIX_NO_DATE, NMON14], ids=lambda p: p.name[:24])
+def test_a_snapshot_tag_past_any_time_costs_its_row_only(path: Path) -> None:
+    """A tag of 22 digits (hostile or corrupt) puts its row past what a time can be: that row
+    is reported with its line and the rest is read as without it (it failed the file)."""
+    lines = path.read_text().splitlines()
+    copies = []  # (the line a hostile copy follows, the copy)
+    for prefix, tag_at in (("CPU_ALL,", 1), ("MEM,", 1), ("TOP,", 2)):
+        for at, line in enumerate(lines):
+            fields = line.split(",")
+            if (
+                line.startswith(prefix)
+                and len(fields) > tag_at + 1
+                and fields[tag_at][1:].isdigit()
+            ):
+                fields[tag_at] = "T" + "9" * 22
+                copies.append((at, ",".join(fields)))
+                break
+    for at, copy in sorted(copies, reverse=True):
+        lines.insert(at + 1, copy)
+    # Numbered from 1, each after its original and the copies inserted before it.
+    hostile = {at + 2 + k for k, (at, _) in enumerate(sorted(copies))}
+    assert hostile
+    data = ("\n".join(lines) + "\n").encode()
+    clean = registry.parse_bytes(path.read_bytes(), ParseContext(), "nmon")
+    whole = registry.parse_bytes(data, ParseContext(), "nmon")
+    streamed = registry.parse_file(
+        io.BytesIO(data), ParseContext(), "nmon", reopen=lambda: io.BytesIO(data)
+    )
+    for result in (whole, streamed):
+        assert result.status == "partial"
+        assert {
+            d.line
+            for d in result.diagnostics
+            if "snapshot tag" in d.message or "TOP row" in d.message
+        } == hostile
+        assert [(s.name, s.labels, list(s.times_ms), list(s.values)) for s in result.series] == [
+            (s.name, s.labels, list(s.times_ms), list(s.values)) for s in clean.series
+        ]
