@@ -49,7 +49,9 @@ line whose duration the rule cannot read.
 from __future__ import annotations
 
 import heapq
+import math
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from typing import Final
 
@@ -307,6 +309,8 @@ class _Reader:
         self.log = GcLog.empty()
         self.using: str | None = None
         self.region_kb: float | None = None
+        # (where, KB) of each G1 region size line: a log of several JVM runs has one per run.
+        self.region_sizes: list[tuple[int, float]] = []
         self.text = ""
         self.to_space: set[int] = set()
 
@@ -518,9 +522,9 @@ class _Reader:
     def _read_settings(self, text: str, keywords: tuple[str, ...]) -> None:
         """What :meth:`_setting` takes from every decorated line holding one of ``keywords``,
         in file order, read from as few of those lines as give the same: the first collector
-        and the first version are kept and the last region size is, so those are looked for
-        from the start or from the end until found (a big log repeats them per JVM run; each
-        search through it costs a pass over the text)."""
+        and the first version are kept, so those are looked for from the start until found
+        (a big log repeats them per JVM run; each search through it costs a pass over the
+        text). Every region size is kept with its place: each run's pauses use their own."""
         if "] Using " in keywords:
             for start, end in _lines_holding(text, "] Using "):
                 if self._setting(text[start:end].rstrip(), only=USING_RULE) == USING_RULE:
@@ -535,16 +539,23 @@ class _Reader:
         region_keywords = [k for k in ("egion size", "egion Size") if k in keywords]
         if region_keywords:
             last_line = -1
-            for start, end in heapq.merge(
-                *(_lines_holding(text, k, from_end=True) for k in region_keywords),
-                key=lambda line: -line[0],
-            ):
+            for start, end in heapq.merge(*(_lines_holding(text, k) for k in region_keywords)):
                 if start == last_line:
                     continue  # a line holding both
                 last_line = start
                 line = text[start:end].rstrip()
-                if self._setting(line, only=REGION_SIZE_RULE) == REGION_SIZE_RULE:
-                    break
+                taken = self._setting(line, only=REGION_SIZE_RULE) == REGION_SIZE_RULE
+                if taken and self.region_kb is not None:
+                    self.region_sizes.append((start, self.region_kb))
+
+    def _region_kb_at(self, position: int) -> float | None:
+        """The G1 region size of the run a line at ``position`` belongs to: the last one
+        printed before it, or, before the first (a log rotated mid-run), the first one."""
+        sizes = self.region_sizes
+        if len(sizes) <= 1:
+            return sizes[0][1] if sizes else None
+        at = bisect_right(sizes, (position, math.inf))
+        return sizes[at - 1][1] if at else sizes[0][1]
 
     def _setting(self, line: str, only: int | None = None) -> int | None:
         """Take what the first of the setting rules that matches ``line`` reads (only when it
@@ -588,15 +599,16 @@ class _Reader:
                     match.group(4), match.group(5)
                 )
             regions = G1_REGIONS.match(line) if name in G1_REGION_LINES else None
-            if regions is not None and self.region_kb is not None:
+            region_kb = self._region_kb_at(position)
+            if regions is not None and region_kb is not None:
                 found = True
-                before += int(regions.group(3)) * self.region_kb
-                after += int(regions.group(4)) * self.region_kb
+                before += int(regions.group(3)) * region_kb
+                after += int(regions.group(4)) * region_kb
         return (before, after) if found else None
 
     def _g1_young_sizes(self, position: int, gc_id: int) -> tuple[float, float] | None:
         """:meth:`_young_sizes` of a G1 pause, in fewer steps (its commonest question)."""
-        region_kb = self.region_kb
+        region_kb = self._region_kb_at(position)
         if region_kb is None:
             return None  # region counts without the region's size say no size
         text = self.text

@@ -389,3 +389,35 @@ def test_debug_level_detail_lines_are_no_ops() -> None:
     # An unknown line at info level is still a diagnostic.
     unknown = text.replace("[debug][gc,heap] Minimum heap", "[info ][gc,heap] Minimum heap", 1)
     assert [d.line for d in parse(unknown).diagnostics] == [1]
+
+
+def _young_before_kb(text: str) -> list[float | None]:
+    reader = gc_unified._Reader(ParseContext(), ParseResult(kind=gc_unified.KIND))
+    reader.read(text)
+    return [p.young_before_kb for p in reader.log.pauses]
+
+
+def _g1_run(minute: int, region: str | None, gc_ids: range) -> str:
+    stamp = f"[2026-11-21T07:{minute:02d}:25.681+0000]"
+    lines = [f"{stamp}[0.004s][info][gc] Using G1"]
+    if region:
+        lines.append(f"{stamp}[0.007s][info][gc,init] Heap Region Size: {region}")
+    for n in gc_ids:
+        at = f"[2026-11-21T07:{minute:02d}:{26 + n:02d}.772+0000][{1 + n}.097s]"
+        lines += [
+            f"{at}[info][gc,heap     ] GC({n}) Eden regions: 6->0(5)",
+            f"{at}[info][gc,heap     ] GC({n}) Survivor regions: 0->1(1)",
+            f"{at}[info][gc          ] GC({n}) Pause Young (Normal) (G1 Evacuation Pause)"
+            " 24M->4M(64M) 2.345ms",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def test_each_jvm_run_of_one_log_sizes_its_young_generation_with_its_own_regions() -> None:
+    """Two runs in one file (a restart with another heap): 6 Eden regions are 6 MB in the
+    first (1M regions) and 24 MB in the second (4M); the last region size was used for both."""
+    text = _g1_run(27, "1M", range(2)) + _g1_run(40, "4M", range(2))
+    assert _young_before_kb(text) == [6 * 1024.0] * 2 + [6 * 4096.0] * 2
+    # A log rotated mid-run, its region size printed only by the next run: that size it is.
+    rotated = _g1_run(27, None, range(2)) + _g1_run(40, "4M", range(1))
+    assert _young_before_kb(rotated) == [6 * 4096.0] * 3
