@@ -538,16 +538,8 @@ class _Reader:
                 self.fast_heaps.clear()
             match = G1_HEAP.match(key)
             sizes = self.fast_heaps[key] = None if match is None else _g1_sizes(match)
-        if sizes is None or not self.log.pauses:
-            return
-        pause = self.log.pauses[-1]
-        (
-            pause.young_before_kb,
-            pause.young_after_kb,
-            pause.heap_before_kb,
-            pause.heap_after_kb,
-            pause.heap_total_kb,
-        ) = sizes
+        if sizes is not None:
+            self._size_last_pause(sizes)
 
     def _run(self, text: str, start: int, end: int, line_no: int) -> None:
         """The heap and CMS lines of the indented lines in ``text[start:end]``, in order."""
@@ -802,7 +794,12 @@ class _Reader:
 
     def _g1_heap(self, line: str) -> None:
         match = G1_HEAP.search(line)
-        if match is None or not self.log.pauses:
+        if match is not None:
+            self._size_last_pause(_g1_sizes(match))
+
+    def _size_last_pause(self, sizes: tuple[float, float, float, float, float]) -> None:
+        """A G1 heap line's sizes (see :func:`_g1_sizes`) on the pause it follows, if any."""
+        if not self.log.pauses:
             return
         pause = self.log.pauses[-1]
         (
@@ -811,7 +808,7 @@ class _Reader:
             pause.heap_before_kb,
             pause.heap_after_kb,
             pause.heap_total_kb,
-        ) = _g1_sizes(match)
+        ) = sizes
 
     def _cms_concurrent(
         self, line_no: int, text: str, clock: Clock | None, gc_id: int | None
