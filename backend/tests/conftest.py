@@ -123,6 +123,13 @@ def _truncate_all(url: str) -> None:
     engine.dispose()
 
 
+# Rate limits count in fixed windows aligned to multiples of their length since the epoch.
+# A test that counts failures across a window's end sees its counts start again (a 300 s
+# window failed a CI run this way). This window began at the epoch and ends twice
+# as far from it as now: no test run reaches its end.
+STEADY_RATE_WINDOW_S = 2 * int(time.time())
+
+
 @pytest.fixture()
 def settings(database_url: str, tmp_path: Path) -> Settings:
     from rootline.settings import Settings
@@ -132,6 +139,7 @@ def settings(database_url: str, tmp_path: Path) -> Settings:
         database_url=database_url,
         load_demo=False,
         max_upload_bytes=5 * 1024 * 1024,
+        rate_limit_window_s=STEADY_RATE_WINDOW_S,
     )
 
 
@@ -376,6 +384,7 @@ def run_server(
         "ROOTLINE_DATA_DIR": str(tmp_path / "data"),
         "ROOTLINE_LOAD_DEMO": "false",
         "ROOTLINE_MAX_UPLOAD_BYTES": str(10 * 1024 * 1024),
+        "ROOTLINE_RATE_LIMIT_WINDOW_S": str(STEADY_RATE_WINDOW_S),
         **(settings or {}),
     }
     process = subprocess.Popen(
