@@ -7,7 +7,7 @@ from rootline.app_meta import AppMeta
 from rootline.artifacts.models import Artifact, BlobClaim
 from rootline.checklist.models import ComputedFinding, FindingReview
 from rootline.db import Base
-from rootline.events.models import Event
+from rootline.events.models import EventChunk
 from rootline.facts.models import Fact
 from rootline.incidents.models import Incident
 from rootline.postmortems.models import Postmortem, PostmortemRevision, PostmortemSection
@@ -35,7 +35,7 @@ __all__ = [
     "ConnEndpoint",
     "ConnField",
     "ConnTable",
-    "Event",
+    "EventChunk",
     "Fact",
     "FindingReview",
     "Incident",

@@ -1,44 +1,35 @@
-"""Every query on events."""
+"""Every query on events, which are stored in chunks by column (:mod:`rootline.events.chunks`):
+what a query filters on per event (time) is decoded from the chunks the SQL finds, the rest
+(attrs, labels) only for the events a page shows."""
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from itertools import islice
+from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Row, String, Table, Text, cast, delete, func, insert, select
-from sqlalchemy.engine import Connection, Dialect
+import numpy as np
+from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import ColumnElement
 
-from rootline.db import bulk_insert, json_dumps_maker, json_loads
-from rootline.events.models import Event
+from rootline.events import chunks
+from rootline.events.models import EventChunk
 from rootline.parsers.base import EventData
 
-INSERT_BATCH = 5000
-READ_BATCH = 5000
 
-
-def insert_many(session: Session, rows: Iterable[dict[str, Any]]) -> None:
-    """Insert ``rows`` a batch at a time, taken from the iterable as they are written (the
-    rows of a GC log's hundreds of thousands of pauses are never all held at once)."""
-    rows = iter(rows)
-    while batch := list(islice(rows, INSERT_BATCH)):
-        bulk_insert(session, Event, batch)
-
-
-EVENT_COLUMNS = (
-    "incident_id",
-    "artifact_id",
-    "kind",
-    "host",
-    "time_ms",
-    "duration_ms",
-    "attrs",
-    "labels",
-)
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    id: int
+    artifact_id: uuid.UUID
+    kind: str
+    host: str | None
+    time_ms: int
+    duration_ms: float | None
+    attrs: dict[str, Any] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
 
 
 def insert_events(
@@ -50,136 +41,33 @@ def insert_events(
     events: Iterable[EventData],
     offset_ms: int = 0,
 ) -> None:
-    """Insert the events of one artifact: what :func:`insert_many` writes for them, with
-    the row built once per event as the database takes it (a GC log's hundreds of thousands
-    of pauses cost no dict, no per-value bind processing and no ``json.dumps`` set-up each)."""
-    connection = session.connection()
-    dialect = connection.dialect
-    table: Table = Event.__table__  # type: ignore[assignment]
-    dumps = json_dumps_maker()
-    empty_json = dumps({})
-    if dialect.name == "postgresql":
-        _copy_events(connection, table, incident_id, artifact_id, host, events, offset_ms)
-        return
-    compiled = insert(table).compile(dialect=dialect, column_keys=list(EVENT_COLUMNS))
-    plain = _plain_json(dialect) and all(
-        table.c[name].type._cached_bind_processor(dialect) is None
-        for name in ("kind", "host", "time_ms")
-    )
-    # SQLite's Float binds through float() (None stays None).
-    bind_duration = table.c["duration_ms"].type._cached_bind_processor(dialect) or _same
-    if not plain or not compiled.positional or compiled.positiontup != list(EVENT_COLUMNS):
-        insert_many(session, _event_rows(incident_id, artifact_id, host, events, offset_ms))
-        return
-    # The ids are the same in every row: bound (UUID to text) once.
-    incident, artifact = (
-        value if processor is None else processor(value)
-        for name, value in (("incident_id", incident_id), ("artifact_id", artifact_id))
-        for processor in (table.c[name].type._cached_bind_processor(dialect),)
-    )
-    rows = (
-        (
-            incident,
-            artifact,
-            e.kind,
-            host,
-            e.time_ms + offset_ms,
-            bind_duration(e.duration_ms),
-            dumps(e.attrs),
-            empty_json if e.labels == {} else dumps(e.labels),
-        )
-        for e in events
-    )
-    while batch := list(islice(rows, INSERT_BATCH)):
-        connection.exec_driver_sql(compiled.string, batch)
-
-
-# COPY's text format: a backslash, a line break or a tab inside a value is escaped.
-_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"})
-_COPY_NULL = "\\N"
-
-
-def _copy_value(value: object) -> str:
-    """One value as COPY's text format has it (as psycopg's ``write_row`` writes it: None
-    as ``\\N``, a number as ``str()`` gives it, a text escaped)."""
-    if value is None:
-        return _COPY_NULL
-    return str(value).translate(_COPY_ESCAPES)
-
-
-def _copy_events(
-    connection: Connection,
-    table: Table,
-    incident_id: uuid.UUID,
-    artifact_id: uuid.UUID,
-    host: str | None,
-    events: Iterable[EventData],
-    offset_ms: int,
-) -> None:
-    """The rows of :func:`insert_events` written as COPY's text, a batch of lines at a time
-    (``write_row`` adapts each value of each row on its own)."""
-    dumps = json_dumps_maker()
-    empty_json = dumps({})
-    same_in_rows = "\t".join(_copy_value(v) for v in (incident_id, artifact_id))
-    host_text = _copy_value(host)
-    kinds: dict[str, str] = {}
-    statement = f'COPY "{table.name}" ({", ".join(EVENT_COLUMNS)}) FROM STDIN'
-    driver = connection.connection.driver_connection
-    lines: list[str] = []
-    with driver.cursor() as cursor, cursor.copy(statement) as copy:  # type: ignore[union-attr]
-        for e in events:
-            kind = kinds.get(e.kind)
-            if kind is None:
-                kind = kinds[e.kind] = _copy_value(e.kind)
-            duration = e.duration_ms
-            # JSON escapes every control character: no line break or tab, a backslash at most.
-            attrs = dumps(e.attrs)
-            if "\\" in attrs:
-                attrs = attrs.replace("\\", "\\\\")
-            labels = empty_json if e.labels == {} else _copy_value(dumps(e.labels))
-            lines.append(
-                f"{same_in_rows}\t{kind}\t{host_text}\t{e.time_ms + offset_ms}\t"
-                f"{_COPY_NULL if duration is None else duration}\t{attrs}\t{labels}\n"
-            )
-            if len(lines) >= INSERT_BATCH:
-                copy.write("".join(lines))
-                lines.clear()
-        if lines:
-            copy.write("".join(lines))
-
-
-def _same(value: Any) -> Any:
-    return value
-
-
-def _plain_json(dialect: Dialect) -> bool:
-    """Whether the dialect writes a JSON value as ``json.dumps`` gives it, nothing more."""
-    serializer = getattr(dialect, "_json_serializer", None)
-    return serializer is None and String()._cached_bind_processor(dialect) is None
-
-
-def _event_rows(
-    incident_id: uuid.UUID,
-    artifact_id: uuid.UUID,
-    host: str | None,
-    events: Iterable[EventData],
-    offset_ms: int,
-) -> Iterator[dict[str, Any]]:
-    for e in events:
-        yield {
+    """Insert the events of one artifact, as chunks (in the order given, kind by kind)."""
+    rows = [
+        {
             "incident_id": incident_id,
             "artifact_id": artifact_id,
-            "kind": e.kind,
             "host": host,
-            "time_ms": e.time_ms + offset_ms,
-            "duration_ms": e.duration_ms,
-            "attrs": e.attrs,
-            "labels": e.labels,
+            "kind": chunk.kind,
+            "count": chunk.count,
+            "first_ms": chunk.first_ms,
+            "last_ms": chunk.last_ms,
+            "total_duration_ms": chunk.total_duration_ms,
+            "max_duration_ms": chunk.max_duration_ms,
+            "times": chunk.times,
+            "durations": chunk.durations,
+            "attrs": chunk.attrs,
+            "labels": chunk.labels,
         }
+        for chunk in chunks.encode(events, offset_ms)
+    ]
+    # One statement per chunk: the ids must grow in the order given (an executemany may
+    # be sent as one multi-row INSERT, whose rows' ids PostgreSQL gives in no set order).
+    for row in rows:
+        session.execute(insert(EventChunk).values(row))
 
 
 def delete_for_artifact(session: Session, artifact_id: uuid.UUID) -> None:
-    session.execute(delete(Event).where(Event.artifact_id == artifact_id))
+    session.execute(delete(EventChunk).where(EventChunk.artifact_id == artifact_id))
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,72 +79,170 @@ class EventFilter:
     to_ms: int | None
 
     def conditions(self) -> list[ColumnElement[bool]]:
-        found = [Event.incident_id == self.incident_id]
+        """The chunks that may hold a matching event."""
+        found = [EventChunk.incident_id == self.incident_id]
         if self.kinds:
-            found.append(Event.kind.in_(self.kinds))
+            found.append(EventChunk.kind.in_(self.kinds))
         if self.host:
-            found.append(Event.host == self.host)
+            found.append(EventChunk.host == self.host)
         if self.from_ms is not None:
-            found.append(Event.time_ms >= self.from_ms)
+            found.append(EventChunk.last_ms >= self.from_ms)
         if self.to_ms is not None:
-            found.append(Event.time_ms <= self.to_ms)
+            found.append(EventChunk.first_ms <= self.to_ms)
         return found
+
+    def holds_all(self, first_ms: int, last_ms: int) -> bool:
+        """Whether every event of a chunk spanning these times matches (kind and host are
+        the SQL's)."""
+        return (self.from_ms is None or first_ms >= self.from_ms) and (
+            self.to_ms is None or last_ms <= self.to_ms
+        )
+
+    def matching(self, times: chunks.Times) -> np.ndarray:
+        """A mask of the times that match."""
+        mask = np.ones(len(times), dtype=bool)
+        if self.from_ms is not None:
+            mask &= times >= self.from_ms
+        if self.to_ms is not None:
+            mask &= times <= self.to_ms
+        return mask
 
 
 def list_page(
     session: Session, filters: EventFilter, *, limit: int, offset: int
-) -> Sequence[Event]:
-    query = select(Event).where(*filters.conditions())
-    return session.scalars(
-        query.order_by(Event.time_ms, Event.id).limit(limit).offset(offset)
-    ).all()
+) -> list[StoredEvent]:
+    """The matching events in time order (ties in the order stored), ``limit`` of them from
+    ``offset`` on."""
+    found_ids: list[np.ndarray] = []
+    found_times: list[chunks.Times] = []
+    for chunk_id, first_ms, last_ms, times_data in session.execute(
+        select(EventChunk.id, EventChunk.first_ms, EventChunk.last_ms, EventChunk.times)
+        .where(*filters.conditions())
+        .order_by(EventChunk.id)
+    ):
+        times = chunks.times(times_data)
+        ids = chunks.ids(chunk_id, len(times))
+        if not filters.holds_all(first_ms, last_ms):
+            mask = filters.matching(times)
+            times, ids = times[mask], ids[mask]
+        found_ids.append(ids)
+        found_times.append(times)
+    order = chunks.in_order(found_ids, found_times)
+    page = np.concatenate(found_ids)[order[offset : offset + limit]].tolist() if order.size else []
+    wanted: dict[int, list[int]] = {}
+    for event in page:
+        chunk_id, index = chunks.chunk_of(event)
+        wanted.setdefault(chunk_id, []).append(index)
+    events: dict[int, StoredEvent] = {}
+    if wanted:
+        for row in session.scalars(select(EventChunk).where(EventChunk.id.in_(list(wanted)))):
+            events.update(_events_of(row, wanted[row.id]))
+    return [events[event] for event in page]
+
+
+def _events_of(row: EventChunk, indexes: Iterable[int]) -> Iterator[tuple[int, StoredEvent]]:
+    times = chunks.times(row.times).tolist()
+    durations = chunks.duration_list(row.durations)
+    attrs = chunks.json_list(row.attrs, row.count)
+    labels = chunks.json_list(row.labels, row.count)
+    for index in indexes:
+        event = chunks.event_id(row.id, index)
+        yield (
+            event,
+            StoredEvent(
+                id=event,
+                artifact_id=row.artifact_id,
+                kind=row.kind,
+                host=row.host,
+                time_ms=times[index],
+                duration_ms=durations[index],
+                attrs=attrs[index],
+                labels=labels[index],
+            ),
+        )
 
 
 def kind_summary(
     session: Session, filters: EventFilter
-) -> Sequence[Row[str, int, float | None, float | None]]:
-    query = (
-        select(Event.kind, func.count(), func.sum(Event.duration_ms), func.max(Event.duration_ms))
-        .where(*filters.conditions())
-        .group_by(Event.kind)
-        .order_by(Event.kind)
-    )
-    return session.execute(query).all()
+) -> list[tuple[str, int, float | None, float | None]]:
+    """(kind, count, total duration, longest duration) of the matching events of each kind,
+    by kind; the durations None when no matching event of the kind has one."""
+    counts: dict[str, int] = {}
+    totals: dict[str, list[float]] = {}
+    longest: dict[str, float] = {}
+    for kind, count, first_ms, last_ms, total, top, chunk_id in session.execute(
+        select(
+            EventChunk.kind,
+            EventChunk.count,
+            EventChunk.first_ms,
+            EventChunk.last_ms,
+            EventChunk.total_duration_ms,
+            EventChunk.max_duration_ms,
+            EventChunk.id,
+        ).where(*filters.conditions())
+    ):
+        if not filters.holds_all(first_ms, last_ms):
+            # A chunk the window cuts: its events are counted one by one.
+            times_data, durations_data = session.execute(
+                select(EventChunk.times, EventChunk.durations).where(EventChunk.id == chunk_id)
+            ).one()
+            mask = filters.matching(chunks.times(times_data))
+            count = int(mask.sum())
+            if not count:
+                continue
+            durations = chunks.durations(durations_data)[mask]
+            durations = durations[~np.isnan(durations)]
+            total = math.fsum(durations.tolist()) if durations.size else None
+            top = float(durations.max()) if durations.size else None
+        counts[kind] = counts.get(kind, 0) + count
+        if total is not None:
+            totals.setdefault(kind, []).append(total)
+        if top is not None:
+            longest[kind] = max(top, longest.get(kind, top))
+    return [
+        (
+            kind,
+            counts[kind],
+            math.fsum(totals[kind]) if kind in totals else None,
+            longest.get(kind),
+        )
+        for kind in sorted(counts)
+    ]
 
 
 def all_of_kind(
     session: Session, *, incident_id: uuid.UUID, kind: str, host: str | None
 ) -> Iterator[tuple[str, int, float | None, dict[str, Any], str | None, uuid.UUID]]:
-    """The events of one kind in time order, as tuples of the columns the detectors read
-    (not ORM objects: a GC log holds hundreds of thousands of pauses).
-
-    Both ``attrs`` and the artifact id are read as text (on PostgreSQL too, where the driver
-    would decode JSON and UUIDs itself): the id is converted once per artifact and ``attrs``
-    decoded straight from its text, not through each column's per-row result processing."""
-    query = select(
-        Event.kind,
-        Event.time_ms,
-        Event.duration_ms,
-        cast(Event.attrs, Text),
-        Event.host,
-        cast(Event.artifact_id, Text),
-    ).where(Event.incident_id == incident_id, Event.kind == kind)
+    """The events of one kind in time order (ties in the order stored), as tuples of what
+    the detectors read: (kind, time, duration, attrs, host, artifact id)."""
+    query = select(EventChunk).where(EventChunk.incident_id == incident_id, EventChunk.kind == kind)
     if host:
-        query = query.where(Event.host == host)
-    artifacts: dict[str, uuid.UUID] = {}
-    # Fetched a batch at a time (a server-side cursor on PostgreSQL), so the driver never
-    # holds every row's text beside the decoded events.
-    # Through the session's connection: rows of plain columns need none of the ORM's steps.
-    for kind_, time_ms, duration_ms, attrs, host_, artifact in session.connection().execute(
-        query.order_by(Event.time_ms, Event.id).execution_options(yield_per=READ_BATCH)
-    ):
-        artifact_id = artifacts.get(artifact)
-        if artifact_id is None:
-            artifact_id = artifacts[artifact] = uuid.UUID(artifact)
-        yield kind_, time_ms, duration_ms, json_loads(attrs), host_, artifact_id
+        query = query.where(EventChunk.host == host)
+    found_ids: list[np.ndarray] = []
+    found_times: list[chunks.Times] = []
+    durations: list[float | None] = []
+    attrs: list[dict[str, Any]] = []
+    hosts: list[str | None] = []
+    artifacts: list[uuid.UUID] = []
+    for row in session.scalars(query.order_by(EventChunk.id)):
+        times = chunks.times(row.times)
+        found_ids.append(chunks.ids(row.id, len(times)))
+        found_times.append(times)
+        durations += chunks.duration_list(row.durations)
+        attrs += chunks.json_list(row.attrs, row.count)
+        hosts += [row.host] * row.count
+        artifacts += [row.artifact_id] * row.count
+    if not found_ids:
+        return
+    times_ms = np.concatenate(found_times).tolist()
+    for i in chunks.in_order(found_ids, found_times).tolist():
+        yield kind, times_ms[i], durations[i], attrs[i], hosts[i], artifacts[i]
 
 
-def get(session: Session, incident_id: uuid.UUID, event_id: int) -> Event | None:
+def get(session: Session, incident_id: uuid.UUID, event_id: int) -> StoredEvent | None:
     """One event of the incident (None if it has no such event)."""
-    event = session.get(Event, event_id)
-    return event if event is not None and event.incident_id == incident_id else None
+    chunk_id, index = chunks.chunk_of(event_id)
+    row = session.get(EventChunk, chunk_id)
+    if row is None or row.incident_id != incident_id or not 0 <= index < row.count:
+        return None
+    return next(event for _, event in _events_of(row, [index]))

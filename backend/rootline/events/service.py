@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from rootline.artifacts import repository as artifacts_repository
 from rootline.errors import NotFound
 from rootline.events import repository
-from rootline.events.models import Event
+from rootline.events.repository import StoredEvent
 from rootline.events.schemas import EventKindSummary, EventPage, EventRead, ThreadDumpRead
 from rootline.incidents.models import Incident
 from rootline.parsers import thread_dump
@@ -39,7 +39,7 @@ def store(
     return len(events)
 
 
-def to_read(event: Event) -> EventRead:
+def to_read(event: StoredEvent) -> EventRead:
     return EventRead(
         id=event.id,
         artifact_id=str(event.artifact_id),

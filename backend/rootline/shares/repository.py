@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from rootline.accounts.models import User
 from rootline.annotations.models import Annotation
 from rootline.artifacts.models import Artifact
-from rootline.events.models import Event
+from rootline.events.models import EventChunk
 from rootline.facts.models import Fact
 from rootline.series import repository as series_repository
 from rootline.series.models import Series
@@ -53,7 +53,7 @@ def live_by_hash(session: Session, token_hash: str, now: int) -> Share | None:
 def known_names(session: Session, incident_id: uuid.UUID) -> Known:
     """The host names, addresses and ports the incident's data names (for redacted links)."""
     known = Known()
-    for table in (Artifact, Event, Fact, Annotation):
+    for table in (Artifact, EventChunk, Fact, Annotation):
         for (host,) in session.execute(
             select(table.host).where(table.incident_id == incident_id).distinct()
         ):
