@@ -1,7 +1,11 @@
 """How points are packed for storage and reduced for display.
 
 Points of a series are sorted by time and cut into chunks of :data:`CHUNK_POINTS`; each chunk
-stores its times (int64 ms) and values (float64) as raw little-endian arrays. Beside the raw
+stores its times (int64 ms, as differences from the one before) and values (float64), byte
+planes apart (every point's first byte, then every second byte ...) and compressed by zstd:
+a sampled series' steps and its values' exponents repeat, so the planes compress 6x (raw
+text, 16 bytes a point) to 50x (real nmon captures). Chunks written before that hold the
+raw little-endian arrays, exactly 16 bytes a point, which no compressed chunk is. Beside the raw
 level 0, coarser levels keep the min and max point of each bucket of ``LEVEL_FACTOR ** level``
 raw points: a query picks the finest level that stays under its point budget, so reading a
 million-point series for a 2000-pixel chart touches a few tens of thousands of points, and a
@@ -11,11 +15,12 @@ points is MinMaxLTTB from ``tsdownsample``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+import zstandard
 from tsdownsample import MinMaxLTTBDownsampler
 
 CHUNK_POINTS = 8192
@@ -23,6 +28,7 @@ LEVEL_FACTOR = 64
 # A level is built only when the level below it holds more points than this.
 LEVEL_MIN_POINTS = 4 * CHUNK_POINTS
 MAX_LEVEL = 3
+ZSTD_LEVEL = 1
 
 Times = npt.NDArray[np.int64]
 Values = npt.NDArray[np.float64]
@@ -73,6 +79,7 @@ def min_max_buckets(times: Times, values: Values, bucket: int) -> tuple[Times, V
 
 def encode_levels(times: Times, values: Values) -> Iterator[EncodedChunk]:
     """Every chunk of every level of one sorted series."""
+    compress = zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress
     level_times, level_values = times, values
     level = 0
     while True:
@@ -85,13 +92,7 @@ def encode_levels(times: Times, values: Values) -> Iterator[EncodedChunk]:
                 first_ms=int(t[0]),
                 last_ms=int(t[-1]),
                 point_count=len(t),
-                # one copy of the two arrays' bytes (tobytes() + tobytes() made three)
-                data=b"".join(
-                    (
-                        np.ascontiguousarray(t, dtype="<i8").data,
-                        np.ascontiguousarray(v, dtype="<f8").data,
-                    )
-                ),
+                data=_packed(t, v, compress),
             )
         if level >= MAX_LEVEL or len(level_times) <= LEVEL_MIN_POINTS:
             return
@@ -99,11 +100,40 @@ def encode_levels(times: Times, values: Values) -> Iterator[EncodedChunk]:
         level_times, level_values = min_max_buckets(level_times, level_values, LEVEL_FACTOR)
 
 
+def _packed(times: Times, values: Values, compress: Callable[[memoryview], bytes]) -> bytes:
+    """The chunk's bytes: time steps and values as byte planes, compressed (the raw arrays in
+    the rare case that this is exactly as long as they are, which would read as raw)."""
+    n = len(times)
+    words = np.empty(2 * n, dtype="<u8")
+    steps = words[:n].view("<i8")
+    steps[0] = times[0]
+    np.subtract(times[1:], times[:-1], out=steps[1:])
+    words[n:] = np.ascontiguousarray(values, dtype="<f8").view("<u8")
+    data = compress(np.ascontiguousarray(words.view(np.uint8).reshape(-1, 8).T).data)
+    if len(data) != 16 * n:
+        return data
+    return b"".join(
+        (
+            np.ascontiguousarray(times, dtype="<i8").data,
+            np.ascontiguousarray(values, dtype="<f8").data,
+        )
+    )
+
+
+_decompress = zstandard.ZstdDecompressor().decompress
+
+
 def decode(data: bytes, point_count: int) -> tuple[Times, Values]:
-    split = point_count * 8
-    times = np.frombuffer(data, dtype="<i8", count=point_count)
-    values = np.frombuffer(data, dtype="<f8", count=point_count, offset=split)
-    return times, values
+    if len(data) == 16 * point_count:  # raw arrays (chunks written before compression)
+        split = point_count * 8
+        times = np.frombuffer(data, dtype="<i8", count=point_count)
+        values = np.frombuffer(data, dtype="<f8", count=point_count, offset=split)
+        return times, values
+    planes = np.frombuffer(_decompress(data, max_output_size=16 * point_count), dtype=np.uint8)
+    words = np.ascontiguousarray(planes.reshape(8, -1).T).view("<u8").reshape(-1)
+    times = words[:point_count].view("<i8")
+    np.cumsum(times, out=times)  # in place: the points cost their 16 bytes, as raw ones did
+    return times, words[point_count:].view("<f8")
 
 
 def points_per_raw_point(level: int) -> float:

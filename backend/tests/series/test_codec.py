@@ -19,6 +19,48 @@ def test_round_trip_of_a_chunk() -> None:
     assert (chunk.first_ms, chunk.last_ms, chunk.level) == (1, 5, 0)
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(min_value=-(2**62), max_value=2**62),
+            st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from([-0.0, 5e-324]),
+        ),
+        min_size=1,
+        max_size=300,
+    )
+)
+@example([(0, 0.0)])
+@example([(1_700_000_000_000 + 1000 * i, 42.0) for i in range(300)])  # compresses to little
+def test_a_packed_chunk_reads_back_bit_for_bit(points: list[tuple[int, float]]) -> None:
+    times = np.sort(np.array([t for t, _ in points], dtype=np.int64))
+    values = np.array([v for _, v in points], dtype=np.float64)
+    for chunk in codec.encode_levels(times, values):
+        if chunk.level:
+            continue
+        start = chunk.seq * codec.CHUNK_POINTS
+        decoded_t, decoded_v = codec.decode(chunk.data, chunk.point_count)
+        assert decoded_t.tolist() == times[start : start + chunk.point_count].tolist()
+        # Bits, not values: -0.0 stays -0.0.
+        assert decoded_v.tobytes() == values[start : start + chunk.point_count].tobytes()
+
+
+def test_a_regular_series_is_stored_in_a_fraction_of_its_raw_bytes() -> None:
+    n = codec.CHUNK_POINTS
+    times = 1_700_000_000_000 + np.arange(n, dtype=np.int64) * 5000
+    values = np.round(np.random.default_rng(1).normal(30, 5, n), 1)  # a gauge, one decimal
+    (chunk,) = list(codec.encode_levels(times, values))
+    assert len(chunk.data) < 16 * n / 3
+
+
+def test_chunks_written_raw_before_compression_still_read() -> None:
+    times = np.array([1, 2, 5], dtype=np.int64)
+    values = np.array([0.5, -1.0, 3.25])
+    raw = times.astype("<i8").tobytes() + values.astype("<f8").tobytes()
+    decoded_t, decoded_v = codec.decode(raw, 3)
+    assert (decoded_t.tolist(), decoded_v.tolist()) == ([1, 2, 5], [0.5, -1.0, 3.25])
+
+
 def test_levels_keep_a_single_point_spike() -> None:
     n = 1_000_000
     times = np.arange(n, dtype=np.int64) * 1000
