@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import Any
 
-import numpy as np
 from sqlalchemy.orm import Session
 
 from rootline.artifacts import repository as artifacts_repository
@@ -91,16 +90,14 @@ class DatabaseIncidentData:
         )
         if not rows:
             return []
-        parts: dict[int, list[tuple[codec.Times, codec.Values]]] = defaultdict(list)
+        parts: dict[int, list[tuple[int, bytes]]] = defaultdict(list)
         for series_id, count, data in series_repository.level0_chunks(
             self._session, series_ids=[r.id for r in rows]
         ):
-            parts[series_id].append(codec.decode(data, count))
+            parts[series_id].append((count, data))
         views = []
         for row in rows:
-            chunks = parts.get(row.id, [])
-            times = np.concatenate([c[0] for c in chunks]) if chunks else np.empty(0, np.int64)
-            values = np.concatenate([c[1] for c in chunks]) if chunks else np.empty(0, np.float64)
+            times, values = codec.decode_all(parts.pop(row.id, []))
             views.append(self._view(row, row.labels, times, values))
         return views
 

@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 import zstandard
 
+from rootline.compression import compressor
 from rootline.db import json_bytes_maker, read_json_bytes
 from rootline.parsers.base import EventData
 
@@ -67,7 +68,7 @@ def encode(events: Iterable[EventData], offset_ms: int = 0) -> Iterator[Chunk]:
         if found is None:
             found = by_kind[event.kind] = []
         found.append(event)
-    compress = zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress
+    compress = compressor(ZSTD_LEVEL)
     dumps = json_bytes_maker()
     for kind, of_kind in by_kind.items():
         for start in range(0, len(of_kind), CHUNK_EVENTS):
@@ -96,7 +97,8 @@ def encode(events: Iterable[EventData], offset_ms: int = 0) -> Iterator[Chunk]:
             )
 
 
-_decompress = zstandard.ZstdDecompressor().decompress
+def _decompress(data: bytes) -> bytes:
+    return zstandard.ZstdDecompressor().decompress(data)  # one each: not shared between threads
 
 
 def times(data: bytes) -> Times:

@@ -15,13 +15,15 @@ points is MinMaxLTTB from ``tsdownsample``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 import zstandard
 from tsdownsample import MinMaxLTTBDownsampler
+
+from rootline.compression import compressor
 
 CHUNK_POINTS = 8192
 LEVEL_FACTOR = 64
@@ -79,7 +81,7 @@ def min_max_buckets(times: Times, values: Values, bucket: int) -> tuple[Times, V
 
 def encode_levels(times: Times, values: Values) -> Iterator[EncodedChunk]:
     """Every chunk of every level of one sorted series."""
-    compress = zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress
+    packer = _Packer()
     level_times, level_values = times, values
     level = 0
     while True:
@@ -92,7 +94,7 @@ def encode_levels(times: Times, values: Values) -> Iterator[EncodedChunk]:
                 first_ms=int(t[0]),
                 last_ms=int(t[-1]),
                 point_count=len(t),
-                data=_packed(t, v, compress),
+                data=packer.packed(t, v),
             )
         if level >= MAX_LEVEL or len(level_times) <= LEVEL_MIN_POINTS:
             return
@@ -100,40 +102,80 @@ def encode_levels(times: Times, values: Values) -> Iterator[EncodedChunk]:
         level_times, level_values = min_max_buckets(level_times, level_values, LEVEL_FACTOR)
 
 
-def _packed(times: Times, values: Values, compress: Callable[[memoryview], bytes]) -> bytes:
-    """The chunk's bytes: time steps and values as byte planes, compressed (the raw arrays in
-    the rare case that this is exactly as long as they are, which would read as raw)."""
-    n = len(times)
-    words = np.empty(2 * n, dtype="<u8")
-    steps = words[:n].view("<i8")
-    steps[0] = times[0]
-    np.subtract(times[1:], times[:-1], out=steps[1:])
-    words[n:] = np.ascontiguousarray(values, dtype="<f8").view("<u8")
-    data = compress(np.ascontiguousarray(words.view(np.uint8).reshape(-1, 8).T).data)
-    if len(data) != 16 * n:
-        return data
-    return b"".join(
-        (
-            np.ascontiguousarray(times, dtype="<i8").data,
-            np.ascontiguousarray(values, dtype="<f8").data,
+class _Packer:
+    """Packs chunks through two buffers it keeps, so that a chunk costs only its compressed
+    bytes. Not shared between threads: a zstd compressor is not."""
+
+    def __init__(self) -> None:
+        self.compress = compressor(ZSTD_LEVEL)
+        self.words = np.empty(2 * CHUNK_POINTS, dtype="<u8")
+        self.planes = np.empty(16 * CHUNK_POINTS, dtype=np.uint8)
+
+    def packed(self, times: Times, values: Values) -> bytes:
+        """The chunk's bytes: time steps and values as byte planes, compressed (the raw arrays
+        in the rare case that this is exactly as long as they are, which would read as raw)."""
+        n = len(times)
+        words = self.words[: 2 * n]
+        steps = words[:n].view("<i8")
+        steps[0] = times[0]
+        np.subtract(times[1:], times[:-1], out=steps[1:])
+        words[n:].view("<f8")[:] = values
+        planes = self.planes[: 16 * n]
+        planes.reshape(8, 2 * n)[:] = words.view(np.uint8).reshape(2 * n, 8).T
+        data = self.compress(planes.data)
+        if len(data) != 16 * n:
+            return data
+        return b"".join(
+            (
+                np.ascontiguousarray(times, dtype="<i8").data,
+                np.ascontiguousarray(values, dtype="<f8").data,
+            )
         )
-    )
-
-
-_decompress = zstandard.ZstdDecompressor().decompress
 
 
 def decode(data: bytes, point_count: int) -> tuple[Times, Values]:
-    if len(data) == 16 * point_count:  # raw arrays (chunks written before compression)
-        split = point_count * 8
-        times = np.frombuffer(data, dtype="<i8", count=point_count)
-        values = np.frombuffer(data, dtype="<f8", count=point_count, offset=split)
-        return times, values
-    planes = np.frombuffer(_decompress(data, max_output_size=16 * point_count), dtype=np.uint8)
-    words = np.ascontiguousarray(planes.reshape(8, -1).T).view("<u8").reshape(-1)
-    times = words[:point_count].view("<i8")
-    np.cumsum(times, out=times)  # in place: the points cost their 16 bytes, as raw ones did
-    return times, words[point_count:].view("<f8")
+    return decode_all([(point_count, data)])
+
+
+def decode_all(chunks: Sequence[tuple[int, bytes]]) -> tuple[Times, Values]:
+    """The points of consecutive chunks, given as (point_count, data), in one pair of arrays
+    each chunk is decoded into (no array per chunk to join after), through one buffer."""
+    total = sum(count for count, _ in chunks)
+    times = np.empty(total, dtype=np.int64)
+    values = np.empty(total, dtype=np.float64)
+    decompressor = zstandard.ZstdDecompressor()  # one per call: not shared between threads
+    planes = np.empty(16 * max((count for count, _ in chunks), default=0), dtype=np.uint8)
+    at = 0
+    for count, data in chunks:
+        chunk_times, chunk_values = times[at : at + count], values[at : at + count]
+        at += count
+        if len(data) == 16 * count:  # raw arrays (chunks written before compression)
+            chunk_times[:] = np.frombuffer(data, dtype="<i8", count=count)
+            chunk_values[:] = np.frombuffer(data, dtype="<f8", count=count, offset=count * 8)
+            continue
+        chunk_planes = planes[: 16 * count]
+        _decompress_into(decompressor, data, chunk_planes)
+        # Each point's 8 bytes gathered from the 8 planes straight into its place.
+        by_plane = chunk_planes.reshape(8, 2 * count)
+        chunk_times.view(np.uint8).reshape(count, 8)[:] = by_plane[:, :count].T
+        chunk_values.view(np.uint8).reshape(count, 8)[:] = by_plane[:, count:].T
+        np.cumsum(chunk_times, out=chunk_times)  # steps to times
+    return times, values
+
+
+def _decompress_into(
+    decompressor: zstandard.ZstdDecompressor, data: bytes, out: npt.NDArray[np.uint8]
+) -> None:
+    view = memoryview(out)  # type: ignore[arg-type]
+    filled = 0
+    with decompressor.stream_reader(data) as reader:
+        while filled < len(view):
+            got = reader.readinto(view[filled:])
+            if not got:
+                break
+            filled += got
+    if filled != len(view):
+        raise ValueError(f"a point chunk holds {filled} bytes, not {len(view)}")
 
 
 def points_per_raw_point(level: int) -> float:

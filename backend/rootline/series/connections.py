@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 import zstandard
 
+from rootline.compression import compressor
 from rootline.parsers.base import SeriesData
 
 CONN_ID_BASE = 2**52
@@ -201,7 +202,7 @@ def _stats(matrix: Values, times: Times) -> Stats:
 def _blocks(matrix: Values, times: Times) -> Iterable[Block]:
     n_conn, n_snap = matrix.shape
     per_block = max(1, BLOCK_CELLS // max(1, n_conn))
-    compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
+    compress = compressor(ZSTD_LEVEL)
     for seq, start in enumerate(range(0, n_snap, per_block)):
         part = matrix[:, start : start + per_block]
         yield Block(
@@ -210,7 +211,7 @@ def _blocks(matrix: Values, times: Times) -> Iterable[Block]:
             part.shape[1],
             int(times[start]),
             int(times[start + part.shape[1] - 1]),
-            compressor.compress(encode_matrix(part)),
+            compress(encode_matrix(part)),
         )
 
 
@@ -230,9 +231,7 @@ def decode_matrix(data: bytes, n_conn: int, n_snap: int) -> Values:
 
 
 def pack_array(array: npt.NDArray[np.generic]) -> bytes:
-    return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(
-        np.ascontiguousarray(array).tobytes()
-    )
+    return compressor(ZSTD_LEVEL)(np.ascontiguousarray(array).tobytes())
 
 
 def unpack_array(data: bytes, dtype: str) -> npt.NDArray[np.generic]:

@@ -599,7 +599,4 @@ def _fetch(
 
 
 def _decode(rows: Sequence[Row[int, bytes]]) -> tuple[codec.Times, codec.Values]:
-    if not rows:
-        return np.empty(0, np.int64), np.empty(0, np.float64)
-    parts = [codec.decode(data, count) for count, data in rows]
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    return codec.decode_all([(count, data) for count, data in rows])
