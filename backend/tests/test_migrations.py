@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -56,10 +59,13 @@ def test_events_move_into_chunks_and_back(database_url: str) -> None:
         made = Incident(title="t")
         session.add(made)
         session.flush()
-        file = Artifact(incident_id=made.id, sha256="x", size_bytes=1, filename="a.log")
-        session.add(file)
+        files = [
+            Artifact(incident_id=made.id, sha256=name, size_bytes=1, filename=name)
+            for name in ("a.log", "b.log")
+        ]
+        session.add_all(files)
         session.commit()
-        incident, artifact = made.id, file.id
+        incident, artifacts = made.id, [f.id for f in files]
     command.downgrade(config, "0011")
     events = sa.table(
         "events",
@@ -73,15 +79,15 @@ def test_events_move_into_chunks_and_back(database_url: str) -> None:
     rows = [
         {
             "incident_id": ids(incident),
-            "artifact_id": ids(artifact),
+            "artifact_id": ids(artifacts[i % 4 // 3]),  # 0, 1, 2 in a.log, 3 in b.log ...
             "kind": "gc_pause" if i % 3 else "thread_dump",
-            "host": "h1",
+            "host": "h1" if i % 4 // 3 == 0 else None,
             "time_ms": 1_000 + (7 * i) % 10,
             "duration_ms": None if i % 3 == 0 else i / 10,
             "attrs": {"i": i, "cause": "G1 Evacuation Pause", "nan": None},
             "labels": {} if i % 2 else {"pool": "p"},
         }
-        for i in range(10)
+        for i in range(12)
     ]
     with engine.begin() as connection:
         connection.execute(sa.insert(events), rows)
@@ -95,19 +101,33 @@ def test_events_move_into_chunks_and_back(database_url: str) -> None:
             offset=0,
         )
         assert session.get(Incident, incident) is not None
-    # Ties in time: the old ids ordered them within a kind; the chunks keep that order.
-    assert sorted(
-        (r.kind, r.time_ms, r.duration_ms, r.attrs, r.labels, r.host) for r in stored
-    ) == sorted((r.kind, r.time_ms, r.duration_ms, r.attrs, r.labels, r.host) for r in before)
-    for kind in ("gc_pause", "thread_dump"):
-        assert [r.attrs["i"] for r in stored if r.kind == kind] == [
-            r.attrs["i"] for r in before if r.kind == kind
-        ]
+    def values(rows: Sequence[Any]) -> list[tuple[Any, ...]]:
+        return sorted(
+            (
+                str(r.artifact_id).replace("-", ""),
+                r.kind,
+                r.time_ms,
+                r.duration_ms,
+                sorted(r.attrs.items(), key=str),
+                r.labels,
+                r.host,
+            )
+            for r in rows
+        )
+
+    assert len(stored) == len(before) == 12
+    assert values(stored) == values(before)
+    # Ties in time: the old ids ordered an artifact's events of a kind; the chunks keep that.
+    for artifact in artifacts:
+        for kind in ("gc_pause", "thread_dump"):
+            assert [r.attrs["i"] for r in stored if (r.artifact_id, r.kind) == (artifact, kind)] == [
+                r.attrs["i"]
+                for r in before
+                if (str(r.artifact_id).replace("-", ""), r.kind) == (artifact.hex, kind)
+            ]
     command.downgrade(config, "0011")
     with engine.connect() as connection:
         after = connection.execute(sa.select(events).order_by(events.c.time_ms, events.c.id)).all()
     command.upgrade(config, "head")
     engine.dispose()
-    assert sorted(
-        (r.kind, r.time_ms, r.duration_ms, r.attrs, r.labels, r.host) for r in after
-    ) == sorted((r.kind, r.time_ms, r.duration_ms, r.attrs, r.labels, r.host) for r in before)
+    assert values(after) == values(before)

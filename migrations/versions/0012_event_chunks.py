@@ -123,8 +123,12 @@ def _events_by_artifact(
     """Each (incident, artifact, host)'s events in the order stored."""
     key: tuple[Any, Any, str | None] | None = None
     events: list[EventData] = []
+    # A batch at a time (a server-side cursor on PostgreSQL): a big database's events are
+    # never all held at once, only one artifact's.
     rows = bind.execute(
-        sa.select(_events).order_by(_events.c.artifact_id, _events.c.host, _events.c.id)
+        sa.select(_events)
+        .order_by(_events.c.artifact_id, _events.c.host, _events.c.id)
+        .execution_options(yield_per=5000)
     )
     for row in rows:
         row_key = (row.incident_id, row.artifact_id, row.host)
