@@ -63,38 +63,56 @@ def size_kb(value: str, unit: str) -> float:
     return number(value) * factor
 
 
-_DIGITS_AS_ZERO = str.maketrans("0123456789", "0" * 10)
+# A shape of UTF-8 bytes (line_shapes): every ASCII digit written 0, as str.translate of
+# "0123456789" to "0"s writes it (in UTF-8 those bytes are never part of another character).
+DIGIT_BYTES_AS_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
 _SHAPE_BLOCK = 1 << 20
+# Text to UTF-8 and back, any str (a lone surrogate too).
+_UTF8, _ANY = "utf-8", "surrogatepass"
 
 
-def line_shapes(text: str, group_start: str | None = None) -> set[str]:
+def line_shapes(
+    text: str, group_start: str | None = None, group_marker: str | None = None
+) -> set[str]:
     r"""The distinct lines of ``text`` (split at ``\n`` only) with every digit written ``0``.
 
     A big log has a few hundred of them: a rule that names no digit (``\d``, never ``7``)
     matches a line exactly when it matches the line's shape, so the shapes can be checked
-    instead of millions of lines. Read a block at a time (bounded memory).
+    instead of millions of lines. Read a block at a time (bounded memory), as UTF-8 bytes
+    (bytes.translate takes fewer steps a character than str.translate); the distinct lines
+    are decoded back.
 
     ``group_start`` (a line break and what the shape of a log's record line starts with,
     ``"\n0"`` for a stamped one) splits a block first into groups of lines, a record line
     and its detail lines: a log repeats a few groups, each distinct one split into its lines
-    once instead of every copy of it.
+    once instead of every copy of it. ``group_marker`` (no digit, no line break in it) finds
+    a block's ``group_start`` in the block, for a log whose lines start with more than a
+    stamp (unified logging's decorations, whose uptime grows digits): the shape of the
+    block's first line holding the marker, to the marker.
     """
-    shapes: set[str] = set()
+    shapes: set[bytes] = set()
+    fixed_start = None if group_start is None else group_start.encode(_UTF8, _ANY)
+    marker = None if group_marker is None else group_marker.encode(_UTF8, _ANY)
     start, end = 0, len(text)
     while start < end:
         stop = text.find("\n", start + _SHAPE_BLOCK)
         stop = end if stop < 0 else stop + 1
-        block = text[start:stop].translate(_DIGITS_AS_ZERO)
+        block = text[start:stop].encode(_UTF8, _ANY).translate(DIGIT_BYTES_AS_ZERO)
         start = stop
-        if group_start is None:
-            shapes.update(block.split("\n"))
+        block_start = fixed_start
+        if marker is not None:
+            at = block.find(marker)
+            line_break = block.rfind(b"\n", 0, at) if at >= 0 else -1
+            block_start = block[line_break:at] if line_break >= 0 else None
+        if block_start is None:
+            shapes.update(block.split(b"\n"))
             continue
-        first, *groups = block.split(group_start)
-        shapes.update(first.split("\n"))
-        line_start = group_start[1:]  # what the line break split off each group
+        first, *groups = block.split(block_start)
+        shapes.update(first.split(b"\n"))
+        line_start = block_start[1:]  # what the line break split off each group
         for group in set(groups):
-            shapes.update((line_start + group).split("\n"))
-    return shapes
+            shapes.update((line_start + group).split(b"\n"))
+    return {shape.decode(_UTF8, _ANY) for shape in shapes}
 
 
 _MINUTE_CACHE: dict[tuple[object, ...], int] = {}
@@ -319,7 +337,7 @@ def build_result(kind: str, log: GcLog, context: ParseContext, result: ParseResu
     events = result.events
     durations: list[float] = []
     pause_starts: list[float] = []
-    # The commonest loop of a big log: names bound once, the series' arrays appended directly.
+    # The commonest loop of a big log: names bound once, the series' arrays filled directly.
     add_event = events.append
     pause_times, pause_values = series.points["gc.pause_ms"]
     before_times, before_values = series.points["gc.heap_before_mb"]
@@ -351,20 +369,14 @@ def build_result(kind: str, log: GcLog, context: ParseContext, result: ParseResu
             before_mb = rounded_mb.get(before_kb)
             if before_mb is None:
                 before_mb = rounded_mb[before_kb] = round(before_kb / 1024.0, 3)
-            before_times.append(at_ms)
-            before_values.append(before_kb / 1024.0)
         if after_kb is not None:
             after_mb = rounded_mb.get(after_kb)
             if after_mb is None:
                 after_mb = rounded_mb[after_kb] = round(after_kb / 1024.0, 3)
-            after_times.append(at_ms)
-            after_values.append(after_kb / 1024.0)
         if total_kb is not None:
             total_mb = rounded_mb.get(total_kb)
             if total_mb is None:
                 total_mb = rounded_mb[total_kb] = round(total_kb / 1024.0, 3)
-            total_times.append(at_ms)
-            total_values.append(total_kb / 1024.0)
         if (
             cause
             and not detail
@@ -414,15 +426,34 @@ def build_result(kind: str, log: GcLog, context: ParseContext, result: ParseResu
             duration_rounded = rounded_ms[duration_ms] = round(duration_ms, 6)
         add_event(EventData("gc_pause", at_ms, duration_rounded, attrs))
         pause_times.append(at_ms)
-        pause_values.append(duration_ms)
+    pause_values.extend(durations)  # each pause's duration_ms, in order
+    # A point of each heap series per pause that reports it, at the pause's start (taken
+    # after the loop: fewer steps a pause than three appends a series).
+    pauses = log.pauses
+    for times, values, sizes in (
+        (before_times, before_values, [p.heap_before_kb for p in pauses]),
+        (after_times, after_values, [p.heap_after_kb for p in pauses]),
+        (total_times, total_values, [p.heap_total_kb for p in pauses]),
+    ):
+        if None not in sizes:
+            times.extend(pause_times)
+            values.extend([kb / 1024.0 for kb in sizes])  # type: ignore[operator]
+        else:
+            times.extend([at for at, kb in zip(pause_times, sizes, strict=True) if kb is not None])
+            values.extend([kb / 1024.0 for kb in sizes if kb is not None])
     heap_from_cycles = not any(p.heap_after_kb is not None for p in log.pauses)
     for phase in log.concurrents:
-        at_ms = round(wall(phase.clock))
+        clock = phase.clock
+        at = clock.wall_ms  # wall(clock), inline
+        uptime_s = clock.uptime_s
+        if at is None:
+            at = base_ms + (uptime_s or 0.0) * 1000.0
+        at_ms = round(at)
         attrs = {"collector": phase.collector, "phase": phase.phase}
         if phase.gc_id is not None:
             attrs["gc_id"] = phase.gc_id
-        if phase.clock.uptime_s is not None:
-            attrs["uptime_s"] = round(phase.clock.uptime_s, 6)
+        if uptime_s is not None:
+            attrs["uptime_s"] = round(uptime_s, 6)
         if phase.heap_after_kb is not None:
             attrs["heap_before_mb"] = _mb(phase.heap_before_kb)
             attrs["heap_after_mb"] = _mb(phase.heap_after_kb)
@@ -565,14 +596,14 @@ def _add_rates(pauses: list[Pause], starts: list[float], facts: list[Fact]) -> N
                 grown = pause.young_before_kb - previous.young_after_kb
             else:
                 grown = pause.heap_before_kb - (previous.heap_after_kb or 0.0)
-            allocated_kb += max(grown, 0.0)
+            allocated_kb += 0.0 if grown < 0.0 else grown  # max(grown, 0.0), no call
         if pause.young_before_kb is not None and pause.young_after_kb is not None:
             promotion_known = True
             if pause.type in ("young", "mixed"):
                 old_growth = (pause.heap_after_kb - pause.heap_before_kb) - (
                     pause.young_after_kb - pause.young_before_kb
                 )
-                promoted_kb += max(old_growth, 0.0)
+                promoted_kb += 0.0 if old_growth < 0.0 else old_growth  # max(..., 0.0)
         previous = pause
     if first_ms is None or last_ms is None or last_ms <= first_ms:
         return

@@ -58,6 +58,7 @@ from typing import Final
 from rootline.parsers.base import ParseContext, ParseResult
 from rootline.parsers.gc_common import (
     DATESTAMP,
+    DIGIT_BYTES_AS_ZERO,
     Clock,
     Concurrent,
     GcLog,
@@ -214,8 +215,15 @@ TIMED_LINE = re.compile(
 )
 HEAP_WORD = re.compile(_HEAP)
 DATESTAMP_WHOLE = re.compile(DATESTAMP.pattern + r"\Z")
-# Where such lines are: a literal ") " starts the search (fast), the hit runs to the line's end.
-TIMED_HIT = re.compile(r"\) (?:[yYO]: )?(?:Pause|Concurrent) [^\n]*ms\r?(?![^\n])")
+# Where such lines are: a literal ") " starts the search (fast), the hit runs to the line's
+# end, which must end in "ms" (before a "\r"): the rest of the line is taken whole
+# (possessive) and its end looked at, not given back a character at a time (a start line,
+# "GC(3) Pause Young (Normal) (G1 Evacuation Pause)", is one of every two lines found).
+# As r"\) (?:[yYO]: )?(?:Pause|Concurrent) [^\n]*ms\r?(?![^\n])" reads them.
+TIMED_HIT = re.compile(r"\) (?:[yYO]: )?(?:Pause|Concurrent) [^\n]*+(?:(?<=ms)|(?<=ms\r))")
+# What line_shapes groups a unified log's lines by: a block's lines from each line that
+# starts as its first pause line does (a GC's lines, from its start line or its summary).
+GROUP_MARKER = " Pause "
 GC_TAGS = re.compile(r"\[gc[\w,]* *\]")
 
 
@@ -311,15 +319,20 @@ class _Reader:
         self.region_kb: float | None = None
         # (where, KB) of each G1 region size line: a log of several JVM runs has one per run.
         self.region_sizes: list[tuple[int, float]] = []
+        # The last answer of _region_kb_at and where it holds (from, to): a KB, not None.
+        self.region_run: tuple[int, int, float] = (0, 0, 0.0)
         self.text = ""
         self.to_space: set[int] = set()
+        # What REGION_COUNTS reads after a G1 region count line's name, by the characters
+        # there (see _g1_young_sizes).
+        self.region_counts: dict[str, tuple[int, int]] = {}
 
     def read(self, text: str) -> None:
         """Jump from keyword to keyword instead of walking every line: most lines are detail."""
         self.text = text
         # Lines that differ in their digits only are known or not alike (no rule names a
         # digit): the few shapes of a big log are checked first, the lines only if one fails.
-        shapes = line_shapes(text)
+        shapes = line_shapes(text, group_marker=GROUP_MARKER)
         if any(True for _ in _unknown_lines("\n".join(shapes))):
             self._diagnose_unknown(text)
         first_end = text.find("\n")
@@ -348,7 +361,8 @@ class _Reader:
 
     def _read_timed(self, text: str, shapes: set[str]) -> None:
         """Every timed line (see :meth:`_timed_lines`), in file order: those of the commonest
-        shape (:data:`TIMED_LINE`) read by one match each, the others by :meth:`_timed`.
+        shape (:data:`TIMED_LINE`) read through their shape's :func:`_timed_layout`, the
+        others by :meth:`_timed`.
 
         When every timed line that a rule reads has the common shape (no rule names a digit),
         the lines are found by :data:`TIMED_HIT` alone, each once (a hit runs to its line's
@@ -362,69 +376,91 @@ class _Reader:
             and _timed_rule(shape.rstrip()) is not None
         )
         if all(TIMED_LINE.match(shape) for shape in timed_shapes):
-            rfind = text.rfind
-            lines: list[tuple[int, int]] = []
-            for hit in TIMED_HIT.finditer(text):
-                start = rfind("\n", 0, hit.start()) + 1
-                if text.startswith("[", start):
-                    lines.append((start, hit.end()))
+            lines = _timed_hits(text)
         else:
             lines = self._timed_lines(text)
-        match_line = TIMED_LINE.match
         timezone = self.context.timezone
         log = self.log
         pauses, concurrents = log.pauses, log.concurrents
         using = self.using
         to_space = self.to_space
         minutes: dict[tuple[str, str], int | None] = {}
-        heap_word = HEAP_WORD.fullmatch
-        heaps: dict[str, tuple[float, float, float] | None] = {}
+        layouts: dict[bytes, _Layout | tuple[()]] = {}
+        pause_names: dict[str, _PauseName] = {}
+        phase_names: dict[str, _PhaseName] = {}
+        digits_as_zero = DIGIT_BYTES_AS_ZERO
         for start, end in lines:
-            m = match_line(text, start, end)  # \Z: at the line's end
-            if m is None:
-                self._timed(start, text[start:end].rstrip())
+            line = text[start:end]
+            # A line matches TIMED_LINE as its shape does, group for group (see _timed_layout).
+            # (Its bytes are translated: str.translate builds a table at every call.)
+            try:
+                encoded = line.encode()
+            except UnicodeEncodeError:  # a lone surrogate (only its own code unit)
+                encoded = line.encode("utf-8", "surrogatepass")
+            shape = encoded.translate(digits_as_zero)
+            layout = layouts.get(shape)
+            if layout is None:
+                if len(layouts) > LAYOUT_CACHE_SIZE:
+                    layouts.clear()
+                layout = layouts[shape] = _timed_layout(shape.decode("utf-8", "surrogatepass"))
+            if not layout:
+                if line.startswith("["):  # (TIMED_LINE reads only a decorated line)
+                    self._timed(start, line.rstrip())
                 continue
-            minute, second, fraction, zone, uptime, gc_id, generation, word, name, duration = (
-                m.groups()
-            )
-            if word == "Concurrent" and "Pause " in name:
-                self._timed(start, text[start:end].rstrip())  # PAUSE may match it further on
-                continue
-            minute_ms = minutes.get((minute, zone), -1)
+            (
+                minute_end,
+                zone_start,
+                zone_end,
+                second_start,
+                millis_start,
+                millis_end,
+                millis_scale,
+                uptime_start,
+                uptime_end,
+                uptime_comma,
+                gc_start,
+                gc_end,
+                generation,
+                is_pause,
+                name_start,
+                name_end,
+                duration_start,
+                duration_end,
+                duration_comma,
+            ) = layout
+            minute_key = (line[1:minute_end], line[zone_start:zone_end])
+            minute_ms = minutes.get(minute_key, -1)
             if minute_ms == -1:
                 # As datestamp_ms reads the stamp (None: no such date).
-                whole = DATESTAMP_WHOLE.match(f"{minute}:00{zone}")
-                minute_ms = minutes[(minute, zone)] = (
+                whole = DATESTAMP_WHOLE.match(f"{minute_key[0]}:00{minute_key[1]}")
+                minute_ms = minutes[minute_key] = (
                     None if whole is None else datestamp_ms(whole, timezone)
                 )
             if minute_ms is None:
-                self._timed(start, text[start:end].rstrip())
+                self._timed(start, line.rstrip())
                 continue
             wall_ms = float(
-                minute_ms + int(second) * 1000 + int((fraction or "0").ljust(3, "0")[:3])
+                minute_ms
+                + int(line[second_start : second_start + 2]) * 1000
+                + (int(line[millis_start:millis_end]) * millis_scale if millis_scale else 0)
             )
-            heap_kb = None
-            words = name.rpartition(" ")
-            if words[0] and "->" in words[2]:
-                # A log's heap readings repeat: each distinct one is read once.
-                heap_kb = heaps.get(words[2], _UNREAD)
-                if heap_kb is _UNREAD:
-                    if len(heaps) > HEAP_CACHE_SIZE:
-                        heaps.clear()
-                    heap_kb = heaps[words[2]] = _heap_kb(heap_word(words[2]))
-                if heap_kb is not None:
-                    name = words[0]
-            uptime_s = float(uptime) if "," not in uptime else float(uptime.replace(",", "."))
+            uptime = line[uptime_start:uptime_end]
+            uptime_s = float(uptime.replace(",", ".") if uptime_comma else uptime)
             if log.start_ms is None:
                 log.see(Clock(wall_ms, uptime_s))
-            ms = float(duration) if "," not in duration else float(duration.replace(",", "."))
+            duration = line[duration_start:duration_end]
+            ms = float(duration.replace(",", ".") if duration_comma else duration)
             clock = Clock(wall_ms + -ms, uptime_s + -ms / 1000.0)
-            gc = int(gc_id)
-            before_kb = after_kb = total_kb = None
-            if heap_kb is not None:
-                before_kb, after_kb, total_kb = heap_kb
-            if word == "Pause":
-                kind, pause_type, cause, detail = _classify_pause(name)
+            gc = int(line[gc_start:gc_end])
+            name_heap = line[name_start:name_end]
+            if is_pause:
+                # A log's pause names and heap readings repeat: each distinct one is read once.
+                read = pause_names.get(name_heap)
+                if read is None:
+                    if len(pause_names) > NAME_CACHE_SIZE:
+                        pause_names.clear()
+                    read = pause_names[name_heap] = _pause_name(name_heap)
+                heap_kb, kind, pause_type, cause, detail, failed = read
                 if generation is not None:
                     detail = "old" if generation == "O" else "young"
                 collector = kind or using or "unknown"
@@ -442,23 +478,28 @@ class _Reader:
                         collector,
                         pause_type,
                         cause,
-                        before_kb,
-                        after_kb,
-                        total_kb,
+                        heap_kb[0],
+                        heap_kb[1],
+                        heap_kb[2],
                         young_before_kb,
                         young_after_kb,
                         gc,
-                        gc in to_space or "Evacuation Failure" in name,
+                        gc in to_space or failed,
                         detail,
                     )
                 )
             else:
-                phase = name.lower()
+                phase_read = phase_names.get(name_heap)
+                if phase_read is None:
+                    if len(phase_names) > NAME_CACHE_SIZE:
+                        phase_names.clear()
+                    phase_read = phase_names[name_heap] = _phase_name(name_heap)
+                phase, heap_kb = phase_read
                 if generation is not None:
                     phase = f"{'old' if generation == 'O' else 'young'} {phase}"
                 concurrents.append(
                     Concurrent(
-                        clock, ms, using or "unknown", phase, gc, before_kb, after_kb, total_kb
+                        clock, ms, using or "unknown", phase, gc, heap_kb[0], heap_kb[1], heap_kb[2]
                     )
                 )
 
@@ -553,9 +594,20 @@ class _Reader:
         printed before it, or, before the first (a log rotated mid-run), the first one."""
         sizes = self.region_sizes
         if len(sizes) <= 1:
-            return sizes[0][1] if sizes else None
+            if not sizes:
+                return None
+            self.region_run = (-1, len(self.text) + 1, sizes[0][1])
+            return sizes[0][1]
+        low, high, kb = self.region_run
+        if low <= position < high:
+            return kb  # (_g1_young_sizes looks first)
         at = bisect_right(sizes, (position, math.inf))
-        return sizes[at - 1][1] if at else sizes[0][1]
+        kb = sizes[at - 1][1] if at else sizes[0][1]
+        # The answer holds from the run's size line (if any) to the next one.
+        low = sizes[at - 1][0] if at else -1
+        high = sizes[at][0] if at < len(sizes) else len(self.text) + 1
+        self.region_run = (low, high, kb)
+        return kb
 
     def _setting(self, line: str, only: int | None = None) -> int | None:
         """Take what the first of the setting rules that matches ``line`` reads (only when it
@@ -608,25 +660,43 @@ class _Reader:
 
     def _g1_young_sizes(self, position: int, gc_id: int) -> tuple[float, float] | None:
         """:meth:`_young_sizes` of a G1 pause, in fewer steps (its commonest question)."""
-        region_kb = self._region_kb_at(position)
-        if region_kb is None:
-            return None  # region counts without the region's size say no size
+        low, high, region_kb = self.region_run
+        if not low <= position < high:
+            # (a run's pauses are asked about one after another)
+            found_kb = self._region_kb_at(position)
+            if found_kb is None:
+                return None  # region counts without the region's size say no size
+            region_kb = found_kb
         text = self.text
         window_start = position - YOUNG_SIZE_WINDOW if position > YOUNG_SIZE_WINDOW else 0
         before = after = 0.0
         found = False
-        prefix = f"GC({gc_id}) "
+        counts_read = self.region_counts
         for name in G1_YOUNG_SIZE_LINES:
-            line_start = prefix + name
+            line_start = f"GC({gc_id}) {name}"
             at = text.rfind(line_start, window_start, position)
             if at >= 0:
                 # The counts are on the line (a line break precedes the pause's line, and
-                # neither a digit nor "->" is one): what G1_REGIONS reads after the name.
-                regions = REGION_COUNTS.match(text, at + len(line_start))
-                if regions is not None:
+                # neither a digit nor "->" is one): what G1_REGIONS reads after the name,
+                # REGION_COUNTS there. What it reads is known by the characters it looks
+                # at: to the end of its match and one more (where a number ends); a match
+                # inside REGION_COUNTS_SPAN characters is kept by them, any other is read
+                # each time.
+                at += len(line_start)
+                key = text[at : at + REGION_COUNTS_SPAN]
+                counts = counts_read.get(key)
+                if counts is None:
+                    regions = REGION_COUNTS.match(text, at)
+                    if regions is not None:
+                        counts = (int(regions.group(1)), int(regions.group(2)))
+                        if regions.end() - at < len(key):
+                            if len(counts_read) > NAME_CACHE_SIZE:
+                                counts_read.clear()
+                            counts_read[key] = counts
+                if counts is not None:
                     found = True
-                    before += int(regions.group(1)) * region_kb
-                    after += int(regions.group(2)) * region_kb
+                    before += counts[0] * region_kb
+                    after += counts[1] * region_kb
         return (before, after) if found else None
 
     def _stall(self, position: int, clock: Clock, match: re.Match[str]) -> None:
@@ -718,18 +788,98 @@ def _lines_holding(text: str, keyword: str, from_end: bool = False) -> Iterator[
         at = rfind(keyword, 0, start) if from_end else find(keyword, end)
 
 
-# A heap reading not read yet (told by identity, never a reading).
-_UNREAD: Final[tuple[float, float, float]] = (-1.0, -1.0, -1.0)
-# Distinct heap readings (``24M->11M(256M)``) _read_timed keeps read at most (then starts again).
-HEAP_CACHE_SIZE = 65536
+# What _read_timed reads where, in a line of a shape (_timed_layout); empty: not of the
+# common shape, read by _Reader._timed. Positions in the line: the minute's end, the zone,
+# the second, the millis (start, end, scale; scale 0: none), the uptime (start, end, decimal
+# comma), the GC id, the generation, a pause (or a concurrent phase), the name with its
+# heap, the duration (start, end, decimal comma).
+_Layout = tuple[
+    int, int, int, int, int, int, int, int, int, bool, int, int, str | None, bool, int, int,
+    int, int, bool,
+]  # fmt: skip
+# Distinct shapes of timed lines _read_timed keeps the layout of at most (then starts again).
+LAYOUT_CACHE_SIZE = 4096
+_HeapKb = tuple[float, float, float] | tuple[None, None, None]
+_NO_HEAP: Final[tuple[None, None, None]] = (None, None, None)
+# A pause's name with its heap read: heap KB, then _classify_pause's collector, type, cause
+# and detail, and whether the name says the evacuation failed.
+_PauseName = tuple[_HeapKb, str | None, str, str | None, str | None, bool]
+# A concurrent phase's name with its heap read: the phase (lower case) and heap KB.
+_PhaseName = tuple[str, _HeapKb]
+# How many characters after a G1 region count line's name key what REGION_COUNTS reads
+# there ("24->0(26)": most counts end well inside).
+REGION_COUNTS_SPAN = 12
+# Distinct names with their heap (``Young (Normal) (G1 Evacuation Pause) 24M->11M(256M)``)
+# _read_timed keeps read at most (then starts again).
+NAME_CACHE_SIZE = 65536
 
 
-def _heap_kb(heap: re.Match[str] | None) -> tuple[float, float, float] | None:
-    """Before, after and total KB of a :data:`HEAP_WORD` match; None without one."""
-    if heap is None:
-        return None
-    before, before_unit, after, after_unit, total, total_unit = heap.groups()
-    return size_kb(before, before_unit), size_kb(after, after_unit), size_kb(total, total_unit)
+def _timed_hits(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each line :data:`TIMED_HIT` finds, in file order; an undecorated
+    one is left for the reader to skip (one TIMED_LINE reads is decorated)."""
+    rfind = text.rfind
+    return [(rfind("\n", 0, hit.start()) + 1, hit.end()) for hit in TIMED_HIT.finditer(text)]
+
+
+def _timed_layout(shape: str) -> _Layout | tuple[()]:
+    """Where the groups of :data:`TIMED_LINE` are in a line of ``shape``, or () when the
+    line is not one _read_timed reads (no match; a concurrent phase naming a pause, which
+    PAUSE may match further on). The rule names no digit and tells none from another: a
+    line matches as its shape does, at the same places."""
+    match = TIMED_LINE.match(shape)
+    if match is None or (match.group(8) == "Concurrent" and "Pause " in match.group(9)):
+        return ()
+    millis_start, fraction_end = match.span(3)
+    if millis_start < 0:
+        millis_start = millis_end = millis_scale = 0
+    else:
+        # As datestamp_ms reads it: the fraction's first three digits, padded with zeros.
+        millis_end = min(fraction_end, millis_start + 3)
+        millis_scale = 10 ** (3 - (millis_end - millis_start))
+    return (
+        match.end(1),
+        *match.span(4),
+        match.start(2),
+        millis_start,
+        millis_end,
+        millis_scale,
+        *match.span(5),
+        "," in match.group(5),
+        *match.span(6),
+        match.group(7),
+        match.group(8) == "Pause",
+        *match.span(9),
+        *match.span(10),
+        "," in match.group(10),
+    )
+
+
+def _name_and_heap(name: str) -> tuple[str, _HeapKb]:
+    """A timed line's name without its heap (``24M->11M(256M)``, the last word) and the
+    heap's before, after and total KB; the name whole and no heap when the last word is
+    none (PAUSE's lazy name: the heap is read when it can be)."""
+    words = name.rpartition(" ")
+    if words[0] and "->" in words[2]:
+        heap = HEAP_WORD.fullmatch(words[2])
+        if heap is not None:
+            before, before_unit, after, after_unit, total, total_unit = heap.groups()
+            kb = (
+                size_kb(before, before_unit),
+                size_kb(after, after_unit),
+                size_kb(total, total_unit),
+            )
+            return words[0], kb
+    return name, _NO_HEAP
+
+
+def _pause_name(name_heap: str) -> _PauseName:
+    name, heap_kb = _name_and_heap(name_heap)
+    return (heap_kb, *_classify_pause(name), "Evacuation Failure" in name)
+
+
+def _phase_name(name_heap: str) -> _PhaseName:
+    name, heap_kb = _name_and_heap(name_heap)
+    return name.lower(), heap_kb
 
 
 def _timed_rule(line: str) -> tuple[int, re.Match[str]] | None:

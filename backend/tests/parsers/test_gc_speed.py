@@ -172,3 +172,132 @@ def test_legacy_fast_lines_read_as_line_by_line() -> None:
     assert len(runs_read[0]) > 50  # type: ignore[arg-type]
     crlf = text.replace("\n", "\r\n")
     assert _legacy_read(crlf, runs=True) == _legacy_read(crlf, runs=False)
+
+
+# Timed lines at the edges of the unified fast path (_Reader._read_timed's layouts, read by
+# the shape of each line): zones, fractions of 0-9 digits, decimal commas, generations, heap
+# words that are no heap, a concurrent phase naming a pause, an impossible date, non-ASCII
+# and a lone surrogate in a name, Unicode digits, and G1 region counts longer than the
+# characters they are keyed by, over two JVM runs of different region sizes.
+_ZEROS = str.maketrans("0123456789", "0" * 10)
+_UNIFIED_STAMPS = [
+    "[2024-01-01T00:00:00.000+0000][1.000s][info][gc          ] ",
+    "[2024-01-01T00:00:59.5Z][2,500s][info][gc] ",
+    "[2024-01-01T00:01:00.123456789-05:30][3.1s][gc,start] ",
+    "[2024-01-01T00:01:00][4s][info ][gc,phases   ]",
+    "[2023-02-29T00:00:00.000+0000][5.000s][info][gc] ",
+    "[2024-03-31T02:30:00.000][6.000s][info][gc] ",
+    "[2024-01-01T00:02:00.12+0100][7.000s][info][gc][gc,heap] ",
+]
+_UNIFIED_BODIES = [
+    "GC({id}) Pause Young (Normal) (G1 Evacuation Pause) 24M->11M(256M) 7.965ms",
+    "GC({id}) Pause Young (Mixed) (G1 Evacuation Pause) 1,5G->1G(2G) 12,5ms",
+    "GC({id}) Pause Young (Concurrent Start) (G1 Humongous Allocation) 3B->2K(9T) 0.001ms",
+    "GC({id}) Pause Young (Normal) (G1 Evacuation Failure) 2M->1M(3M) 1ms",
+    "GC({id}) Pause Remark 10M->9M(-) 2.0ms",
+    "GC({id}) Pause Full (System.gc()) a->b 3.5ms",
+    "GC({id}) Pause Cleanup 1M->1M(2M)x 0.1ms",
+    "GC({id}) y: Pause Mark Start 0.004ms",
+    "GC({id}) O: Pause Mark End (Major) 0.250ms",
+    "GC({id}) Y: Concurrent Mark 10M->5M(20M) 1.5ms",
+    "GC({id}) Concurrent Mark Cycle 12.3ms",
+    "GC({id}) Concurrent Pause Name 1.0ms",
+    "GC({id}) Concurrent Mark From Roots",
+    "GC({id}) Pause Young (Normal) (G1 Évacuation \udc80) 5M->4M(8M) 1.0ms",
+    "GC(\u0661{id}) Pause Young (Normal) (G1 Evacuation Pause) 5M->4M(8M) \u0662.0ms",
+    "GC({id}) Pause Young (Normal) (G1 Evacuation Pause) 5M->4M(8M) 1.0us",
+]
+_REGION_LINES = [
+    "GC({id}) Eden regions: 24->0(26)",
+    "GC({id}) Eden regions: 1234567890->5(6)",
+    "GC({id}) Eden regions: 1234567890->6(6)",
+    "GC({id}) Survivor regions: 3->4(5)",
+    "GC({id}) Survivor regions: 12->",
+    "GC({id}) Survivor regions: 7->8",
+]
+
+
+def _unified_edge_log(newline: str) -> str:
+    lines = [
+        "[2024-01-01T00:00:00.000+0000][0.010s][info][gc] Using G1",
+        "[2024-01-01T00:00:00.000+0000][0.020s][info][gc,init] Heap Region Size: 1M",
+    ]
+    gc_id = 0
+    for i, stamp in enumerate(_UNIFIED_STAMPS):
+        for j, body in enumerate(_UNIFIED_BODIES):
+            gc_id += 1
+            for k in range((i + j) % 3):
+                region = _REGION_LINES[(i + j + k) % len(_REGION_LINES)]
+                lines.append(_UNIFIED_STAMPS[0] + region.format(id=gc_id))
+            lines.append(stamp + body.format(id=gc_id))
+        if i == 3:  # a second JVM run, of another region size
+            lines.append(
+                "[2024-01-01T00:00:00.000+0000][0.020s][info][gc,init] Heap Region Size: 4M"
+            )
+    return newline.join(lines) + newline
+
+
+def _unified_read(text: str, general: bool) -> tuple[object, ...]:
+    result = ParseResult(kind=gc_unified.KIND)
+    reader = gc_unified._Reader(ParseContext.for_zone("Europe/Berlin"), result)
+    reader.text = text
+    reader._read_settings(text, gc_unified.SETTING_KEYWORDS)
+    if general:  # every timed line by the rules, one at a time
+        for start, end in reader._timed_lines(text):
+            reader._timed(start, text[start:end].rstrip())
+    else:
+        reader._read_timed(text, line_shapes(text, group_marker=gc_unified.GROUP_MARKER))
+    log = reader.log
+    return (log.pauses, log.concurrents, log.start_ms, result.diagnostics)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_unified_fast_timed_lines_read_as_the_rules_read_them(newline: str) -> None:
+    text = _unified_edge_log(newline)
+    fast, general = _unified_read(text, general=False), _unified_read(text, general=True)
+    assert fast == general
+    pauses = fast[0]
+    assert isinstance(pauses, list) and len(pauses) > 60
+    assert any(p.young_before_kb for p in pauses) and any(p.young_before_kb is None for p in pauses)
+
+
+def test_unified_timed_hit_finds_what_the_backtracking_rule_found() -> None:
+    backtracking = re.compile(r"\) (?:[yYO]: )?(?:Pause|Concurrent) [^\n]*ms\r?(?![^\n])")
+    texts = [_unified_edge_log("\n"), _unified_edge_log("\r\n")]
+    texts += [path.read_text(errors="replace") for path in UNIFIED_FILES]
+    texts += [
+        ") Pause ms\n) Pause ms\r\n) Pause ms\r\r\n) Pause \rms\n) Pause m\n) Pausems\n",
+        "a) Pause b ms x\n) O: Concurrent xms\r\n) Pause ms) Pause 2ms",
+    ]
+    for text in texts:
+        found = [hit.span() for hit in gc_unified.TIMED_HIT.finditer(text)]
+        assert found == [hit.span() for hit in backtracking.finditer(text)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[0.1s] GC(1) Pause Young 1ms\n[0.2s] detail 12\n" * 40_000 + "[9s] GC(2) Pause 7ms",
+        "x Pause y\n[1s] GC(1) Pause Young\n Pause \n Pause at line start 1",
+        "[1s] é \udc80 Pause \u0663\n[2s] GC(3) Pause Young 2ms\r\n" * 50_000,
+        "no marker\nat all 1\n",
+        "",
+    ],
+)
+def test_line_shapes_grouped_by_a_marker_are_the_shapes_of_the_lines(text: str) -> None:
+    assert line_shapes(text, group_marker=gc_unified.GROUP_MARKER) == line_shapes(text)
+    # Translated as UTF-8 bytes, as str.translate writes them (a block's end may add "").
+    shapes = {shape for shape in line_shapes(text) if shape}
+    assert shapes == {line for line in text.translate(_ZEROS).split("\n") if line}
+
+
+def test_region_size_kept_with_where_it_holds_is_the_size_looked_up() -> None:
+    reader = gc_unified._Reader(ParseContext(), ParseResult(kind=gc_unified.KIND))
+    reader.text = "x" * 400
+    reader.region_sizes = [(100, 1.0), (200, 2.0), (300, 4.0)]
+    # Before the first size line its size; then the last one printed before the position.
+    expected = {0: 1.0, 50: 1.0, 99: 1.0, 100: 1.0, 199: 1.0, 200: 2.0, 250: 2.0, 299: 2.0}
+    order = [0, 99, 100, 199, 200, 299, 300, 400, 250, 50, 300, 100, 399, 0, 200, 199]
+    assert [reader._region_kb_at(p) for p in order] == [expected.get(p, 4.0) for p in order]  # 300+
+    reader.region_sizes = [(100, 8.0)]  # one run: its size everywhere
+    assert [reader._region_kb_at(p) for p in (0, 500, 100)] == [8.0, 8.0, 8.0]
