@@ -208,9 +208,9 @@ class ParseResult:
                 times = np.frombuffer(s.times_ms, dtype=np.int64)
                 starts.append(int(times.min()))
                 ends.append(int(times.max()))
-        for e in self.events:
-            starts.append(e.time_ms)
-            ends.append(e.time_ms + int(e.duration_ms or 0))
+        if self.events:
+            starts.append(min(e.time_ms for e in self.events))
+            ends.append(max(e.time_ms + int(e.duration_ms or 0) for e in self.events))
         if not starts:
             return None
         return min(starts), max(ends)
