@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import zstandard
 
 
@@ -21,3 +23,18 @@ def compressor(level: int) -> Callable[[Any], bytes]:
         return bytes(memoryview(compress(data)))
 
     return compact
+
+
+def decompress(data: bytes) -> bytes:
+    """What a :func:`compressor` wrote (a context of its own: not shared between threads)."""
+    return zstandard.ZstdDecompressor().decompress(data)
+
+
+def pack_array(array: npt.NDArray[np.generic], level: int) -> bytes:
+    """An array's bytes (in its own dtype's byte order), compressed."""
+    return compressor(level)(np.ascontiguousarray(array).data)
+
+
+def unpack_array(data: bytes, dtype: str) -> npt.NDArray[Any]:
+    """What :func:`pack_array` wrote, as ``dtype`` (``"<i8"``, ``"<f8"`` ...)."""
+    return np.frombuffer(decompress(data), dtype=dtype)

@@ -25,9 +25,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import zstandard
 
-from rootline.compression import compressor
+from rootline.compression import compressor, decompress, pack_array, unpack_array
 from rootline.db import json_bytes_maker, read_json_bytes
 from rootline.parsers.base import EventData
 
@@ -90,23 +89,19 @@ def encode(events: Iterable[EventData], offset_ms: int = 0) -> Iterator[Chunk]:
                 last_ms=int(times.max()),
                 total_duration_ms=math.fsum(given.tolist()) if given.size else None,
                 max_duration_ms=float(given.max()) if given.size else None,
-                times=compress(times.astype("<i8", copy=False).tobytes()),
-                durations=compress(durations.astype("<f8", copy=False).tobytes()),
+                times=pack_array(times.astype("<i8", copy=False), ZSTD_LEVEL),
+                durations=pack_array(durations.astype("<f8", copy=False), ZSTD_LEVEL),
                 attrs=compress(dumps([e.attrs for e in part])),
                 labels=compress(dumps(labels)) if any(labels) else b"",
             )
 
 
-def _decompress(data: bytes) -> bytes:
-    return zstandard.ZstdDecompressor().decompress(data)  # one each: not shared between threads
-
-
 def times(data: bytes) -> Times:
-    return np.frombuffer(_decompress(data), dtype="<i8").astype(np.int64, copy=False)
+    return unpack_array(data, "<i8")
 
 
 def durations(data: bytes) -> Durations:
-    return np.frombuffer(_decompress(data), dtype="<f8").astype(np.float64, copy=False)
+    return unpack_array(data, "<f8")
 
 
 def duration_list(data: bytes) -> list[float | None]:
@@ -119,7 +114,7 @@ def json_list(data: bytes, count: int) -> list[dict[str, Any]]:
     stored as b"")."""
     if not data:
         return [{} for _ in range(count)]
-    return read_json_bytes(_decompress(data))  # type: ignore[no-any-return]
+    return read_json_bytes(decompress(data))  # type: ignore[no-any-return]
 
 
 def event_id(chunk_id: int, index: int) -> int:

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-import zstandard
 
+from rootline import compression
 from rootline.compression import compressor
 from rootline.parsers.base import SeriesData
 
@@ -224,22 +224,22 @@ def encode_matrix(matrix: Values) -> bytes:
 
 
 def decode_matrix(data: bytes, n_conn: int, n_snap: int) -> Values:
-    planes = np.frombuffer(zstandard.ZstdDecompressor().decompress(data), dtype=np.uint8)
+    planes = compression.unpack_array(data, "u1")
     bits = planes.reshape(8, -1).T.copy().view("<u8").reshape(n_conn, n_snap)
     np.bitwise_xor.accumulate(bits, axis=1, out=bits)
     return bits.view("<f8")
 
 
 def pack_array(array: npt.NDArray[np.generic]) -> bytes:
-    return compressor(ZSTD_LEVEL)(np.ascontiguousarray(array).tobytes())
+    return compression.pack_array(array, ZSTD_LEVEL)
 
 
 def unpack_array(data: bytes, dtype: str) -> npt.NDArray[np.generic]:
-    return np.frombuffer(zstandard.ZstdDecompressor().decompress(data), dtype=dtype)
+    return compression.unpack_array(data, dtype)
 
 
 def unpack_times(data: bytes) -> Times:
-    return np.frombuffer(zstandard.ZstdDecompressor().decompress(data), dtype="<i8")
+    return compression.unpack_array(data, "<i8")
 
 
 def pack_stats(stats: Stats) -> bytes:
