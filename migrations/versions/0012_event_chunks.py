@@ -11,6 +11,7 @@ Create Date: 2026-11-27 08:30:00
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -95,23 +96,7 @@ def upgrade() -> None:
     bind = op.get_bind()
     for (incident_id, artifact_id, host), events in _events_by_artifact(bind):
         for chunk in chunks.encode(events):
-            bind.execute(
-                sa.insert(_chunks).values(
-                    incident_id=incident_id,
-                    artifact_id=artifact_id,
-                    host=host,
-                    kind=chunk.kind,
-                    count=chunk.count,
-                    first_ms=chunk.first_ms,
-                    last_ms=chunk.last_ms,
-                    total_duration_ms=chunk.total_duration_ms,
-                    max_duration_ms=chunk.max_duration_ms,
-                    times=chunk.times,
-                    durations=chunk.durations,
-                    attrs=chunk.attrs,
-                    labels=chunk.labels,
-                )
-            )
+            bind.execute(sa.insert(_chunks).values(chunk.row(incident_id, artifact_id, host)))
     op.drop_index("ix_events_incident_kind_time", "events")
     op.drop_index("ix_events_artifact_id", "events")
     op.drop_table("events")
@@ -121,8 +106,6 @@ def _events_by_artifact(
     bind: sa.Connection,
 ) -> Iterator[tuple[tuple[Any, Any, str | None], list[EventData]]]:
     """Each (incident, artifact, host)'s events in the order stored."""
-    key: tuple[Any, Any, str | None] | None = None
-    events: list[EventData] = []
     # A batch at a time (a server-side cursor on PostgreSQL): a big database's events are
     # never all held at once, only one artifact's.
     rows = bind.execute(
@@ -130,17 +113,13 @@ def _events_by_artifact(
         .order_by(_events.c.artifact_id, _events.c.host, _events.c.id)
         .execution_options(yield_per=5000)
     )
-    for row in rows:
-        row_key = (row.incident_id, row.artifact_id, row.host)
-        if row_key != key:
-            if key is not None:
-                yield key, events
-            key, events = row_key, []
-        events.append(
+    for key, group in itertools.groupby(
+        rows, key=lambda row: (row.incident_id, row.artifact_id, row.host)
+    ):
+        yield key, [
             EventData(row.kind, row.time_ms, row.duration_ms, row.attrs or {}, row.labels or {})
-        )
-    if key is not None:
-        yield key, events
+            for row in group
+        ]
 
 
 def downgrade() -> None:

@@ -57,6 +57,11 @@ class Chunk:
     # b"" when every event's labels are empty (most kinds have none).
     labels: bytes
 
+    def row(self, incident_id: Any, artifact_id: Any, host: str | None) -> dict[str, Any]:
+        """The chunk as an ``event_chunks`` row of these ids and host."""
+        columns = {name: getattr(self, name) for name in self.__slots__}
+        return {"incident_id": incident_id, "artifact_id": artifact_id, "host": host, **columns}
+
 
 def encode(events: Iterable[EventData], offset_ms: int = 0) -> Iterator[Chunk]:
     """The events as chunks: grouped by kind (each kind in the order given), up to

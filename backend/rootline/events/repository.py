@@ -43,22 +43,7 @@ def insert_events(
 ) -> None:
     """Insert the events of one artifact, as chunks (in the order given, kind by kind)."""
     rows = [
-        {
-            "incident_id": incident_id,
-            "artifact_id": artifact_id,
-            "host": host,
-            "kind": chunk.kind,
-            "count": chunk.count,
-            "first_ms": chunk.first_ms,
-            "last_ms": chunk.last_ms,
-            "total_duration_ms": chunk.total_duration_ms,
-            "max_duration_ms": chunk.max_duration_ms,
-            "times": chunk.times,
-            "durations": chunk.durations,
-            "attrs": chunk.attrs,
-            "labels": chunk.labels,
-        }
-        for chunk in chunks.encode(events, offset_ms)
+        chunk.row(incident_id, artifact_id, host) for chunk in chunks.encode(events, offset_ms)
     ]
     # One statement per chunk: the ids must grow in the order given (an executemany may
     # be sent as one multi-row INSERT, whose rows' ids PostgreSQL gives in no set order).
