@@ -183,6 +183,7 @@ def _to_matrix(chunks: list[np.ndarray], rows: int, columns: int) -> np.ndarray:
 def parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
     table = _Table()
+    region = ""
     for start, stop, time_ms, first_line in _snapshots(text, context):
         region = text[start:stop]
         if not _read_clean_snapshot(region, time_ms, table):
@@ -190,6 +191,9 @@ def parse(text: str, context: ParseContext) -> ParseResult:
             # \x1c-\x1e, \x85 and \u2028, which would number every later line wrong.
             lines = [line.removesuffix("\r") for line in region.split("\n")] if region else []
             _read_snapshot(lines, 0, len(lines), time_ms, table, result, first_line)
+    # The registry handed the text over (``Decoded.take_text``): once read into the table it
+    # goes, so that the series below are built beside the table only, not beside the text too.
+    del text, region
     if not table.layouts:
         result.diagnose(0, "no nstat counter lines found")
         return result
