@@ -102,7 +102,7 @@ PieceParser = Callable[[Iterator[str], ParseContext], ParseResult | None]
 
 # The kinds also read that way, never holding the whole text (see parse_file): a big nmon
 # capture's series are as big as its text, and the two together were 3.5x the file.
-PIECE_PARSERS: dict[str, PieceParser] = {nmon.KIND: nmon.parse_pieces}
+PIECE_PARSERS: dict[str, PieceParser] = {nmon.KIND: nmon.parse_pieces, ss.KIND: ss.parse_pieces}
 UNKNOWN_KIND = "unknown"
 
 

@@ -98,7 +98,7 @@ import warnings
 from array import array
 from collections import Counter
 from collections.abc import Iterator
-from itertools import repeat
+from itertools import chain, repeat
 from operator import itemgetter
 from typing import Any
 
@@ -1297,3 +1297,9 @@ def parse(text: str, context: ParseContext) -> ParseResult:
     # built after the text is gone, not beside it.
     del text
     return _Reader(context).read(lines)
+
+
+def parse_pieces(pieces: Iterator[str], context: ParseContext) -> ParseResult:
+    """As :func:`parse`, from the text a piece at a time as it is decoded (whole lines, but
+    maybe the last piece's last): a C10K provider's 450 MB capture is never held whole."""
+    return _Reader(context).read(chain.from_iterable(map(iter_lines, pieces)))
