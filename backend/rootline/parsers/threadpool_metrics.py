@@ -39,17 +39,23 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from array import array
 from typing import Any
 
-from rootline.parsers.base import (
-    ParseContext,
-    ParseResult,
-    SeriesData,
-    counter_rates,
-    json_objects,
+import numpy as np
+
+from rootline.parsers.base import ParseContext, ParseResult, SeriesData, json_objects
+from rootline.parsers.logtime import (
+    _MS_ABOVE,
+    _NS_ABOVE,
+    _US_ABOVE,
+    LATEST_EPOCH_MS,
+    HourCache,
+    bounded_epoch_ms,
+    parse_datetime_text,
 )
-from rootline.parsers.logtime import HourCache, bounded_epoch_ms, parse_datetime_text
+from rootline.parsers.snmp_counters import vectorised_counter_rates
 
 KIND = "threadpool_metrics"
 
@@ -169,6 +175,10 @@ def _detect_delimiter(header_line: str) -> str | None:
 
 def parse(text: str, context: ParseContext) -> ParseResult:
     result = ParseResult(kind=KIND)
+    fast = _columnar(text)
+    if fast is not None:
+        _emit_series(fast, result)
+        return result
     lines = text.splitlines()
     first_index = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first_index is None:
@@ -245,7 +255,9 @@ def _parse_csv(
             continue
         for (_, metric), number in zip(metric_cols, numbers, strict=True):
             if math.isinf(number):  # e.g. 400 digits: that value is lost, not the row
-                result.diagnose(index + 1, f"{metric} is out of range: {_cut(fields, canon, metric)}")
+                result.diagnose(
+                    index + 1, f"{metric} is out of range: {_cut(fields, canon, metric)}"
+                )
         pool = (fields[pool_col].strip() if pool_col is not None else "") or DEFAULT_POOL
         sinks = sinks_by_pool.get(pool)
         if sinks is None:
@@ -255,6 +267,149 @@ def _parse_csv(
             if -math.inf < number < math.inf:  # False for NaN (a missing cell) and infinities
                 times.append(time_ms)
                 values.append(number)
+
+
+# A CSV body the columnar path reads exactly as the row path would: no quotes (csv.reader's
+# rules), no line breaks but \n (str.splitlines breaks at \r, \x0b, \x0c, \x1c-\x1e,
+# \x85, \u2028 and \u2029 too), no whitespace-only line. Anything else, the row path.
+_ROW_PATH_ONLY = re.compile(r"[\"\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]|(?:\A|\n)[ \t]+(?:\n|\Z)")
+_EPOCH_DIGITS = 19  # an int64's (epoch ns); one past int64 fails the cast: the row path reads it
+
+
+def _columnar(text: str) -> _Points | None:
+    """The usual CSV (a header on the first line, then rows of numbers, epoch timestamps)
+    read a column at a time by pyarrow and numpy: the points :func:`_parse_csv` gives, in
+    the same order, or None when the file is anything else or any row would be diagnosed
+    (the row path then reads it, with line numbers). The 20 MB bench file's ingest: 2.7 CPU
+    s by rows, 0.8 s so; the parse's peak 240 MB over the process's start by rows, 190 MB so
+    (its points alone are 68 MB: 16 bytes a value written in 4)."""
+    header_line, newline, body = text.partition("\n")
+    if not newline or not header_line.strip() or header_line[0].isspace() or not body.strip():
+        return None
+    delimiter = _detect_delimiter(header_line)
+    if delimiter is None:
+        return None
+    header = next(csv.reader([header_line], delimiter=delimiter))
+    canon = canonical_columns(header)
+    metric_cols = [
+        (i, c) for i, c in enumerate(canon) if c in METRIC_SERIES or c == "queue_remaining"
+    ]
+    metrics = [c for _, c in metric_cols]
+    if (
+        "time" not in canon
+        or not metric_cols
+        or len(set(metrics)) != len(metrics)  # two columns of one metric: rows interleave
+        or _ROW_PATH_ONLY.search(body)
+    ):
+        return None
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pa_csv
+
+    # malloc's heap, not pyarrow's own pool, which keeps what it freed (as ss does).
+    heap = pa.system_memory_pool()
+    width = len(header)
+    names = [f"c{i}" for i in range(width)]
+    time_col = canon.index("time")
+    pool_col = canon.index("pool") if "pool" in canon else None
+    types = {names[i]: pa.float64() for i, _ in metric_cols}
+    types[names[time_col]] = pa.string()
+    if pool_col is not None:
+        types[names[pool_col]] = pa.string()
+    data = body.encode()
+    del body
+    try:
+        table = pa_csv.read_csv(
+            pa.BufferReader(data),
+            read_options=pa_csv.ReadOptions(
+                column_names=names, use_threads=False, block_size=1 << 30
+            ),
+            parse_options=pa_csv.ParseOptions(
+                delimiter=delimiter,
+                quote_char=False,
+                escape_char=False,
+                newlines_in_values=False,
+                ignore_empty_lines=True,
+            ),
+            convert_options=pa_csv.ConvertOptions(
+                column_types=types,
+                include_columns=list(types),
+                null_values=[""],
+                strings_can_be_null=False,
+                check_utf8=False,
+            ),
+            memory_pool=heap,
+        )
+    except (pa.ArrowInvalid, ValueError):
+        return None  # a row of another width, a cell that is not a number ...
+    del data
+    cells = table.column(names[time_col])
+    digits = pc.match_substring_regex(cells, f"^[0-9]{{1,{_EPOCH_DIGITS}}}$", memory_pool=heap)
+    if not pc.all(digits, memory_pool=heap).as_py():
+        return None  # a date-time text, an empty cell ...
+    try:
+        whole = pc.cast(cells, pa.int64(), memory_pool=heap)
+    except pa.ArrowInvalid:
+        return None  # past int64
+    del cells, digits
+    # As float(cell): int64 to float64 rounds to nearest as parsing the digits does.
+    times = _epoch_ms(whole.to_numpy().astype(np.float64))
+    if times is None:
+        return None
+    values = [table.column(names[i]).to_numpy() for i, _ in metric_cols]  # float64, NaN: empty
+    if any(np.isinf(v).any() for v in values):
+        return None  # the row path reports the value as out of range
+    groups: list[tuple[str, np.ndarray | None]] = []  # pool, its rows (None: every row)
+    if pool_col is None:
+        groups.append((DEFAULT_POOL, None))
+    else:
+        pools = pc.dictionary_encode(
+            table.column(names[pool_col]).combine_chunks(memory_pool=heap), memory_pool=heap
+        )
+        codes = pools.indices.to_numpy(zero_copy_only=False)
+        # Pools by their first row, as rows create them; names that strip alike merged.
+        present, first_row = np.unique(codes, return_index=True)
+        by_name: dict[str, list[int]] = {}
+        for code, _ in sorted(
+            zip(present.tolist(), first_row.tolist(), strict=True), key=lambda p: p[1]
+        ):
+            name = pools.dictionary[code].as_py().strip() or DEFAULT_POOL
+            by_name.setdefault(name, []).append(code)
+        groups += [
+            (name, codes == found[0] if len(found) == 1 else np.isin(codes, found))
+            for name, found in by_name.items()
+        ]
+    points: _Points = {}
+    for pool, rows in groups:
+        pool_times = times if rows is None else times[rows]
+        for metric, column in zip(metrics, values, strict=True):
+            column = column if rows is None else column[rows]
+            kept = ~np.isnan(column)
+            points[(pool, metric)] = (
+                _array("q", pool_times[kept]),
+                _array("d", column[kept]),
+            )
+    return points
+
+
+def _epoch_ms(values: np.ndarray) -> np.ndarray | None:
+    """:func:`bounded_epoch_ms` of every value (whole numbers, >= 0), or None if any has none."""
+    ms = np.where(
+        values > _NS_ABOVE,
+        np.floor_divide(values, 1_000_000.0),
+        np.where(
+            values > _US_ABOVE,
+            np.floor_divide(values, 1000.0),
+            np.where(values > _MS_ABOVE, np.trunc(values), np.rint(values * 1000.0)),
+        ),
+    )
+    if len(ms) and not ms.max() <= LATEST_EPOCH_MS:
+        return None
+    return ms.astype(np.int64)
+
+
+def _array(typecode: str, values: np.ndarray) -> array[Any]:
+    return array(typecode, values.tobytes())
 
 
 def _cut(fields: list[str], canon: list[str | None], metric: str) -> str:
@@ -375,7 +530,13 @@ def _emit_series(points: _Points, result: ParseResult) -> None:
         result.series.append(SeriesData(name, labels, unit, times, values))
         rate_name = COUNTER_RATES.get(metric)
         if rate_name is not None:
-            ordered = sorted(zip(times, values, strict=True))
-            rate_t, rate_v = counter_rates((t for t, _ in ordered), (v for _, v in ordered))
+            # In (time, value) order: samples of one instant by value, so a repeated instant
+            # is no step.
+            t = np.frombuffer(times, dtype=np.int64)
+            v = np.frombuffer(values, dtype=np.float64)
+            order = np.lexsort((v, t))
+            rate_t, rate_v = vectorised_counter_rates(
+                array("q", t[order].tobytes()), array("d", v[order].tobytes())
+            )
             if len(rate_t):
                 result.series.append(SeriesData(rate_name, dict(labels), "per_s", rate_t, rate_v))
