@@ -62,17 +62,24 @@ class DatabaseIncidentData:
         return sorted(views, key=lambda v: (v.name, v.host or "", sorted(v.labels.items())))
 
     def _load_connections(self, name: str, host: str | None) -> list[SeriesView]:
-        """Per-connection series, from the connection tables (every connection)."""
-        return [
-            self._view(field, labels, times, values)
-            for field, labels, times, values in series_service.connection_series(
-                self._session,
-                incident_id=self._incident_id,
-                names=[name],
-                host=host,
-                tables=self._conn_tables,
+        """Per-connection series, from the connection tables (every connection): as
+        :meth:`_view` makes them, the labels each connection's own dict already."""
+        filenames = self._filenames
+        views = []
+        for field, labels, times, values in series_service.connection_series(
+            self._session,
+            incident_id=self._incident_id,
+            names=[name],
+            host=host,
+            tables=self._conn_tables,
+        ):
+            if field.host:
+                labels.setdefault("host", field.host)
+            filename = filenames.get(field.artifact_id, "")
+            views.append(
+                SeriesView(field.name, labels, field.unit, field.host, filename, times, values)
             )
-        ]
+        return views
 
     def _view(
         self, row: Any, labels: dict[str, str], times: codec.Times, values: codec.Values
