@@ -90,6 +90,7 @@ docs: setup-python
 
 lint: setup-python $(FRONTEND_STAMP)
 	$(BIN)/ruff check --config backend/pyproject.toml backend/rootline backend/tests backend/bench migrations
+	$(BIN)/ruff format --check --config backend/pyproject.toml backend/rootline backend/tests backend/bench migrations
 	cd backend && .venv/bin/mypy rootline
 	cd frontend && npm run lint
 

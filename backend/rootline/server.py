@@ -35,9 +35,7 @@ SHOWN_CHARACTERS = 4
 
 def redact_path(path: str) -> str:
     """``path`` with every share or one-time token cut to its first few characters."""
-    return _SECRET_SEGMENT.sub(
-        lambda m: f"{m[1]}{m[2][:SHOWN_CHARACTERS]}...[redacted]", path
-    )
+    return _SECRET_SEGMENT.sub(lambda m: f"{m[1]}{m[2][:SHOWN_CHARACTERS]}...[redacted]", path)
 
 
 class RedactTokens(logging.Filter):

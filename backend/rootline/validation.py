@@ -88,7 +88,9 @@ def document_invalid_requests(schema: dict[str, Any]) -> dict[str, Any]:
     components["InvalidRequest"] = definition
     for path_item in schema.get("paths", {}).values():
         for operation in path_item.values():
-            answer = operation.get("responses", {}).get("422") if isinstance(operation, dict) else None
+            answer = (
+                operation.get("responses", {}).get("422") if isinstance(operation, dict) else None
+            )
             if answer is not None:
                 answer["description"] = "The request is not valid; each problem names its field."
                 answer["content"] = {

@@ -242,7 +242,9 @@ def test_with_a_public_url_only_its_origin_may_write(settings: Settings, databas
         csrf = {"X-CSRF-Token": signed_in.json()["csrf_token"]}
         write = browser.post("/api/incidents", json={"title": "x"}, headers={**csrf, **rebound})
         assert write.status_code == 403
-        write = browser.post("/api/incidents", json={"title": "x"}, headers={**csrf, **public_origin})
+        write = browser.post(
+            "/api/incidents", json={"title": "x"}, headers={**csrf, **public_origin}
+        )
         assert write.status_code == 201
     app.state.engine.dispose()
 

@@ -101,6 +101,7 @@ def test_events_move_into_chunks_and_back(database_url: str) -> None:
             offset=0,
         )
         assert session.get(Incident, incident) is not None
+
     def values(rows: Sequence[Any]) -> list[tuple[Any, ...]]:
         return sorted(
             (
@@ -120,7 +121,9 @@ def test_events_move_into_chunks_and_back(database_url: str) -> None:
     # Ties in time: the old ids ordered an artifact's events of a kind; the chunks keep that.
     for artifact in artifacts:
         for kind in ("gc_pause", "thread_dump"):
-            assert [r.attrs["i"] for r in stored if (r.artifact_id, r.kind) == (artifact, kind)] == [
+            assert [
+                r.attrs["i"] for r in stored if (r.artifact_id, r.kind) == (artifact, kind)
+            ] == [
                 r.attrs["i"]
                 for r in before
                 if (str(r.artifact_id).replace("-", ""), r.kind) == (artifact.hex, kind)

@@ -35,7 +35,8 @@ def site(settings: Settings, tmp_path: Path) -> Iterator[TestClient]:
 
 
 @pytest.mark.parametrize(
-    "path", ["/", "/incidents/some-id", "/assets/app.js", "/api/health", "/api/nope", "/openapi.json"]
+    "path",
+    ["/", "/incidents/some-id", "/assets/app.js", "/api/health", "/api/nope", "/openapi.json"],
 )
 def test_every_response_carries_the_headers(site: TestClient, path: str) -> None:
     response = site.get(path)

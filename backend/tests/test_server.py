@@ -20,7 +20,10 @@ TIMEOUT_S = 1.0
 def impatient(database_url: str, tmp_path: Path) -> Iterator[LiveServer]:
     """A server with 1 s header and body timeouts."""
     token = add_token(database_url, add_user(database_url, "tester"))
-    timeouts = {"ROOTLINE_HEADER_TIMEOUT_S": str(TIMEOUT_S), "ROOTLINE_BODY_TIMEOUT_S": str(TIMEOUT_S)}
+    timeouts = {
+        "ROOTLINE_HEADER_TIMEOUT_S": str(TIMEOUT_S),
+        "ROOTLINE_BODY_TIMEOUT_S": str(TIMEOUT_S),
+    }
     with run_server(database_url, tmp_path, token, settings=timeouts) as live:
         yield live
 
@@ -158,7 +161,7 @@ def test_a_client_hanging_up_is_one_line_in_the_log(server: LiveServer) -> None:
         connection.sendall(upload_head(server, incident, 300_000) + b"State Recv-Q\n" * 7_000)
         time.sleep(0.5)
     multipart = (
-        b"--b\r\nContent-Disposition: form-data; name=\"files\"; filename=\"a.txt\"\r\n"
+        b'--b\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\n'
         b"Content-Type: text/plain\r\n\r\n"
     )
     with connect(server) as connection:  # and through a multipart one
@@ -177,7 +180,7 @@ def test_a_client_hanging_up_is_one_line_in_the_log(server: LiveServer) -> None:
     assert "Traceback" not in log, log
     hung_up = [line for line in log.splitlines() if "disconnected" in line]
     assert len(hung_up) == 2, log
-    assert f"POST /api/incidents/{incident}/artifacts\": client disconnected" in hung_up[0]
+    assert f'POST /api/incidents/{incident}/artifacts": client disconnected' in hung_up[0]
 
 
 # Imported by every Python process started with the PYTHONPATH below: a server worker

@@ -57,9 +57,7 @@ def upgrade() -> None:
             ondelete="CASCADE",
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_postmortem_sections")),
-        sa.UniqueConstraint(
-            "postmortem_id", "key", name="uq_postmortem_sections_postmortem_key"
-        ),
+        sa.UniqueConstraint("postmortem_id", "key", name="uq_postmortem_sections_postmortem_key"),
     )
     op.create_table(
         "postmortem_revisions",

@@ -116,10 +116,13 @@ def _events_by_artifact(
     for key, group in itertools.groupby(
         rows, key=lambda row: (row.incident_id, row.artifact_id, row.host)
     ):
-        yield key, [
-            EventData(row.kind, row.time_ms, row.duration_ms, row.attrs or {}, row.labels or {})
-            for row in group
-        ]
+        yield (
+            key,
+            [
+                EventData(row.kind, row.time_ms, row.duration_ms, row.attrs or {}, row.labels or {})
+                for row in group
+            ],
+        )
 
 
 def downgrade() -> None:

@@ -27,7 +27,9 @@ def same_upload(
     if host:
         query = query.where(Artifact.dedup_host == host)
     else:
-        query = query.order_by(case((Artifact.dedup_host == "", 0), else_=1), Artifact.uploaded_at_ms)
+        query = query.order_by(
+            case((Artifact.dedup_host == "", 0), else_=1), Artifact.uploaded_at_ms
+        )
     return session.scalars(query.limit(1)).first()
 
 

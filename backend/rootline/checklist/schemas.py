@@ -91,22 +91,29 @@ class FindingRead(BaseModel):
         " symptom found, the item is not a confirmed or likely cause, or its evidence has no time).",
     )
     symptom_overlap: str | None = Field(
-        default=None, description="One sentence on how its evidence lies against the symptom window."
+        default=None,
+        description="One sentence on how its evidence lies against the symptom window.",
     )
 
 
 class SymptomRead(BaseModel):
     """When the application's latency (or errors) rose: rootline.detectors.symptom's method."""
 
-    series: str = Field(description="The application series that shows it (`app.*`), with `labels`.")
+    series: str = Field(
+        description="The application series that shows it (`app.*`), with `labels`."
+    )
     labels: dict[str, str]
     host: str | None
     unit: str
     kind: Literal["latency", "errors"]
     start_ms: int = Field(description="First point of the sustained rise, UTC epoch ms.")
-    end_ms: int = Field(description="Last point above the threshold before it settled, UTC epoch ms.")
+    end_ms: int = Field(
+        description="Last point above the threshold before it settled, UTC epoch ms."
+    )
     baseline: float = Field(description="Median of the series' first quarter, in `unit`.")
-    threshold: float = Field(description="Baseline + 5 MAD (at least +50 % and one step), in `unit`.")
+    threshold: float = Field(
+        description="Baseline + 5 MAD (at least +50 % and one step), in `unit`."
+    )
     peak: float = Field(description="Highest value in the window, in `unit`.")
     summary: str
     overlapping: list[str] = Field(

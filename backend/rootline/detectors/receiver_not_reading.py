@@ -156,7 +156,9 @@ def _connection(
     counted = [zero[h] for h in sorted(hosts, key=lambda h: h or "") if h in zero]
     adv = sum(c[0] for c in counted) if counted else None
     probes = sum(c[1] for c in counted) if counted else None
-    shown = pile[4] if pile is not None and (pile[0] or 0) > 0 else window[2] if window else ends[0][0]
+    shown = (
+        pile[4] if pile is not None and (pile[0] or 0) > 0 else window[2] if window else ends[0][0]
+    )
     values: dict[str, float | int | str | bool | None] = {
         "recv_full_run": pile[0] if pile else None,
         "recv_fill_peak": pile[1] if pile else None,

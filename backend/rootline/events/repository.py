@@ -42,9 +42,7 @@ def insert_events(
     offset_ms: int = 0,
 ) -> None:
     """Insert the events of one artifact, as chunks (in the order given, kind by kind)."""
-    rows = [
-        chunk.row(incident_id, artifact_id, host) for chunk in chunks.encode(events, offset_ms)
-    ]
+    rows = [chunk.row(incident_id, artifact_id, host) for chunk in chunks.encode(events, offset_ms)]
     # One statement per chunk: the ids must grow in the order given (an executemany may
     # be sent as one multi-row INSERT, whose rows' ids PostgreSQL gives in no set order).
     for row in rows:

@@ -107,7 +107,8 @@ def chart_evidence(finding: FindingRead, limit: int = 3) -> list[EvidenceRead]:
     seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
     # Past threshold first, and among them the series the timeline has a lane for.
     ranked = sorted(
-        finding.evidence, key=lambda e: (e.met is not True, lane_title(e.series or "")[0] == e.series)
+        finding.evidence,
+        key=lambda e: (e.met is not True, lane_title(e.series or "")[0] == e.series),
     )
     for item in ranked:
         if item.series is None or item.from_ms is None or item.series.endswith("*"):
@@ -201,9 +202,7 @@ def key_moments(draft: DraftInput) -> list[Moment]:
     if start is not None:
         moments.append(Moment(start, "Capture starts (first sample of the uploaded artifacts)"))
     flagged = _by_verdict(draft, "confirmed") + _by_verdict(draft, "likely")
-    anomalies = [
-        (e.from_ms, f, e) for f in flagged for e in _met(f) if e.from_ms is not None
-    ]
+    anomalies = [(e.from_ms, f, e) for f in flagged for e in _met(f) if e.from_ms is not None]
     if anomalies:
         time_ms, finding, item = min(anomalies, key=lambda a: a[0])
         moments.append(
@@ -253,7 +252,13 @@ def _evidence_lines(finding: FindingRead, *, only_met: bool) -> list[str]:
     for item in finding.evidence:
         if only_met and item.met is not True:
             continue
-        mark = "" if item.met is None else "**past threshold:** " if item.met else "**below threshold:** "
+        mark = (
+            ""
+            if item.met is None
+            else "**past threshold:** "
+            if item.met
+            else "**below threshold:** "
+        )
         lines.append(f"- {mark}{escape(item.summary)}")
     return lines
 
@@ -284,7 +289,9 @@ def _root_causes(draft: DraftInput) -> str:
         if finding.remedies:
             block.append("**Remedies**\n\n" + "\n".join(f"- {escape(r)}" for r in finding.remedies))
         if finding.review and finding.review.note:
-            block.append(f"**Team note** ({escape(finding.review.author)}): {escape(finding.review.note)}")
+            block.append(
+                f"**Team note** ({escape(finding.review.author)}): {escape(finding.review.note)}"
+            )
         parts.append("\n\n".join(block))
     return "\n\n".join(parts)
 
@@ -323,10 +330,16 @@ def _action_items(draft: DraftInput) -> str:
     if draft.action_items is not None:
         return draft.action_items
     remedies = [
-        (finding, remedy) for finding in _by_verdict(draft, "confirmed") for remedy in finding.remedies
+        (finding, remedy)
+        for finding in _by_verdict(draft, "confirmed")
+        for remedy in finding.remedies
     ]
     if not remedies:
         return "_What we will change, who owns it, and by when._"
-    return "Proposed from the remedies of the confirmed causes (owner, due date, ticket):\n\n" + "\n".join(
-        f"- [ ] {escape(remedy)} _(from {escape(finding.title)})_" for finding, remedy in remedies
+    return (
+        "Proposed from the remedies of the confirmed causes (owner, due date, ticket):\n\n"
+        + "\n".join(
+            f"- [ ] {escape(remedy)} _(from {escape(finding.title)})_"
+            for finding, remedy in remedies
+        )
     )

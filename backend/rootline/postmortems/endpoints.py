@@ -109,9 +109,7 @@ def set_status(
 def list_revisions(
     incident: ReadIncident,
     session: SessionDep,
-    section: Annotated[
-        SectionKey | None, Query(description="One section's changes only.")
-    ] = None,
+    section: Annotated[SectionKey | None, Query(description="One section's changes only.")] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
 ) -> list[RevisionRead]:
     """Who changed what, newest first: each change's author, time and the text before it."""

@@ -39,8 +39,10 @@ class SectionRead(BaseModel):
 
     key: SectionKey
     title: str
-    text: str = Field(description="Markdown. `![caption](chart:<checklist id>)` draws that"
-                      " finding's evidence chart.")
+    text: str = Field(
+        description="Markdown. `![caption](chart:<checklist id>)` draws that"
+        " finding's evidence chart."
+    )
     version: int = Field(description="Send it back with the next save of this section.")
     updated_by: str
     updated_at_ms: int

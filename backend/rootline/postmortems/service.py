@@ -34,7 +34,9 @@ COALESCE_MS = 10 * 60 * 1000
 MAX_APP_SERIES = 8
 
 
-def _read(postmortem: Postmortem, rows: Sequence[PostmortemSection], incident: Incident) -> PostmortemRead:
+def _read(
+    postmortem: Postmortem, rows: Sequence[PostmortemSection], incident: Incident
+) -> PostmortemRead:
     by_key = {row.key: row for row in rows}
     return PostmortemRead(
         incident_id=str(incident.id),
@@ -324,9 +326,7 @@ def _app_series(data: DatabaseIncidentData) -> list[draft.AppSeriesSummary]:
 # --- Charts and exports ----------------------------------------------------------------------
 
 
-def chart_for(
-    data: DatabaseIncidentData, finding: FindingRead, *, timezone: str
-) -> str | None:
+def chart_for(data: DatabaseIncidentData, finding: FindingRead, *, timezone: str) -> str | None:
     """A finding's evidence chart (SVG), or None when none of its evidence names a series."""
     lanes: list[charts.ChartLane] = []
     bands: list[tuple[int, int]] = []
@@ -371,7 +371,9 @@ def chart(session: Session, *, incident: Incident, finding_id: str) -> str:
     finding = next((f for f in findings if f.id == finding_id), None)
     svg = None
     if finding is not None:
-        svg = chart_for(DatabaseIncidentData(session, incident.id), finding, timezone=incident.timezone)
+        svg = chart_for(
+            DatabaseIncidentData(session, incident.id), finding, timezone=incident.timezone
+        )
     if svg is None:
         raise NotFound("chart_not_found", f"no evidence chart for {finding_id!r}")
     return svg

@@ -62,6 +62,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     ),
 }
 
+
 class Pin(NamedTuple):
     verdict: str
     why: str
@@ -329,7 +330,9 @@ PINS: dict[str, dict[str, Pin]] = {
     },
     # --- GC logs of other JVMs (the pauses each parser reads: tests/parsers/test_gc_other_jvms)
     "gc-other-jvms/hpux-jdk13-xverbosegc-gcviewer.txt": {
-        "gc_pauses": Pin(C, "a 1,977.596 ms System.gc() full GC (collection 60, field 18) among 135"),
+        "gc_pauses": Pin(
+            C, "a 1,977.596 ms System.gc() full GC (collection 60, field 18) among 135"
+        ),
     },
     "gc-other-jvms/ibm-j9-java6-r26-verbosegc-xml-gcviewer.txt": {
         "gc_pauses": Pin(R, "one scavenge, exclusive access durationms 5.290"),

@@ -79,7 +79,9 @@ def toy(values: list[dict[str, Any]], rule_text: str = RULE) -> Finding:
 def test_the_ladder_and_the_templates() -> None:
     confirmed = toy([{"queue": 500, "share": 0.9}, {"queue": 8192, "share": 0.75}])
     assert confirmed.verdict == "confirmed" and confirmed.entity == "conn 1"
-    assert confirmed.summary == "conn 1: queue 8.0 KiB (threshold 1000 B); full in 75 % of snapshots."
+    assert (
+        confirmed.summary == "conn 1: queue 8.0 KiB (threshold 1000 B); full in 75 % of snapshots."
+    )
     assert confirmed.explanation == "Queue 8.0 KiB against 1000 B."
     assert confirmed.remedies == ["Always.", "Only for a big queue of 8.0 KiB."]
     assert [e.met for e in confirmed.evidence] == [True, True]
@@ -107,7 +109,10 @@ def test_a_likely_needs_an_observation_past_its_threshold() -> None:
     ("change", "message"),
     [
         (("value = 1000\n", ""), "value"),
-        (('["queue", ">=", "queue_min"], ["share"', '["queue", ">=", "queue_mn"], ["share"'), "queue_mn"),
+        (
+            ('["queue", ">=", "queue_min"], ["share"', '["queue", ">=", "queue_mn"], ["share"'),
+            "queue_mn",
+        ),
         (('compare = [">=", "share_min"]', 'compare = [">=", "no_such"]'), "no_such"),
         (('why = "half of the snapshots at least"', 'why = "x"'), "why"),
         (('entity = "connection"', 'entity = "galaxy"'), "entity"),
@@ -139,12 +144,16 @@ def _finding(checklist_id: str, verdict: str, *symptoms: str) -> Finding:
 
 def test_one_symptom_one_cause() -> None:
     rules = registry.checklists()
-    cause = _finding("small_send_buffer", "confirmed", "sendq_full@conn:a|b", "sndbuf_limited@conn:a|b")
+    cause = _finding(
+        "small_send_buffer", "confirmed", "sendq_full@conn:a|b", "sndbuf_limited@conn:a|b"
+    )
     # what its mechanism accounts for, over every connection it confirmed
     cause.explains = ["sendq_full@conn:a|b", "sendq_full@conn:e|f"]
     elsewhere = _finding("single_connection_bottleneck", "likely", "sendq_full@conn:e|f")
     echo = _finding("single_connection_bottleneck", "likely", "sendq_full@conn:a|b")
-    own = _finding("single_connection_bottleneck", "likely", "sendq_full@conn:a|b", "recvq_full@conn:a|b")
+    own = _finding(
+        "single_connection_bottleneck", "likely", "sendq_full@conn:a|b", "recvq_full@conn:a|b"
+    )
     other_conn = _finding("single_connection_bottleneck", "likely", "sendq_full@conn:c|d")
     engine.diagnose([cause, echo, elsewhere], {k: c.rule for k, c in rules.items()})
     assert echo.verdict == "ruled_out" and echo.explained_by == ["small_send_buffer"]
@@ -183,9 +192,10 @@ def test_the_rules_version_follows_an_edit(tmp_path: Path, monkeypatch: pytest.M
     rule = tmp_path / "rules" / "small_send_buffer.toml"
     rule.write_text(rule.read_text().replace("value = 30.0", "value = 31.0", 1))
     assert engine.rules_version() != before
-    assert registry.checklists()["small_send_buffer"].rule.thresholds[
-        "sndbuf_limited_min_pct"
-    ].value == 31.0
+    assert (
+        registry.checklists()["small_send_buffer"].rule.thresholds["sndbuf_limited_min_pct"].value
+        == 31.0
+    )
 
 
 def test_the_generated_document_has_not_drifted() -> None:

@@ -170,7 +170,9 @@ def matrix() -> str:
             and not (confirmed - capture.confirmed - capture.may_confirm - capture.likely)
             and (capture.role == "failure" or not (likely - capture.may_likely))
         )
-        lines.append(f"{capture.label:46} {capture.role:9} " + " ".join(cells) + ("  ok" if ok else "  FAIL"))
+        lines.append(
+            f"{capture.label:46} {capture.role:9} " + " ".join(cells) + ("  ok" if ok else "  FAIL")
+        )
     return "\n".join(lines)
 
 

@@ -50,7 +50,9 @@ def test_confirmed_when_only_the_buffer_holds_data_back() -> None:
     assert "/ 20 ms = 1.0 MiB/s" in finding.explanation
     assert any("SO_SNDBUF" in r and "autotuning" in r for r in finding.remedies)
     bound = next(e for e in finding.evidence if e.series == "tcp.conn.unacked")
-    assert bound.observed == 1.0 and bound.threshold == RULE.thresholds["buffer_bound_min_share"].value
+    assert (
+        bound.observed == 1.0 and bound.threshold == RULE.thresholds["buffer_bound_min_share"].value
+    )
     assert bound.met and bound.threshold_name == "buffer_bound_min_share"
     assert bound.host == "sender" and bound.labels == {"local": SENDER, "peer": RECEIVER}
 

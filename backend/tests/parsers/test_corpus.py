@@ -80,7 +80,9 @@ def test_characters_splitlines_takes_for_line_ends_do_not_shift_line_numbers(pat
     splitting with it numbered the lines after such a character past the file's end."""
     lines = path.read_text(errors="replace").splitlines(keepends=True)
     at = len(lines) // 2
-    damaged = "".join(lines[:at]) + "\x1e\x1e0 \x0b\x0c\x1c\x1d\x85\u2028\u2029x\n" + "".join(lines[at:])
+    damaged = (
+        "".join(lines[:at]) + "\x1e\x1e0 \x0b\x0c\x1c\x1d\x85\u2028\u2029x\n" + "".join(lines[at:])
+    )
     assert_well_formed(registry.parse_text(damaged, CONTEXT), damaged)
 
 

@@ -148,9 +148,10 @@ def test_saves_conflicts_and_revisions(
     assert body["code"] == "postmortem_conflict"
     assert body["current"]["text"] == "Orders failed."
     assert body["current"]["updated_by"] == "li.wei" and body["current"]["version"] == 4
-    assert client.get(f"/api/incidents/{incident_id}/postmortem").json()["sections"][0][
-        "text"
-    ] == "Orders failed."
+    assert (
+        client.get(f"/api/incidents/{incident_id}/postmortem").json()["sections"][0]["text"]
+        == "Orders failed."
+    )
     history = client.get(
         f"/api/incidents/{incident_id}/postmortem/revisions", params={"section": "summary"}
     ).json()
@@ -160,10 +161,13 @@ def test_saves_conflicts_and_revisions(
     # The same text again changes nothing.
     same = client.put(url, json={"text": "Orders failed.", "version": 4})
     assert same.json()["version"] == 4
-    assert client.put(
-        f"/api/incidents/{incident_id}/postmortem/sections/nonsense",
-        json={"text": "x", "version": 1},
-    ).status_code == 422
+    assert (
+        client.put(
+            f"/api/incidents/{incident_id}/postmortem/sections/nonsense",
+            json={"text": "x", "version": 1},
+        ).status_code
+        == 422
+    )
 
 
 def test_status_and_share_links(
@@ -199,13 +203,18 @@ def test_status_and_share_links(
     assert anon_client.get(f"{shared}/charts/small_send_buffer.svg").status_code == 200
     # A share link reads; it neither writes nor exports.
     assert anon_client.get(f"/api/shared/{token}/postmortem/export").status_code == 404
-    assert anon_client.put(f"{url}/sections/summary", json={"text": "x", "version": 1}).status_code == 401
+    assert (
+        anon_client.put(f"{url}/sections/summary", json={"text": "x", "version": 1}).status_code
+        == 401
+    )
 
 
 def test_markdown_export_is_a_zip_with_relative_charts(
     client: TestClient, incident_id: str, drafted: dict[str, Any]
 ) -> None:
-    response = client.get(f"/api/incidents/{incident_id}/postmortem/export", params={"format": "md"})
+    response = client.get(
+        f"/api/incidents/{incident_id}/postmortem/export", params={"format": "md"}
+    )
     assert response.status_code == 200
     assert response.headers["content-type"] == "application/zip"
     assert 'filename="postmortem-test-incident.zip"' in response.headers["content-disposition"]
@@ -246,7 +255,9 @@ def test_pdf_export_prints_the_document(
     client: TestClient, incident_id: str, drafted: dict[str, Any], tmp_path: Path
 ) -> None:
     url = f"/api/incidents/{incident_id}/postmortem"
-    client.put(f"{url}/sections/summary", json={"text": "Checkout stalled at 950 KiB/s.", "version": 1})
+    client.put(
+        f"{url}/sections/summary", json={"text": "Checkout stalled at 950 KiB/s.", "version": 1}
+    )
     response = client.get(f"{url}/export", params={"format": "pdf"})
     assert response.status_code == 200, response.text
     assert response.headers["content-type"] == "application/pdf"
@@ -270,13 +281,17 @@ def test_pdf_export_without_chromium_says_so(
     client: TestClient, app: Any, incident_id: str, drafted: dict[str, Any]
 ) -> None:
     app.state.settings.chromium = "/nonexistent/chromium"
-    response = client.get(f"/api/incidents/{incident_id}/postmortem/export", params={"format": "pdf"})
+    response = client.get(
+        f"/api/incidents/{incident_id}/postmortem/export", params={"format": "pdf"}
+    )
     assert response.status_code == 503
     assert response.json()["code"] == "pdf_unavailable"
 
 
 def test_export_before_any_draft_renders_a_fresh_one(client: TestClient, incident_id: str) -> None:
-    response = client.get(f"/api/incidents/{incident_id}/postmortem/export", params={"format": "html"})
+    response = client.get(
+        f"/api/incidents/{incident_id}/postmortem/export", params={"format": "html"}
+    )
     assert response.status_code == 200
     assert "Drafted by Rootline" in response.text
     assert client.get(f"/api/incidents/{incident_id}/postmortem").status_code == 404

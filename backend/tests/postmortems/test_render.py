@@ -87,7 +87,9 @@ def test_html_keeps_markup_as_text_and_draws_charts_inline() -> None:
     assert "<title>Postmortem: &lt;x&gt;</title>" in html
     assert "&lt;script&gt;" in html and "<script" not in html
     assert '<a href="https://example.org">ok</a>' in html and 'href="javascript:' not in html
-    assert '<figure class="chart"><svg>chart</svg><figcaption>The cause</figcaption></figure>' in html
+    assert (
+        '<figure class="chart"><svg>chart</svg><figcaption>The cause</figcaption></figure>' in html
+    )
     assert "chart chart:gc_pauses has no data" in html
     assert "<img" not in html  # a remote image would be fetched when the file is opened
     assert 'class="badge"' not in html  # published: no status badge
