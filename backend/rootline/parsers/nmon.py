@@ -1381,6 +1381,10 @@ class _Columnar:
         self.zzzz_tags: list[Any] = []
         self.zzzz_ms_all = np.empty(0, dtype=np.int64)  # the ZZZZ lines' times so far
         self.zzzz_digits = np.empty(0, dtype=np.int64)  # and their tags' digit counts
+        # and their tags' text after the "T" (digits and comma) as little-endian words, each
+        # to be compared under its mask; a tag too long for a word is a word no row matches
+        self.zzzz_words = np.empty(0, dtype=np.uint64)
+        self.zzzz_masks = np.empty(0, dtype=np.uint64)
         self.top_rows = 0  # TOP data rows read
         self.top_widths: list[int] = []
         self.top_stride = 0
@@ -1527,11 +1531,17 @@ class _Columnar:
         if any(section.lines for section in sections.values()):
             raise _Bail  # a row before its section's header
         bulk.sort(key=lambda named: named[0] != "ZZZZ")  # times first: rows look them up
+        zzzz_rows = np.empty(0, dtype=np.int64)
+        latest: np.ndarray | None = None  # each line's latest ZZZZ line (see _times)
         for name, rows in bulk:
             self.has_data = True
             if name == "ZZZZ":
-                self._zzzz(lines.take(rows), rows, first_number)
-            elif name == "TOP":
+                zzzz_rows = rows
+                self._zzzz(lines.take(rows), rows, first_number, _words_at(data, tag_at[rows] + 1))
+                continue
+            if latest is None:  # once, after the block's ZZZZ lines
+                latest = self._latest_snapshots(count, zzzz_rows)
+            if name == "TOP":
                 # the second comma within _NAME_SPAN bytes of the first, then "T<digit>"
                 after = spans[tag_at[rows]].view(np.uint8).reshape(len(rows), _NAME_SPAN)
                 is_comma = after == 44
@@ -1539,10 +1549,22 @@ class _Columnar:
                 top_at = tag_at[rows] + pid_length + 1
                 top_tagged = is_comma[np.arange(len(rows)), pid_length] & (top_at < ends[rows])
                 top_tagged &= (data[top_at] == 84) & ((data[top_at + 1] - 48) < 10)
-                self._top(lines, rows, top_tagged, data, top_at, first_number)
+                self._top(lines, rows, top_tagged, data, top_at, latest[rows], first_number)
             else:
-                self._section(name, lines, rows, tagged[rows], data, tag_at[rows], first_number)
+                self._section(
+                    name, lines, rows, tagged[rows], data, tag_at[rows], latest[rows], first_number
+                )
         return count
+
+    def _latest_snapshots(self, count: int, zzzz_rows: np.ndarray) -> np.ndarray:
+        """For each of the block's ``count`` lines, the ZZZZ line at or before it in the file:
+        its position among the ZZZZ lines read so far (this block's, at ``zzzz_rows``,
+        included), -1 for none."""
+        latest = np.zeros(count, dtype=np.int64)
+        latest[zzzz_rows] = 1
+        np.cumsum(latest, out=latest)
+        latest += len(self.zzzz_ms_all) - len(zzzz_rows) - 1
+        return latest
 
     def _csv(self, lines: Any, stride: int, types: dict[int, Any]) -> Any:
         """Rows of ``stride`` fields read as CSV; only the ``types`` columns converted."""
@@ -1576,6 +1598,7 @@ class _Columnar:
         tagged: np.ndarray,
         data: np.ndarray,
         tag_at: np.ndarray,
+        latest: np.ndarray,
         first_number: int,
     ) -> None:
         section = self.reader.sections.get(name)
@@ -1604,12 +1627,12 @@ class _Columnar:
                         raise _Bail
                     description = self.header_repeats[(name, line)] = fields[1]
                 section.description = description
-            rows, tag_at = rows[tagged], tag_at[tagged]
+            rows, tag_at, latest = rows[tagged], tag_at[tagged], latest[tagged]
             if not len(rows):
                 return
         if not 0 < stride - 2 <= len(section.columns):
             raise _Bail
-        times = self._times(data, tag_at)
+        times = self._times(data, tag_at, latest)
         # The tags (field 1) are read from the block's bytes by _times, not converted here.
         table = self._csv(lines.take(rows), stride, dict.fromkeys(range(2, stride), pa.float64()))
         held.times_ms.append(times)
@@ -1628,6 +1651,7 @@ class _Columnar:
         tagged: np.ndarray,
         data: np.ndarray,
         tag_at: np.ndarray,
+        latest: np.ndarray,
         first_number: int,
     ) -> None:
         reader = self.reader
@@ -1640,7 +1664,7 @@ class _Columnar:
                     raise _Bail
                 reader._top_odd_row(row + first_number, line)
                 self.top_widths.append(line.count(","))
-            rows, tag_at = rows[tagged], tag_at[tagged]
+            rows, tag_at, latest = rows[tagged], tag_at[tagged], latest[tagged]
             if not len(rows):
                 return
         if not self.top_rows:
@@ -1664,14 +1688,16 @@ class _Columnar:
         cpu = table.column(f"f{cpu_at}").to_numpy()
         if np.isnan(cpu).any():
             raise _Bail  # an empty or NaN %CPU: diagnosed by the line path
-        times = self._times(data, tag_at)
+        times = self._times(data, tag_at, latest)
         resident = None
         for at in resident_at:
             more = table.column(f"f{at}").to_numpy()
             resident = more if resident is None else resident + more
         self._group_top(table.column("f1"), table.column(f"f{command_at}"), times, cpu, resident)
 
-    def _zzzz(self, lines: Any, rows: np.ndarray, first_number: int) -> None:
+    def _zzzz(self, lines: Any, rows: np.ndarray, first_number: int, words: np.ndarray) -> None:
+        """The ZZZZ lines ``lines`` (at ``rows`` of the block); ``words``: the 8 bytes after
+        each one's "T", as little-endian words (see _times)."""
         table = self._csv(lines, 4, dict.fromkeys(range(1, 4), pa.string()))
         tags, clocks, dates = (table.column(i).combine_chunks() for i in range(3))
         if not (
@@ -1717,6 +1743,13 @@ class _Columnar:
         self.zzzz_ms_all = np.concatenate([self.zzzz_ms_all, moments])
         digits = pc.binary_length(tags).to_numpy(zero_copy_only=False) - 1
         self.zzzz_digits = np.concatenate([self.zzzz_digits, digits.astype(np.int64)])
+        # A tag's digits and the comma after them; a longer tag than a word holds gets a
+        # word that no masked word equals (its low byte kept, nonzero under a zero mask).
+        fits = digits < 8
+        masks = np.where(fits, _BYTE_MASKS[np.minimum(digits + 1, 8)], np.uint64(0))
+        words = np.where(fits, words & masks, np.uint64(1))
+        self.zzzz_words = np.concatenate([self.zzzz_words, words])
+        self.zzzz_masks = np.concatenate([self.zzzz_masks, masks])
         self.last_zzzz = (tags[-1].as_py(), int(rows[-1]) + first_number)
 
     # ---- end of the run
@@ -1738,10 +1771,23 @@ class _Columnar:
         self._end_top()
         reader._flush_uarg()
 
-    def _times(self, data: np.ndarray, tag_at: np.ndarray) -> np.ndarray:
+    def _times(self, data: np.ndarray, tag_at: np.ndarray, latest: np.ndarray) -> np.ndarray:
         """Each row's snapshot time: its tag (``T<digits>,`` at ``tag_at`` in the block's
         bytes) looked up by its number among the ZZZZ lines read so far. The tag text equals
         its ZZZZ line's (``T[0-9]+``) when the number and the count of digits are the same.
+
+        nmon writes a snapshot's rows after its ZZZZ line: when every row's tag is the text
+        of the latest ZZZZ line before it (``latest``; ZZZZ tags are unique, so that is the
+        snapshot the lookup finds), compared as one masked word per row, that line's time
+        is the row's, with no digit read. Else :meth:`_times_by_number`."""
+        if len(latest) and int(latest.min()) >= 0:
+            masks = self.zzzz_masks[latest]
+            if ((_words_at(data, tag_at + 1) & masks) == self.zzzz_words[latest]).all():
+                return cast("np.ndarray", self.zzzz_ms_all[latest])
+        return self._times_by_number(data, tag_at)
+
+    def _times_by_number(self, data: np.ndarray, tag_at: np.ndarray) -> np.ndarray:
+        """As :meth:`_times`, each row's tag read as a number and looked up.
 
         Read from the bytes a digit position at a time over all rows (the usual tag has four
         or five digits): converted as text by pyarrow, sliced, cast and compared, the tags
@@ -1842,7 +1888,10 @@ class _Columnar:
         command_count = len(commands.dictionary)
         encoded = pa.array(pid_codes * command_count + command_codes).dictionary_encode()
         codes = encoded.indices.to_numpy(zero_copy_only=False)
-        order = np.argsort(codes, kind="stable")
+        # Stable, so the same order whatever the sort: 16-bit codes (a block's processes
+        # are a few hundred) are radix-sorted, the int32 ones were merge-sorted.
+        keys = codes.astype(np.uint16) if len(encoded.dictionary) <= 1 << 16 else codes
+        order = np.argsort(keys, kind="stable")
         bounds = np.searchsorted(codes[order], np.arange(len(encoded.dictionary) + 1))
         pid_texts = pids.dictionary.to_pylist()
         command_texts = commands.dictionary.to_pylist()
@@ -1854,6 +1903,13 @@ class _Columnar:
             if process is None:
                 process = processes[(pid, command)] = _Process()
             process.extend(times, cpu, resident, picked)
+
+
+def _words_at(data: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The 8 bytes of ``data`` from each of ``at`` as a little-endian word (``data`` holds
+    8 bytes of padding past the last place read)."""
+    words = np.ndarray((len(data) - 7,), dtype="<u8", buffer=data.data, strides=(1,))
+    return cast("np.ndarray", words[at])
 
 
 def _blocks_of(text: str) -> Iterator[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -704,6 +705,140 @@ def test_columnar_path_takes_usual_files_and_leaves_odd_ones() -> None:
     for label in ("two runs", "CRLF", "cut", "bad value"):
         assert _columnar(_variant(text, label)) is None, label
     assert _columnar(_read(AIX_NO_DATE)) is None  # ZZZZ lines without a date
+
+
+def _retagged(text: str, rows: tuple[str, ...], back: int) -> str:
+    """Rows of the sections ``rows`` name (and TOP) tagged with the snapshot ``back`` before
+    their own: rows in a snapshot other than the latest ZZZZ line's."""
+    out = []
+    for line in text.split("\n"):
+        fields = line.split(",")
+        at = 2 if fields[0] == "TOP" else 1
+        if fields[0] in rows and len(fields) > at and fields[at][1:].isdigit():
+            number = int(fields[at][1:])
+            if number > back and number % 7 == 0:
+                fields[at] = f"T{number - back:04d}"
+        out.append(",".join(fields))
+    return "\n".join(out)
+
+
+def _fail_if_called(*args: object) -> None:
+    raise AssertionError("a row's tag was read as a number")
+
+
+def test_rows_times_are_their_latest_zzzz_lines_without_reading_a_tag(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The usual capture's rows follow their ZZZZ line: their tags are compared with its
+    tag, never read as numbers, and their times are those the line path gives."""
+    text = _read(FIXTURE)
+    line_path = _everything(nmon._Reader(ParseContext()).read(text))
+    monkeypatch.setattr(nmon._Columnar, "_times_by_number", _fail_if_called)
+    assert _everything(nmon.parse(text, ParseContext())) == line_path
+    monkeypatch.setattr(nmon, "_COLUMNAR_BLOCK", 40_000)  # rows after a block's first line
+    assert _everything(nmon.parse(text, ParseContext())) == line_path
+
+
+@pytest.mark.parametrize("back", [1, 5, 40])
+def test_rows_tagged_with_an_earlier_snapshot_get_that_snapshots_time(back: int) -> None:
+    """A row whose tag is not its latest ZZZZ line's is looked up by its number: read
+    column-wise, still the line path's times (not the latest ZZZZ line's)."""
+    text = _retagged(_read(FIXTURE), ("CPU_ALL", "MEM", "TOP", "DISKBUSY"), back)
+    line_path = _everything(nmon._Reader(ParseContext()).read(text))
+    columnar = _columnar(text)
+    assert columnar is not None
+    assert _everything(columnar) == line_path
+    assert _everything(nmon.parse(text, ParseContext())) == line_path
+    plain = _everything(nmon.parse(_read(FIXTURE), ParseContext()))
+    assert _everything(columnar)[1] != plain[1]  # the tags did move points
+
+
+def test_a_tag_that_only_starts_with_its_latest_zzzz_tag_is_another_snapshot() -> None:
+    """``T00070`` after ``ZZZZ,T0007`` is snapshot 70 (none here), not 7."""
+    text = _read(FIXTURE).replace("\nCPU_ALL,T0007,", "\nCPU_ALL,T00070,", 1)
+    assert "CPU_ALL,T00070," in text
+    assert _everything(nmon.parse(text, ParseContext())) == _everything(
+        nmon._Reader(ParseContext()).read(text)
+    )
+
+
+@pytest.mark.parametrize("name", ["DISKBUSY", "DISKBUSY_LONGER_NAME", "DISK_BUSY_23_CHARACTERS"])
+def test_section_names_past_a_word_read_as_the_line_path_reads(name: str) -> None:
+    """Names of 8 to 23 characters (the key holds 24 bytes) read as the line path reads."""
+    text = _read(FIXTURE).replace("\nDISKBUSY,", f"\n{name},")
+    columnar = _columnar(text)
+    assert columnar is not None
+    assert _everything(columnar) == _everything(nmon._Reader(ParseContext()).read(text))
+    assert any(s.name == "nmon." + name + ".vda" or s.name == "disk.busy_pct" for s in columnar.series)
+
+
+def _top_pids_changed(text: str, change: Callable[[str], str]) -> str:
+    lines = []
+    for line in text.split("\n"):
+        fields = line.split(",")
+        if fields[0] == "TOP" and len(fields) > 2 and fields[1].isdigit():
+            fields[1] = change(fields[1])
+        lines.append(",".join(fields))
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda pid: pid[1:] if int(pid) % 3 == 0 else pid, id="7 and 6 digits"),
+        pytest.param(lambda pid: pid if int(pid) % 3 == 0 else pid[1:], id="6 and 7 digits"),
+        pytest.param(lambda pid: pid[:-1] + "a" if int(pid) % 5 == 0 else pid, id="not digits"),
+        pytest.param(lambda pid: pid.lstrip("0"), id="no zeros"),
+        pytest.param(lambda pid: " " + pid[1:], id="space"),
+    ],
+)
+def test_pids_of_several_widths_read_as_the_line_path_reads(change: Callable[[str], str]) -> None:
+    """``003878`` and ``0003878`` are two processes, as the line path has them."""
+    text = _top_pids_changed(_read(FIXTURE), change)
+    columnar = _columnar(text)
+    assert columnar is not None
+    assert _everything(columnar) == _everything(nmon._Reader(ParseContext()).read(text))
+
+
+def test_one_pid_written_with_two_widths_is_two_processes() -> None:
+    """``003878`` before ``0003878`` (each TOP row written again with one zero less): two
+    processes, each with its own points, as the line path has them."""
+    lines = []
+    for line in _read(FIXTURE).split("\n"):
+        fields = line.split(",")
+        if fields[0] == "TOP" and len(fields) > 2 and fields[1].isdigit():
+            lines.append(",".join([fields[0], fields[1][1:], *fields[2:]]))
+        lines.append(line)
+    text = "\n".join(lines)
+    columnar = _columnar(text)
+    assert columnar is not None
+    assert _everything(columnar) == _everything(nmon._Reader(ParseContext()).read(text))
+
+
+@pytest.mark.parametrize("digits", [8, 12])
+def test_long_pids_and_snapshot_tags_read_as_the_line_path_reads(digits: int) -> None:
+    """Pids past 7 digits (AIX) and snapshot tags past 7 digits (no tag word, see
+    _Columnar._times) read as the line path reads them."""
+    text = _read(FIXTURE)
+    lines = []
+    for line in text.split("\n"):
+        fields = line.split(",")
+        if fields[0] == "TOP" and len(fields) > 2 and fields[1].isdigit():
+            fields[1] = fields[1].rjust(digits, "0")
+        lines.append(",".join(fields))
+    long_pids = "\n".join(lines)
+    assert _columnar(long_pids) is not None
+    assert _everything(nmon.parse(long_pids, ParseContext())) == _everything(
+        nmon._Reader(ParseContext()).read(long_pids)
+    )
+    long_tags = re.sub(
+        r"(^|\n)(ZZZZ,|[A-Z][A-Z0-9_]*,|TOP,\d+,)T(\d+),",
+        lambda m: f"{m.group(1)}{m.group(2)}T{int(m.group(3)) + 10 ** (digits - 1)},",
+        text,
+    )
+    assert _everything(nmon.parse(long_tags, ParseContext())) == _everything(
+        nmon._Reader(ParseContext()).read(long_tags)
+    )
 
 
 def test_series_of_a_section_share_one_times_array_until_one_grows() -> None:
