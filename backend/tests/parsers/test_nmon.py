@@ -769,7 +769,9 @@ def test_section_names_past_a_word_read_as_the_line_path_reads(name: str) -> Non
     columnar = _columnar(text)
     assert columnar is not None
     assert _everything(columnar) == _everything(nmon._Reader(ParseContext()).read(text))
-    assert any(s.name == "nmon." + name + ".vda" or s.name == "disk.busy_pct" for s in columnar.series)
+    assert any(
+        s.name == "nmon." + name + ".vda" or s.name == "disk.busy_pct" for s in columnar.series
+    )
 
 
 def _top_pids_changed(text: str, change: Callable[[str], str]) -> str:
