@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 from rootline.compression import compressor, decompress, pack_array, unpack_array
 from rootline.db import json_bytes_maker, read_json_bytes
-from rootline.parsers.base import EventData
+from rootline.parsers.base import EventColumns, EventData
 
 CHUNK_EVENTS = 4096
 # Event ids: chunk id * ID_STRIDE + index (2**16 > CHUNK_EVENTS; ids stay below 2**53, a
@@ -65,7 +65,13 @@ class Chunk:
 
 def encode(events: Iterable[EventData], offset_ms: int = 0) -> Iterator[Chunk]:
     """The events as chunks: grouped by kind (each kind in the order given), up to
-    :data:`CHUNK_EVENTS` a chunk, ``offset_ms`` added to every time."""
+    :data:`CHUNK_EVENTS` a chunk, ``offset_ms`` added to every time.
+
+    Events held by column (:class:`EventColumns`, a GC log's) are chunked from their
+    columns, each a kind's already: the same chunks, without an :class:`EventData` each."""
+    if isinstance(events, EventColumns):
+        yield from _encode_columns(events, offset_ms)
+        return
     by_kind: dict[str, list[EventData]] = {}
     for event in events:
         found = by_kind.get(event.kind)
@@ -98,6 +104,41 @@ def encode(events: Iterable[EventData], offset_ms: int = 0) -> Iterator[Chunk]:
                 durations=pack_array(durations.astype("<f8", copy=False), ZSTD_LEVEL),
                 attrs=compress(dumps([e.attrs for e in part])),
                 labels=compress(dumps(labels)) if any(labels) else b"",
+            )
+
+
+def _encode_columns(events: EventColumns, offset_ms: int) -> Iterator[Chunk]:
+    """:func:`encode` of events held by column: the kinds in the order of their first event
+    (the runs' order), each kind's events in their order."""
+    compress = compressor(ZSTD_LEVEL)
+    dumps = json_bytes_maker()
+    kinds = dict.fromkeys(kind for kind, _ in events.runs)
+    for kind in kinds:
+        found = events.columns[kind]
+        size = len(found.times)
+        for start in range(0, size, CHUNK_EVENTS):
+            stop = start + CHUNK_EVENTS
+            part_durations = found.durations[start:stop]
+            count = len(part_durations)
+            times = np.array(found.times[start:stop], dtype=np.int64)
+            if offset_ms:
+                times += offset_ms
+            if None in part_durations:
+                part_durations = [math.nan if d is None else d for d in part_durations]
+            durations = np.array(part_durations, dtype=np.float64)
+            given = durations[~np.isnan(durations)]
+            labels = None if found.labels is None else found.labels[start:stop]
+            yield Chunk(
+                kind=kind,
+                count=count,
+                first_ms=int(times.min()),
+                last_ms=int(times.max()),
+                total_duration_ms=math.fsum(given.tolist()) if given.size else None,
+                max_duration_ms=float(given.max()) if given.size else None,
+                times=pack_array(times.astype("<i8", copy=False), ZSTD_LEVEL),
+                durations=pack_array(durations.astype("<f8", copy=False), ZSTD_LEVEL),
+                attrs=compress(dumps(found.attrs[start:stop])),
+                labels=compress(dumps(labels)) if labels is not None and any(labels) else b"",
             )
 
 

@@ -346,6 +346,15 @@ class _Reader:
         # A keyword (no digit in it) is in a line only if it is in the line's shape: one
         # that no shape holds is not looked for through the whole text.
         keywords = tuple(k for k in SETTING_KEYWORDS if any(k in shape for shape in shapes))
+        # A region size keyword is looked for only if a line holding it can give the size
+        # (a heap printout's "region size 1024K, ..." cannot): each search is a pass over
+        # the text, and a line gives the size exactly when its shape does.
+        keywords = tuple(
+            k
+            for k in keywords
+            if k not in REGION_SIZE_KEYWORDS
+            or any(k in shape and _gives_region_size(shape.rstrip()) for shape in shapes)
+        )
         self._read_settings(text, keywords)
         self._read_timed(text, shapes)
         last_start = text.rfind("\n[") + 1
@@ -577,7 +586,7 @@ class _Reader:
         if "To-space exhausted" in keywords:
             for start, end in _lines_holding(text, "To-space exhausted"):
                 self._setting(text[start:end].rstrip(), only=TO_SPACE_RULE)
-        region_keywords = [k for k in ("egion size", "egion Size") if k in keywords]
+        region_keywords = [k for k in REGION_SIZE_KEYWORDS if k in keywords]
         if region_keywords:
             last_line = -1
             for start, end in heapq.merge(*(_lines_holding(text, k) for k in region_keywords)):
@@ -769,6 +778,19 @@ TIMED_RULES = (
 
 
 USING_RULE, VERSION_RULE, TO_SPACE_RULE, REGION_SIZE_RULE = range(4)
+REGION_SIZE_KEYWORDS = ("egion size", "egion Size")
+
+
+def _gives_region_size(line: str) -> bool:
+    """Whether :meth:`_Reader._setting` takes a region size from ``line`` (with ``only``
+    REGION_SIZE_RULE): no earlier rule matches it and REGION_SIZE does. No rule names a
+    digit (and no collector USING knows has one): a line's shape answers as the line."""
+    match = USING.search(line)
+    if match is not None and match.group(1) in USING_COLLECTORS:
+        return False
+    if VERSION.search(line) is not None or TO_SPACE.search(line) is not None:
+        return False
+    return REGION_SIZE.search(line) is not None
 
 
 def _lines_holding(text: str, keyword: str, from_end: bool = False) -> Iterator[tuple[int, int]]:

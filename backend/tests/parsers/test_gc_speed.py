@@ -3,18 +3,43 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
+import random
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from rootline.parsers import gc_legacy, gc_unified
-from rootline.parsers.base import ParseContext, ParseResult
-from rootline.parsers.gc_common import line_shapes
+from rootline.events import chunks
+from rootline.parsers import (
+    gc_hpux,
+    gc_ibm_text,
+    gc_ibm_xml,
+    gc_jrockit,
+    gc_legacy,
+    gc_unified,
+)
+from rootline.parsers.base import EventColumns, EventData, ParseContext, ParseResult
+from rootline.parsers.gc_common import (
+    DIGIT_BYTES_AS_ZERO,
+    Clock,
+    GcLog,
+    digits_as_zero,
+    line_shapes,
+)
 from tests.conftest import FIXTURES_DIR
-from tests.parsers.gc_helpers import LEGACY_CORPUS, UNIFIED_CORPUS
+from tests.parsers.gc_helpers import GC_CORPUS, LEGACY_CORPUS, UNIFIED_CORPUS, read
 
 UNIFIED_FILES = [*UNIFIED_CORPUS, *sorted((FIXTURES_DIR / "gc_unified").glob("*.log"))]
+LEGACY_FILES = [*LEGACY_CORPUS, *sorted((FIXTURES_DIR / "gc_legacy").glob("*.log"))]
+# Every GC parser's fixtures, with the module that reads them.
+OTHER_GC_FILES = [
+    (module, path)
+    for module in (gc_hpux, gc_ibm_text, gc_ibm_xml, gc_jrockit)
+    for path in sorted((FIXTURES_DIR / module.KIND).glob("*"))
+    if path.suffix != ".md"
+]
 # A counted repetition ({0,60}) is not a digit the rule names.
 _REPETITION = re.compile(r"\{\d+(?:,\d*)?\}")
 
@@ -301,3 +326,247 @@ def test_region_size_kept_with_where_it_holds_is_the_size_looked_up() -> None:
     assert [reader._region_kb_at(p) for p in order] == [expected.get(p, 4.0) for p in order]  # 300+
     reader.region_sizes = [(100, 8.0)]  # one run: its size everywhere
     assert [reader._region_kb_at(p) for p in (0, 500, 100)] == [8.0, 8.0, 8.0]
+
+
+# --- Events by column (EventColumns): the events, chunks and windows of the EventData list ---
+
+
+def _events_one_by_one(log: GcLog, base_ms: float) -> list[EventData]:
+    """The events build_result gave as a list, one EventData at a time (before columns)."""
+
+    def wall(clock: Clock) -> float:
+        if clock.wall_ms is not None:
+            return clock.wall_ms
+        return base_ms + (clock.uptime_s or 0.0) * 1000.0
+
+    def mb(kb: float | None) -> float | None:
+        return None if kb is None else round(kb / 1024.0, 3)
+
+    events: list[EventData] = []
+    for pause in log.pauses:
+        at_ms = round(wall(pause.clock))
+        attrs: dict[str, object] = {"collector": pause.collector, "type": pause.type}
+        for key, value in (
+            ("cause", pause.cause),
+            ("detail", pause.detail),
+            ("heap_before_mb", mb(pause.heap_before_kb)),
+            ("heap_after_mb", mb(pause.heap_after_kb)),
+            ("heap_total_mb", mb(pause.heap_total_kb)),
+            ("gc_id", pause.gc_id),
+            ("uptime_s", None if pause.clock.uptime_s is None else round(pause.clock.uptime_s, 6)),
+        ):
+            if value is not None and (value or key not in ("cause", "detail")):
+                attrs[key] = value
+        if pause.to_space_exhausted:
+            attrs["to_space_exhausted"] = True
+            events.append(EventData("gc_to_space_exhausted", at_ms, None, {"gc_id": pause.gc_id}))
+        events.append(EventData("gc_pause", at_ms, round(pause.duration_ms, 6), attrs))
+    for phase in log.concurrents:
+        attrs = {"collector": phase.collector, "phase": phase.phase}
+        if phase.gc_id is not None:
+            attrs["gc_id"] = phase.gc_id
+        if phase.clock.uptime_s is not None:
+            attrs["uptime_s"] = round(phase.clock.uptime_s, 6)
+        if phase.heap_after_kb is not None:
+            attrs["heap_before_mb"] = mb(phase.heap_before_kb)
+            attrs["heap_after_mb"] = mb(phase.heap_after_kb)
+            attrs["heap_total_mb"] = mb(phase.heap_total_kb)
+        duration = None if phase.duration_ms is None else round(phase.duration_ms, 6)
+        events.append(EventData("gc_concurrent", round(wall(phase.clock)), duration, attrs))
+    for stall in log.stalls:
+        attrs = {"stall": stall.kind, "thread": stall.thread}
+        duration = round(stall.duration_ms, 6)
+        events.append(EventData("gc_allocation_stall", round(wall(stall.clock)), duration, attrs))
+    return events
+
+
+def _columns_log() -> str:
+    """A unified log with every kind of event build_result makes, the to-space exhausted
+    pauses among others (their events between pauses), cycles without a duration."""
+    stamp = "[2024-01-01T00:00:{s:02d}.{ms:03d}+0000][{up}s][info][gc] "
+    lines = [stamp.format(s=0, ms=1, up="0.001") + "Using G1"]
+    for i in range(1, 3000):
+        s, up = (i // 100) % 60, f"{i / 100:.3f}"
+        head = stamp.format(s=s, ms=i % 1000, up=up)
+        if i % 7 == 0:
+            lines.append(head + f"GC({i}) To-space exhausted")
+        if i % 5 == 0:
+            lines.append(head + f"GC({i}) Pause Remark 12M->10M(64M) 0.{i % 10}00ms")
+        elif i % 11 == 0:
+            lines.append(head + f"Allocation Stall (worker-{i}) {i % 9}.125ms")
+        elif i % 13 == 0:
+            lines.append(head + f"GC({i}) Garbage Collection (Warmup) 10M(8%)->8M(6%)")
+        elif i % 17 == 0:
+            lines.append(head + f"GC({i}) Concurrent Mark Cycle {i % 5}.5ms")
+        else:
+            cause = "(G1 Evacuation Pause)" if i % 3 else "(G1 Humongous Allocation)"
+            heap = f"{i % 50}M->{i % 20}M(256M)"
+            lines.append(head + f"GC({i}) Pause Young (Normal) {cause} {heap} {i % 4}.{i % 997}ms")
+    return "\n".join(lines) + "\n"
+
+
+def _gc_results() -> list[ParseResult]:
+    texts = [(gc_unified, _columns_log())]
+    texts += [(gc_unified, read(path)) for path in UNIFIED_FILES]
+    texts += [(gc_legacy, read(path)) for path in LEGACY_FILES]
+    texts += [(module, read(path)) for module, path in OTHER_GC_FILES]
+    return [module.parse(text, ParseContext()) for module, text in texts]
+
+
+def test_build_result_events_by_column_are_its_events_one_by_one() -> None:
+    captured: list[GcLog] = []
+    cases: list[tuple[Any, str]] = [(gc_unified, _columns_log())]
+    cases += [(gc_unified if "-ujl-" in p.name else gc_legacy, read(p)) for p in GC_CORPUS]
+    cases += [(gc_unified, read(p)) for p in UNIFIED_FILES]
+    cases += [(gc_legacy, read(p)) for p in LEGACY_FILES]
+    cases += [(module, read(path)) for module, path in OTHER_GC_FILES]
+    for module, text in cases:
+        with pytest.MonkeyPatch.context() as patch:
+            build = module.build_result
+
+            def keep(
+                kind: str,
+                log: GcLog,
+                context: ParseContext,
+                result: ParseResult,
+                build: Any = build,
+            ) -> Any:
+                captured.append(log)
+                return build(kind, log, context, result)
+
+            patch.setattr(module, "build_result", keep)
+            result = module.parse(text, ParseContext())
+        if not captured:
+            continue
+        log = captured.pop()
+        assert isinstance(result.events, EventColumns)
+        base_ms = log.start_ms if log.start_ms is not None else 0.0
+        expected = _events_one_by_one(log, base_ms)
+        assert list(result.events) == expected
+        assert result.events == expected and expected == result.events
+        assert len(result.events) == len(expected) and bool(result.events) == bool(expected)
+    kinds = {e.kind for e in gc_unified.parse(_columns_log(), ParseContext()).events}
+    assert kinds == {"gc_pause", "gc_to_space_exhausted", "gc_concurrent", "gc_allocation_stall"}
+
+
+def test_event_columns_read_as_the_list_they_hold() -> None:
+    events = [
+        EventData("a", 5, None, {"x": 1}),
+        EventData("b", 3, 1.5, {}),
+        EventData("a", 9, 2.0, {"y": 2}, {"host": "h"}),
+        EventData("a", 1, -0.0, {}),
+        EventData("c", 2, None),
+        EventData("b", 7, 0.25, {"z": None}),
+    ]
+    batch = EventColumns.of(events)
+    assert list(batch) == events and batch == events and events == batch
+    assert [batch[i] for i in range(-6, 6)] == events + events
+    assert batch[1:4] == events[1:4] and batch[::-1] == events[::-1]
+    assert len(batch) == 6 and batch and not EventColumns() and EventColumns() == []
+    with pytest.raises(IndexError):
+        batch[6]
+    batch.append(EventData("b", 0, 1.0))
+    assert list(batch) == [*events, EventData("b", 0, 1.0)]
+    assert [run[0] for run in batch.runs] == ["a", "b", "a", "c", "b"]
+
+
+@pytest.mark.parametrize("offset_ms", [0, 3_600_000])
+def test_chunks_of_events_by_column_are_the_chunks_of_their_events(offset_ms: int) -> None:
+    labelled = EventColumns.of(
+        [
+            EventData("k", i, float(i) if i % 3 else None, {"i": i}, {"l": str(i % 2)})
+            for i in range(9000)
+        ]
+    )
+    for events in [*(r.events for r in _gc_results()), labelled]:
+        assert isinstance(events, EventColumns)
+        by_column = list(chunks.encode(events, offset_ms))
+        assert by_column == list(chunks.encode(list(events), offset_ms))
+    assert len(list(chunks.encode(labelled))) == 3
+
+
+def _as_list(result: ParseResult) -> ParseResult:
+    return ParseResult(result.kind, result.series, list(result.events), result.facts)
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        None,
+        EventData("gc_pause", 10, math.nan),
+        EventData("gc_pause", 10, math.inf),
+        EventData("gc_pause", 2**60, 1.0),
+        EventData("gc_pause", 2**70, None),
+        EventData("gc_pause", 2**53 + 1, 1.0),
+        EventData("gc_concurrent", -(2**62), 2.5),
+        EventData("gc_pause", 1_000, 2**60),
+    ],
+)
+def test_events_by_column_kept_within_a_window_as_the_list_is(odd: EventData | None) -> None:
+    for result in _gc_results()[:3]:
+        assert isinstance(result.events, EventColumns)
+        if odd is not None:
+            result.events.append(odd)
+        listed = _as_list(result)
+        assert _outcome(result.time_range) == _outcome(listed.time_range)
+        first, last = _as_list(_copy(result)).time_range() if odd is None else (0, 10**13)
+        for low, high in [
+            (-(2**63), 2**63),
+            (first, last),
+            (first, (first + last) // 2),
+            ((first + last) // 2, last + 10),
+            (0, 2**53),
+        ]:
+            window_result, window_listed = _copy(result), _copy(listed)
+            assert window_result.keep_within(low, high) == window_listed.keep_within(low, high)
+            assert list(window_result.events) == window_listed.events
+            assert _outcome(window_result.time_range) == _outcome(window_listed.time_range)
+
+
+def _outcome(call: Any) -> object:
+    """What ``call()`` returns, or the type of what it raises."""
+    try:
+        return call()
+    except Exception as exc:
+        return type(exc)
+
+
+def _copy(result: ParseResult) -> ParseResult:
+    events = result.events
+    copied = EventColumns.of(events) if isinstance(events, EventColumns) else list(events)
+    return ParseResult(result.kind, [], copied, result.facts)
+
+
+def test_digits_as_zero_is_the_translation() -> None:
+    samples = [b"", b"0123456789", bytes(range(256)) * 50, "é \u0663 12".encode() * 3000]
+    samples += [
+        random.Random(seed).randbytes(size) for seed, size in enumerate((1, 4095, 4096, 70_000))
+    ]
+    for data in samples:
+        assert digits_as_zero(data) == data.translate(DIGIT_BYTES_AS_ZERO)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[0.020s][info][gc,init] Heap Region Size: 1M",
+        "[0.020s][info][gc,init] Heap region size: 4096K",
+        "[9.9s][info][gc,heap,exit]   region size 1024K, 5 young (5120K), 0 survivors (0K)",
+        "[0.01s][info][gc] Using G1 Heap Region Size: 1M",
+        "[0.01s][info][gc] GC(3) To-space exhausted Heap Region Size: 2M",
+        "[0.01s][info][gc] Version: 17 Heap Region Size: 2M",
+    ],
+)
+def test_a_region_size_keyword_skipped_only_where_no_line_gives_a_size(line: str) -> None:
+    # What _setting takes from a line, it takes from the line's shape (no rule names a digit).
+    shape = line.encode().translate(DIGIT_BYTES_AS_ZERO).decode()
+    assert gc_unified._gives_region_size(line) == gc_unified._gives_region_size(shape)
+    reader = gc_unified._Reader(ParseContext(), ParseResult(kind=gc_unified.KIND))
+    taken = reader._setting(line, only=gc_unified.REGION_SIZE_RULE) == gc_unified.REGION_SIZE_RULE
+    assert taken == gc_unified._gives_region_size(line)
+    # A log holding the line reads as one whose every region size line is looked at.
+    text = _unified_edge_log("\n").replace("Heap Region Size: 1M", line.split("] ", 2)[-1], 1)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(gc_unified, "_gives_region_size", lambda line: True)
+        every = gc_unified.parse(text, ParseContext())
+    assert gc_unified.parse(text, ParseContext()) == every
