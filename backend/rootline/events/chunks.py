@@ -64,52 +64,12 @@ class Chunk:
 
 
 def encode(events: Iterable[EventData], offset_ms: int = 0) -> Iterator[Chunk]:
-    """The events as chunks: grouped by kind (each kind in the order given), up to
-    :data:`CHUNK_EVENTS` a chunk, ``offset_ms`` added to every time.
-
-    Events held by column (:class:`EventColumns`, a GC log's) are chunked from their
-    columns, each a kind's already: the same chunks, without an :class:`EventData` each."""
-    if isinstance(events, EventColumns):
-        yield from _encode_columns(events, offset_ms)
-        return
-    by_kind: dict[str, list[EventData]] = {}
-    for event in events:
-        found = by_kind.get(event.kind)
-        if found is None:
-            found = by_kind[event.kind] = []
-        found.append(event)
-    compress = compressor(ZSTD_LEVEL)
-    dumps = json_bytes_maker()
-    for kind, of_kind in by_kind.items():
-        for start in range(0, len(of_kind), CHUNK_EVENTS):
-            part = of_kind[start : start + CHUNK_EVENTS]
-            times = np.fromiter((e.time_ms for e in part), dtype=np.int64, count=len(part))
-            if offset_ms:
-                times += offset_ms
-            durations = np.fromiter(
-                (math.nan if e.duration_ms is None else e.duration_ms for e in part),
-                dtype=np.float64,
-                count=len(part),
-            )
-            given = durations[~np.isnan(durations)]
-            labels = [e.labels for e in part]
-            yield Chunk(
-                kind=kind,
-                count=len(part),
-                first_ms=int(times.min()),
-                last_ms=int(times.max()),
-                total_duration_ms=math.fsum(given.tolist()) if given.size else None,
-                max_duration_ms=float(given.max()) if given.size else None,
-                times=pack_array(times.astype("<i8", copy=False), ZSTD_LEVEL),
-                durations=pack_array(durations.astype("<f8", copy=False), ZSTD_LEVEL),
-                attrs=compress(dumps([e.attrs for e in part])),
-                labels=compress(dumps(labels)) if any(labels) else b"",
-            )
-
-
-def _encode_columns(events: EventColumns, offset_ms: int) -> Iterator[Chunk]:
-    """:func:`encode` of events held by column: the kinds in the order of their first event
-    (the runs' order), each kind's events in their order."""
+    """The events as chunks: grouped by kind (the kinds in the order of their first event,
+    each kind's events in their order), up to :data:`CHUNK_EVENTS` a chunk, ``offset_ms``
+    added to every time. Read from columns: a GC log's events come as columns already
+    (:class:`EventColumns`, no :class:`EventData` each), any other list is put in columns."""
+    if not isinstance(events, EventColumns):
+        events = EventColumns.of(events)
     compress = compressor(ZSTD_LEVEL)
     dumps = json_bytes_maker()
     kinds = dict.fromkeys(kind for kind, _ in events.runs)
