@@ -5,8 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import io
 import re
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -19,6 +17,7 @@ from rootline.parsers import nmon, registry
 from rootline.parsers.base import ParseContext, ParseResult, SeriesData
 from rootline.parsers.registry import SNIFF_BYTES, detect_kind, sniff_scores
 from tests.conftest import CORPUS_DIR, FIXTURES_DIR, corpus_files
+from tests.parsers.reading import dump, parse_stored, parse_whole, peak_of_parse
 
 FIXTURE = FIXTURES_DIR / "nmon" / "linux-debian12-nmon16n-stress-60x1s.nmon"
 AIX_TOP_UARG = (
@@ -861,31 +860,6 @@ def test_series_of_a_section_share_one_times_array_until_one_grows() -> None:
 # --------------------------------------------------------------------------- read as it is decoded
 
 
-def _parse_file(data: bytes) -> tuple[ParseResult, int]:
-    """As the worker reads a stored file (registry.parse_file), and how often it was reopened."""
-    reopened = []
-
-    def reopen() -> io.BytesIO:
-        reopened.append(1)
-        return io.BytesIO(data)
-
-    result = registry.parse_file(io.BytesIO(data), ParseContext(), reopen=reopen)
-    return result, len(reopened)
-
-
-def _dump(result: ParseResult) -> tuple[object, ...]:
-    return (
-        result.kind,
-        result.host,
-        [(d.line, d.message) for d in result.diagnostics],
-        [(f.key, f.value, f.time_ms) for f in result.facts],
-        [
-            (s.name, s.labels, s.unit, s.times_ms.tobytes(), s.values.tobytes())
-            for s in result.series
-        ],
-    )
-
-
 def _big_capture(tmp_path: Path, size: int) -> bytes:
     from bench.gen_nmon import generate
 
@@ -897,9 +871,9 @@ def _big_capture(tmp_path: Path, size: int) -> bytes:
 def test_a_capture_read_as_it_is_decoded_reads_as_its_whole_text(tmp_path: Path) -> None:
     """Over 8 MB (several columnar blocks), read a piece at a time, never reopened."""
     data = _big_capture(tmp_path, 9 * 1024 * 1024)
-    result, reopened = _parse_file(data)
+    result, reopened = parse_stored(data)
     assert reopened == 0 and result.status == "parsed"
-    assert _dump(result) == _dump(registry.parse_text(data.decode(), ParseContext()))
+    assert dump(result) == dump(registry.parse_text(data.decode(), ParseContext()))
 
 
 @pytest.mark.parametrize(
@@ -920,10 +894,10 @@ def test_a_capture_the_columnar_path_gives_up_is_read_again_whole(
     tmp_path: Path, change: Callable[[bytes], bytes]
 ) -> None:
     data = change(_big_capture(tmp_path, 300_000))
-    result, reopened = _parse_file(data)
-    whole = registry.parse_decoded(registry.decode_bytes(data), ParseContext())
+    result, reopened = parse_stored(data)
+    whole = parse_whole(data)
     assert reopened == 1
-    assert _dump(result) == _dump(whole)
+    assert dump(result) == dump(whole)
 
 
 def test_a_big_capture_is_parsed_without_its_whole_text() -> None:
@@ -931,29 +905,9 @@ def test_a_big_capture_is_parsed_without_its_whole_text() -> None:
     series (0.9x the file) and a block's temporaries, 1.5x a 48 MB capture, where its text
     beside them was 2.9x. Python's and numpy's allocations (tracemalloc; pyarrow's are its
     own), in a fresh process."""
-    done = subprocess.run([sys.executable, "-c", _MEASURE], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    status, peak = done.stdout.split()
+    status, peak = peak_of_parse("bench.gen_nmon", 48 * 1024 * 1024)
     assert status == "parsed"
-    assert float(peak) < 2.0, f"peak {float(peak):.2f}x the file"
-
-
-_MEASURE = """
-import io, tempfile, tracemalloc
-from pathlib import Path
-from bench.gen_nmon import generate
-from rootline.parsers import registry
-from rootline.parsers.base import ParseContext
-with tempfile.TemporaryDirectory() as folder:
-    path = Path(folder) / "big.nmon"
-    generate(path, 48 * 1024 * 1024)
-    size = path.stat().st_size
-    tracemalloc.start()
-    with path.open("rb") as handle:
-        result = registry.parse_file(handle, ParseContext(), reopen=lambda: path.open("rb"))
-    peak = tracemalloc.get_traced_memory()[1]
-print(result.status, peak / size)
-"""
+    assert peak < 2.0, f"peak {peak:.2f}x the file"
 
 
 @pytest.mark.parametrize("path", [FIXTURE, AIX_NO_DATE, NMON14], ids=lambda p: p.name[:24])

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import subprocess
-import sys
 
 import pytest
 
@@ -13,6 +11,7 @@ from rootline.parsers import nstat
 from rootline.parsers.base import ParseContext, ParseResult, SeriesData
 from rootline.parsers.timestamps import parse_timestamp_line
 from tests.conftest import CORPUS_DIR, FIXTURES_DIR
+from tests.parsers.reading import peak_of_parse
 
 FIXTURES = FIXTURES_DIR / "nstat"
 _SEP = re.compile(r"^=== (\S+) ===$", re.M)
@@ -218,26 +217,6 @@ def test_a_big_capture_is_not_held_beside_its_series() -> None:
     """The text handed over by the registry goes once read into the table: the series are
     built beside the table only. 1.2x a 24 MB ``nstat -az`` loop where text, table and series
     together were 2.0x. Python's and numpy's allocations (tracemalloc), in a fresh process."""
-    done = subprocess.run([sys.executable, "-c", _MEASURE], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    status, peak = done.stdout.split()
+    status, peak = peak_of_parse("bench.gen_nstat", 24 * 1024 * 1024)
     assert status == "parsed"
-    assert float(peak) < 1.6, f"peak {float(peak):.2f}x the file"
-
-
-_MEASURE = """
-import tempfile, tracemalloc
-from pathlib import Path
-from bench.gen_nstat import generate
-from rootline.parsers import registry
-from rootline.parsers.base import ParseContext
-with tempfile.TemporaryDirectory() as folder:
-    path = Path(folder) / "nstat.txt"
-    generate(path, 24 * 1024 * 1024)
-    size = path.stat().st_size
-    tracemalloc.start()
-    with path.open("rb") as handle:
-        result = registry.parse_file(handle, ParseContext())
-    peak = tracemalloc.get_traced_memory()[1]
-print(result.status, peak / size)
-"""
+    assert peak < 1.6, f"peak {peak:.2f}x the file"
