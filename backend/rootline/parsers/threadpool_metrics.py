@@ -41,7 +41,7 @@ import json
 import math
 import re
 from array import array
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -193,35 +193,50 @@ def parse(text: str, context: ParseContext) -> ParseResult:
     return result
 
 
-def _parse_csv(
-    lines: list[str], header_index: int, context: ParseContext, points: _Points, result: ParseResult
-) -> None:
-    header_line = lines[header_index]
+class _Layout(NamedTuple):
+    """Where a CSV header puts what is read."""
+
+    delimiter: str
+    width: int
+    time_col: int
+    pool_col: int | None
+    metric_cols: list[tuple[int, str]]  # (column, canonical metric)
+    canon: list[str | None]
+
+
+def _layout(header_line: str) -> _Layout | str:
+    """The header row's layout, or why it is no thread-pool header (a diagnostic)."""
     delimiter = _detect_delimiter(header_line)
     if delimiter is None:
-        result.diagnose(
-            header_index + 1,
-            "no header row: expected comma, semicolon or tab separated column names",
-        )
-        return
+        return "no header row: expected comma, semicolon or tab separated column names"
     header = next(csv.reader([header_line], delimiter=delimiter))
     canon = canonical_columns(header)
     if "time" not in canon:
-        result.diagnose(
-            header_index + 1,
-            f"header names no timestamp column ({', '.join(COLUMN_ALIASES['time'])})",
-        )
-        return
-    time_col = canon.index("time")
-    pool_col = canon.index("pool") if "pool" in canon else None
+        return f"header names no timestamp column ({', '.join(COLUMN_ALIASES['time'])})"
     metric_cols = [
         (i, c) for i, c in enumerate(canon) if c in METRIC_SERIES or c == "queue_remaining"
     ]
     if not metric_cols:
-        result.diagnose(header_index + 1, "header names no thread-pool metric column")
+        return "header names no thread-pool metric column"
+    pool_col = canon.index("pool") if "pool" in canon else None
+    return _Layout(delimiter, len(header), canon.index("time"), pool_col, metric_cols, canon)
+
+
+def _parse_csv(
+    lines: list[str], header_index: int, context: ParseContext, points: _Points, result: ParseResult
+) -> None:
+    layout = _layout(lines[header_index])
+    if isinstance(layout, str):
+        result.diagnose(header_index + 1, layout)
         return
+    delimiter, width, time_col, pool_col = (
+        layout.delimiter,
+        layout.width,
+        layout.time_col,
+        layout.pool_col,
+    )
+    canon, metric_cols = layout.canon, layout.metric_cols
     metric_indices = [i for i, _ in metric_cols]
-    width = len(header)
     hours = HourCache(context.timezone)
     # pool -> one (times, values) pair per metric column, in metric_cols order
     sinks_by_pool: dict[str, list[tuple[array[int], array[float]]]] = {}
@@ -271,8 +286,10 @@ def _parse_csv(
 
 # A CSV body the columnar path reads exactly as the row path would: no quotes (csv.reader's
 # rules), no line breaks but \n (str.splitlines breaks at \r, \x0b, \x0c, \x1c-\x1e,
-# \x85, \u2028 and \u2029 too), no whitespace-only line. Anything else, the row path.
-_ROW_PATH_ONLY = re.compile(r"[\"\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]|(?:\A|\n)[ \t]+(?:\n|\Z)")
+# \x85, \u2028 and \u2029 too), no whitespace-only line (searched from the header's line
+# break on). Anything else, the row path.
+_ROW_PATH_ONLY = re.compile(r"[\"\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]|\n[ \t]+(?:\n|\Z)")
+_NON_SPACE = re.compile(r"\S")
 _EPOCH_DIGITS = 19  # an int64's (epoch ns); one past int64 fails the cast: the row path reads it
 
 
@@ -283,41 +300,35 @@ def _columnar(text: str) -> _Points | None:
     (the row path then reads it, with line numbers). The 20 MB bench file's ingest: 2.7 CPU
     s by rows, 0.8 s so; the parse's peak 240 MB over the process's start by rows, 190 MB so
     (its points alone are 68 MB: 16 bytes a value written in 4)."""
-    header_line, newline, body = text.partition("\n")
-    if not newline or not header_line.strip() or header_line[0].isspace() or not body.strip():
-        return None
-    delimiter = _detect_delimiter(header_line)
-    if delimiter is None:
-        return None
-    header = next(csv.reader([header_line], delimiter=delimiter))
-    canon = canonical_columns(header)
-    metric_cols = [
-        (i, c) for i, c in enumerate(canon) if c in METRIC_SERIES or c == "queue_remaining"
-    ]
-    metrics = [c for _, c in metric_cols]
+    body_at = text.find("\n") + 1
+    header_line = text[: body_at - 1]
     if (
-        "time" not in canon
-        or not metric_cols
-        or len(set(metrics)) != len(metrics)  # two columns of one metric: rows interleave
-        or _ROW_PATH_ONLY.search(body)
+        not body_at
+        or not header_line.strip()
+        or header_line[0].isspace()
+        or _NON_SPACE.search(text, body_at) is None
     ):
         return None
+    layout = _layout(header_line)
+    if isinstance(layout, str):
+        return None
+    metric_cols, time_col, pool_col = layout.metric_cols, layout.time_col, layout.pool_col
+    metrics = [c for _, c in metric_cols]
+    if len(set(metrics)) != len(metrics) or _ROW_PATH_ONLY.search(text, body_at - 1):
+        return None  # (two columns of one metric: their rows interleave)
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as pa_csv
 
     # malloc's heap, not pyarrow's own pool, which keeps what it freed (as ss does).
     heap = pa.system_memory_pool()
-    width = len(header)
-    names = [f"c{i}" for i in range(width)]
-    time_col = canon.index("time")
-    pool_col = canon.index("pool") if "pool" in canon else None
+    names = [f"c{i}" for i in range(layout.width)]
     types = {names[i]: pa.float64() for i, _ in metric_cols}
     types[names[time_col]] = pa.string()
     if pool_col is not None:
         types[names[pool_col]] = pa.string()
-    data = body.encode()
-    del body
+    # The text encoded once; the CSV read from its body (no copy of the body as text).
+    data = pa.py_buffer(text.encode()).slice(len(header_line.encode()) + 1)
     try:
         table = pa_csv.read_csv(
             pa.BufferReader(data),
@@ -325,7 +336,7 @@ def _columnar(text: str) -> _Points | None:
                 column_names=names, use_threads=False, block_size=1 << 30
             ),
             parse_options=pa_csv.ParseOptions(
-                delimiter=delimiter,
+                delimiter=layout.delimiter,
                 quote_char=False,
                 escape_char=False,
                 newlines_in_values=False,
