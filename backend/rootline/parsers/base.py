@@ -219,18 +219,33 @@ class EventColumns(Sequence[EventData]):
         return f"EventColumns({list(self)!r})"
 
     def kept_within(self, low_ms: int, high_ms: int) -> EventColumns:
-        """The events :meth:`ParseResult.keep_within` keeps, as columns (self when all)."""
-        if all(_all_within(found, low_ms, high_ms) for found in self.columns.values()):
+        """The events :meth:`ParseResult.keep_within` keeps (:func:`shown_within`), as
+        columns in their order (self when all are kept)."""
+        keep = {
+            kind: [
+                shown_within(t, d, low_ms, high_ms)
+                for t, d in zip(found.times, found.durations, strict=True)
+            ]
+            for kind, found in self.columns.items()
+        }
+        if all(all(flags) for flags in keep.values()):
             return self
-        return EventColumns.of(
-            e
-            for e in self
-            if low_ms <= e.time_ms <= high_ms
-            and (
-                e.duration_ms is None
-                or (math.isfinite(e.duration_ms) and e.time_ms + e.duration_ms <= high_ms)
-            )
-        )
+        kept = EventColumns()
+        done: dict[str, int] = {}
+        for kind, count in self.runs:
+            start = done.get(kind, 0)
+            stop = done[kind] = start + count
+            found, into = self.columns[kind], kept.column(kind)
+            chosen = list(itertools.compress(range(start, stop), keep[kind][start:stop]))
+            into.times += [found.times[i] for i in chosen]
+            into.durations += [found.durations[i] for i in chosen]
+            into.attrs += [found.attrs[i] for i in chosen]
+            if found.labels is not None:
+                if into.labels is None:
+                    into.labels = []
+                into.labels += [found.labels[i] for i in chosen]
+            kept.add_run(kind, len(chosen))
+        return kept
 
     def time_range(self) -> tuple[int, int] | None:
         """(first start, last end) as :meth:`ParseResult.time_range` reads events."""
@@ -263,36 +278,12 @@ class KindColumns:
     labels: list[dict[str, str]] | None
 
 
-def _all_within(found: KindColumns, low_ms: int, high_ms: int) -> bool:
-    """Whether ParseResult.keep_within keeps every event of ``found`` (False: maybe not)."""
-    times = found.times
-    if not times:
-        return True
-    first, last = min(times), max(times)
-    if not (low_ms <= first and last <= high_ms):
-        return False
-    durations = found.durations
-    given = [d for d in durations if d is not None] if None in durations else durations
-    if not given:
-        return True
-    if not (first > -_EXACT and last < _EXACT and -_EXACT < high_ms < _EXACT):
-        return False  # (the sums below are exact only for numbers a double holds)
-    if len(given) != len(times):
-        times = [t for t, d in zip(times, durations, strict=True) if d is not None]
-    # e.time_ms + e.duration_ms <= high_ms for every event, in numpy as Python reads it:
-    # float(time) + duration. Times and durations below 2**52 are doubles exactly (an int
-    # duration too), their sums below 2**53 too; a NaN or an infinity fails the check.
-    try:
-        spans = np.array(given, dtype=np.float64)
-    except (OverflowError, TypeError, ValueError):
-        return False
-    if not np.abs(spans).max() < _EXACT:
-        return False
-    ends = np.array(times, dtype=np.int64).astype(np.float64) + spans
-    return bool((ends <= float(high_ms)).all())
-
-
-_EXACT = 2**52
+def shown_within(time_ms: int, duration_ms: float | None, low_ms: int, high_ms: int) -> bool:
+    """Whether an event starting at ``time_ms`` and lasting ``duration_ms`` (None: a point)
+    lies within [low_ms, high_ms]: what :meth:`ParseResult.keep_within` keeps."""
+    return low_ms <= time_ms <= high_ms and (
+        duration_ms is None or (math.isfinite(duration_ms) and time_ms + duration_ms <= high_ms)
+    )
 
 
 @dataclass(slots=True)
@@ -389,13 +380,7 @@ class ParseResult:
             self.events = kept
             return dropped_points, dropped_events
         kept_events = [
-            e
-            for e in self.events
-            if low_ms <= e.time_ms <= high_ms
-            and (
-                e.duration_ms is None
-                or (math.isfinite(e.duration_ms) and e.time_ms + e.duration_ms <= high_ms)
-            )
+            e for e in self.events if shown_within(e.time_ms, e.duration_ms, low_ms, high_ms)
         ]
         dropped_events = len(self.events) - len(kept_events)
         self.events = kept_events
