@@ -6,10 +6,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rootline.detectors.base import SeriesView
 from rootline.detectors.quantities import (
     connection_series,
     counter_increments,
     dominant_period,
+    exact_values_at,
     full_windows,
     held_intervals,
     median,
@@ -135,3 +137,23 @@ def test_median_is_numpys_exactly(values: list[float]) -> None:
     ints = np.array([int(v) for v in values if float(v).is_integer() and abs(v) < 2**53])
     if len(ints):
         assert median(ints) == float(np.median(ints))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 40), max_size=30, unique=True),
+    st.lists(st.integers(0, 40), max_size=30, unique=True),
+)
+def test_exact_values_at_reads_the_point_taken_at_each_instant(
+    have: list[int], want: list[int]
+) -> None:
+    """Also when the series was sampled at exactly the instants asked (the quick path): the
+    same values, in an array of its own."""
+    times = np.array(sorted(have), dtype=np.int64)
+    series = SeriesView("s", {}, "", None, "f", times, times * 10.0 + 0.5)
+    for instants in (np.array(sorted(want), dtype=np.int64), times.copy()):
+        found = exact_values_at(series, instants, -1.0)
+        expected = [t * 10.0 + 0.5 if t in set(have) else -1.0 for t in instants.tolist()]
+        assert found.dtype == np.float64 and found.tolist() == expected
+        found[:] = 7.0
+        assert series.values.tolist() == (times * 10.0 + 0.5).tolist()
