@@ -31,6 +31,7 @@ first restart's cwnd before and after.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -228,7 +229,7 @@ def _episodes(row: dict[str, SeriesView], params: Params) -> tuple[list[_Episode
         queued.tolist(),
     )
     times_l = times.tolist()
-    for i in range(n - 1):
+    for i in _idle_candidates(rto, lastsnd, acked, queued, mss, times, burst_min):
         rto_i = rto_l[i] if math.isfinite(rto_l[i]) else MIN_RTO_MS
         if math.isfinite(lastsnd_l[i]):
             idle_ms = lastsnd_l[i]
@@ -256,6 +257,41 @@ def _episodes(row: dict[str, SeriesView], params: Params) -> tuple[list[_Episode
         )
     _restarts_caught_mid_burst(episodes, times, cwnd, retrans, initial, grown, drop)
     return episodes, n
+
+
+# A connection with more snapshots than this has the few it idled after found by numpy; below,
+# numpy's fixed cost per call is more than the loop's (C10K: 7 000 connections of 120).
+_VECTOR_FROM = 256
+
+
+def _idle_candidates(
+    rto: npt.NDArray[np.float64],
+    lastsnd: npt.NDArray[np.float64],
+    acked: npt.NDArray[np.float64],
+    queued: npt.NDArray[np.float64],
+    mss: npt.NDArray[np.float64],
+    times: npt.NDArray[np.int64],
+    burst_min: float,
+) -> Iterable[int]:
+    """The snapshots (but the last) after which the connection may have sat idle past its
+    RTO with nothing queued, then sent a burst: every one, or for a long series only those
+    numpy finds so. The loop in :func:`_episodes` reads each again as exactly: this only
+    spares it the rest."""
+    n = len(times)
+    if n <= _VECTOR_FROM:
+        return range(n - 1)
+    rto_eff = np.where(np.isfinite(rto), rto, MIN_RTO_MS)[:-1]
+    unchanged = np.zeros(n - 1, dtype=bool)
+    unchanged[1:] = acked[1:-1] == acked[:-2]
+    gap = np.zeros(n - 1, dtype=np.float64)
+    gap[1:] = np.diff(times[:-1]).astype(np.float64)
+    sent = np.isfinite(lastsnd[:-1])
+    idle = np.where(sent, lastsnd[:-1], np.where(unchanged, gap, np.nan))
+    segment = np.where(np.isfinite(mss[1:]), mss[1:], DEFAULT_MSS)
+    burst = acked[1:] - acked[:-1]
+    with np.errstate(invalid="ignore"):
+        maybe = (idle > rto_eff) & ~(queued[:-1] > 0) & ~(burst < burst_min * segment)
+    return np.flatnonzero(maybe).tolist()
 
 
 def _restarts_caught_mid_burst(
