@@ -557,7 +557,9 @@ def exact_values_at(
 
     For per-connection ss series that skip snapshots (a field printed only when non-zero).
     """
-    if len(series) == len(times_ms) and np.array_equal(series.times_ms, times_ms):
+    if series.times_ms is times_ms or (
+        len(series) == len(times_ms) and np.array_equal(series.times_ms, times_ms)
+    ):
         # The usual case: a field printed in every snapshot the connection was seen in.
         return np.array(series.values, dtype=np.float64)
     out = np.full(len(times_ms), default, dtype=np.float64)

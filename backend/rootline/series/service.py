@@ -561,9 +561,9 @@ def connection_series(
         for e in repository.endpoints_of(session, table_ids=missing):
             endpoints[e.table_id][e.idx] = (e.local, e.peer)
         for table_id, data in repository.conn_times(session, table_ids=missing).items():
-            tables[table_id] = ConnTableIndex(
-                connections.unpack_times(data), sorted(endpoints[table_id].items())
-            )
+            snapshot_times = connections.unpack_times(data)
+            snapshot_times.flags.writeable = False  # shared by its connections' series
+            tables[table_id] = ConnTableIndex(snapshot_times, sorted(endpoints[table_id].items()))
     blocks = repository.conn_blocks(
         session, field_ids=[f.id for f in fields], from_ms=None, to_ms=None
     )
@@ -584,10 +584,14 @@ def connection_series(
         present = ~np.isnan(matrix)
         counts = present.sum(axis=1).tolist()
         snapshots = matrix.shape[1]
+        # Such a connection's series are read-only views: its row of the matrix, and the
+        # table's snapshot times shared by all (readers that find the same times object
+        # need not compare them: 126 000 copies and comparisons for a C10K checklist).
+        matrix.flags.writeable = False
         for idx, (local, peer) in table_endpoints:
             count = counts[idx]
             if count == snapshots:
-                yield f, {"local": local, "peer": peer}, all_times.copy(), matrix[idx].copy()
+                yield f, {"local": local, "peer": peer}, all_times, matrix[idx]
             elif count:
                 mask = present[idx]
                 yield f, {"local": local, "peer": peer}, all_times[mask], matrix[idx][mask]
