@@ -75,3 +75,42 @@ def test_names_answer_as_a_scan_of_every_name_would(
     found = [n for n, h in pairs if not host or h == host]
     scan = any(n.lower().startswith(name.lower()) for n in found) if prefix else name in found
     assert _Names(pairs).might_hold(asked, host) == scan
+
+
+def test_a_connection_in_every_snapshot_shares_the_snapshot_times_read_only(
+    app: FastAPI,
+) -> None:
+    """Per-connection series of a stored ss loop: a connection printed in every snapshot gets
+    its table's one times array and a view of its values, neither writable (a detector cannot
+    change what the next one reads), and exact reads at those times skip the comparison."""
+    from pathlib import Path
+
+    import numpy as np
+    import pytest
+
+    from rootline.detectors.quantities import exact_values_at
+    from rootline.parsers import registry
+    from rootline.parsers.base import ParseContext
+
+    raw = (Path(__file__).parents[1] / "fixtures" / "ss" / "ss-tinm-loop.txt").read_bytes()
+    result = registry.parse_decoded(registry.decode_bytes(raw), ParseContext())
+    parsed = ParsedArtifact("ss.txt", "db1", result)
+    with app.state.sessionmaker() as session:
+        incident_id = store(session, [parsed])
+        data = DatabaseIncidentData(session, incident_id)
+        cwnd = data.series("tcp.conn.cwnd")
+        rtt = {tuple(sorted(s.labels.items())): s for s in data.series("tcp.conn.rtt_ms")}
+    full = [s for s in cwnd if len(s) == max(len(c) for c in cwnd)]
+    assert len(full) >= 2
+    assert all(s.times_ms is full[0].times_ms for s in full)
+    checked = 0
+    for series in full:
+        assert not series.times_ms.flags.writeable and not series.values.flags.writeable
+        with pytest.raises(ValueError):
+            series.values[0] = 1.0
+        other = rtt.get(tuple(sorted(series.labels.items())))
+        if other is not None and len(other) == len(series):
+            read = exact_values_at(other, series.times_ms, np.nan)
+            assert read.flags.writeable and read.tolist() == other.values.tolist()
+            checked += 1
+    assert checked >= 2
