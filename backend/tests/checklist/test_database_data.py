@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import uuid
 from array import array
+from pathlib import Path
 
+import numpy as np
+import pytest
 from fastapi import FastAPI
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,7 +16,9 @@ from sqlalchemy import event
 
 from rootline.checklist.data import DatabaseIncidentData, _Names
 from rootline.detectors.data import ParsedArtifact
-from rootline.parsers.base import Fact, ParseResult, SeriesData
+from rootline.detectors.quantities import exact_values_at
+from rootline.parsers import registry
+from rootline.parsers.base import Fact, ParseContext, ParseResult, SeriesData
 from rootline.series import repository as series_repository
 from tests.checklist.test_stored_equals_offline import store
 
@@ -83,15 +88,6 @@ def test_a_connection_in_every_snapshot_shares_the_snapshot_times_read_only(
     """Per-connection series of a stored ss loop: a connection printed in every snapshot gets
     its table's one times array and a view of its values, neither writable (a detector cannot
     change what the next one reads), and exact reads at those times skip the comparison."""
-    from pathlib import Path
-
-    import numpy as np
-    import pytest
-
-    from rootline.detectors.quantities import exact_values_at
-    from rootline.parsers import registry
-    from rootline.parsers.base import ParseContext
-
     raw = (Path(__file__).parents[1] / "fixtures" / "ss" / "ss-tinm-loop.txt").read_bytes()
     result = registry.parse_decoded(registry.decode_bytes(raw), ParseContext())
     parsed = ParsedArtifact("ss.txt", "db1", result)
