@@ -7,13 +7,17 @@ from hypothesis import strategies as st
 
 from rootline.detectors import engine, registry
 from rootline.detectors.base import Finding, IncidentData
+from rootline.detectors.data import MemoryIncidentData
 from rootline.parsers.base import EventData
 from tests.detectors.net_incident import assert_well_formed
 from tests.detectors.runtime_incident import (
+    CORPUS,
+    FIXTURES,
     Capture,
     corpus_incident,
     fixture_incident,
     incident,
+    parsed,
     pool_capture,
 )
 
@@ -257,3 +261,22 @@ def test_never_raises(pauses) -> None:  # type: ignore[no-untyped-def]
         capture.event("gc_allocation_stall", at / 10.0, duration / 2)
     finding = registry.judge(ID, incident(capture, pool_capture([8, 8, 1], host=None)))
     assert finding.verdict in {"confirmed", "likely", "ruled_out", "insufficient_data"}
+
+
+def test_the_collector_line_names_only_what_each_real_log_states() -> None:
+    """Every GC log of the corpus and the fixtures: the collector, allocation, promotion and
+    heap line never shows an unmeasured quantity as "n/a MB"."""
+    paths = [
+        p
+        for root in (CORPUS / "gc", FIXTURES)
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.suffix in {".log", ".txt", ".xml"} and "gc" in str(p.parent.name)
+    ]
+    assert len(paths) > 40
+    shown = 0
+    for path in paths:
+        finding = check(MemoryIncidentData([parsed(path, None)]))
+        lines = [e.summary for e in finding.evidence]
+        assert not [line for line in lines if "n/a" in line], path.name
+        shown += any(line.startswith("collector ") for line in lines)
+    assert shown > 40
