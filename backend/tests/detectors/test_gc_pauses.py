@@ -159,6 +159,25 @@ def test_unanchored_log_is_not_placed_against_the_slow_period() -> None:
     assert any("JVM uptime only" in e.summary for e in finding.evidence)
 
 
+def test_an_unplaced_log_of_short_pauses_rules_nothing_out_during_a_slow_period() -> None:
+    """Changed (a new user's walk): a JVM-uptime-only log of short pauses was 'ruled out' for
+    a known slow period it cannot be placed against, and, ranked first, hid the host's
+    anchored log. It judges nothing alone; beside an anchored log, that one is judged."""
+    pool = pool_capture([8] * 10, max_threads=8)
+    unplaced = Capture("gc_unified", "h1", name="uptime-only.log")
+    for i in range(20):
+        unplaced.events.append(EventData("gc_pause", 5_000 + i * 1000, 90.0, {"type": "young"}))
+    alone = check(incident(pool, unplaced))
+    assert alone.verdict == "insufficient_data"
+    assert "JVM start time" in alone.summary
+    placed = gc_log(young(30, 1.0, 5.0))
+    both = check(incident(pool, unplaced, placed))
+    assert both.verdict == "ruled_out" and both.entity == "the JVM of gc.log on h1"
+    assert "over 30 pauses" in both.summary
+    # without a slow period there is nothing to place it against: judged on its pauses
+    assert check(incident(unplaced)).verdict == "ruled_out"
+
+
 def test_another_hosts_slow_period_is_not_this_jvms() -> None:
     # The pool that saturated is on h2: h1's pause an hour apart from nothing of its own.
     pool = pool_capture([2] * 10 + [8] * 10, max_threads=8, host="h2")
@@ -180,7 +199,7 @@ def test_a_gc_log_without_a_pause_read_judges_nothing() -> None:
     empty.fact("gc.collector", "zgc").fact("gc.pause_count", "0")
     finding = check(incident(empty))
     assert finding.verdict == "insufficient_data"
-    assert "1 GC log(s) given, and no pause could be read" in finding.summary
+    assert "1 GC log(s) given, and none holds pauses that can be read" in finding.summary
     assert "over 0 pauses" not in finding.summary
     none = check(incident(pool_capture([1, 2])))
     assert none.summary.startswith("No GC log:") and "given" not in none.summary
