@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import re
 import string
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -192,14 +193,44 @@ _FORMATTER = _Formatter()
 
 
 def render(template: str, context: Mapping[str, Any]) -> str:
-    """A rule's template filled in; a missing name is a rule error, not a blank."""
+    """A rule's template filled in; a missing name is a rule error, not a blank.
+
+    A clause in ``[[`` ``]]`` is kept only when every quantity it names was measured: "held
+    at most 300 of 300 threads[[ with the queue at {peak_queue:num}]]" reads whole with pool
+    metrics and stops after "threads" with a rejection line only, instead of "queue at n/a".
+    """
     # Templates are wrapped in the rule file: one line break is a space, a blank line stays.
     paragraphs = [" ".join(p.split()) for p in template.strip().split("\n\n")]
     template = "\n\n".join(p for p in paragraphs if p)
     try:
-        return _FORMATTER.vformat(template, (), context)
+        return _FORMATTER.vformat(_measured_clauses(template, context), (), context)
     except (KeyError, AttributeError, IndexError, ValueError) as exc:
         raise RuleError(f"template {template[:60]!r}: {type(exc).__name__}: {exc}") from exc
+
+
+def _measured_clauses(template: str, context: Mapping[str, Any]) -> str:
+    """``template`` with each ``[[clause]]`` kept (unbracketed) when all its fields hold a
+    value, dropped otherwise. Clauses do not nest."""
+    if "[[" not in template:
+        return template
+    out = []
+    rest = template
+    while "[[" in rest:
+        before, _, after = rest.partition("[[")
+        clause, closed, rest = after.partition("]]")
+        if not closed:
+            raise ValueError(f"unclosed [[ in {template[:60]!r}")
+        out.append(before)
+        if all(_measured(field, context) for field in _fields(clause)):
+            out.append(clause)
+    out.append(rest)
+    # A dropped clause between two spaces leaves one.
+    return re.sub(" {2,}", " ", "".join(out))
+
+
+def _measured(field: str, context: Mapping[str, Any]) -> bool:
+    value = _FORMATTER.get_field(field, (), context)[0]
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
 
 
 class _Values(dict[str, Any]):

@@ -201,3 +201,22 @@ def test_the_rules_version_follows_an_edit(tmp_path: Path, monkeypatch: pytest.M
 def test_the_generated_document_has_not_drifted() -> None:
     committed = (REPO / "docs" / "checklist.md").read_text(encoding="utf-8")
     assert committed == render_markdown(), "run `make docs` and commit docs/checklist.md"
+
+
+def test_a_bracketed_clause_is_kept_only_when_all_it_names_was_measured() -> None:
+    template = (
+        "held {active:num} of {max:num}[[ (queue {queue:num} of {capacity:num})]];"
+        "[[ {rejected:count} rejected;]] done at {t.limit:ms}"
+    )
+    t = SimpleNamespace(limit=1500.0)
+    full = {"active": 3, "max": 4, "queue": 7, "capacity": 8, "rejected": 1200, "t": t}
+    assert (
+        engine.render(template, full) == "held 3 of 4 (queue 7 of 8); 1,200 rejected; done at 1.5 s"
+    )
+    some = {**full, "capacity": None, "rejected": float("nan")}
+    assert engine.render(template, some) == "held 3 of 4; done at 1.5 s"
+    # outside a clause an unmeasured value still reads n/a, and a clause must be closed
+    assert engine.render("{x:num}[[ y]]", {"x": None}) == "n/a y"
+    with pytest.raises(engine.RuleError):
+        engine.render("a [[ {x}", {"x": 1})
+    assert engine.render("A. [[B {x}.]] C.", {"x": None}) == "A. C."
