@@ -163,7 +163,7 @@ def _pool(
             rejection_lines=len(lines),
             rejection_first=first_line.time_ms,
             rejection_last=last_line.time_ms,
-            rejection_message=str(first_line.attrs.get("message", ""))[:120],
+            rejection_message=_excerpt(str(first_line.attrs.get("message", ""))),
             logged_active=_number(first_line.attrs.get("active")),
             logged_max=_number(first_line.attrs.get("max")),
             logged_queue=_number(first_line.attrs.get("queue")),
@@ -448,3 +448,12 @@ def _busiest_dumps(data: IncidentData, params: Params) -> dict[PoolKey, _Dump]:
         ):
             best[(host, pool)] = dump
     return best
+
+
+def _excerpt(message: str, limit: int = 120) -> str:
+    """The log message as quoted in a sentence: cut at a word past ``limit`` characters with
+    an ellipsis, no dangling punctuation before the sentence's own."""
+    message = " ".join(message.split())
+    if len(message) > limit:
+        message = message[:limit].rsplit(" ", 1)[0].rstrip(",;:") + " …"
+    return message.rstrip(".,;:")
