@@ -348,6 +348,9 @@ function LaneBody(props: ChartProps & { totalPoints: number }) {
     );
   }
   if (plan.lines.length === 0) {
+    if (plan.stored) {
+      return <div className="tl-lane__msg">No connection of this lane was seen in this range: its data lies outside it.</div>;
+    }
     return <div className="tl-lane__msg">No data. Collect {plan.hint} to fill this lane.</div>;
   }
   if (state === "empty") {

@@ -169,6 +169,14 @@ describe("top connections", () => {
     expect([...top.keys]).toEqual(["srv|10.0.0.1:80|10.0.0.2:3"]);
   });
 
+  it("tells a lane with no connection in the range from one never captured", () => {
+    const plan = planLanes(list, { ...base, range: { from: 900_000_000, to: 900_001_000 } });
+    const cwnd = plan.lanes.find((l) => l.key === "conn_cwnd")!;
+    expect(cwnd.lines).toEqual([]);
+    expect(cwnd.stored).toBe(true);
+    expect(plan.lanes.find((l) => l.key === "memory")!.stored).toBe(false);
+  });
+
   it("fills the per-connection lanes with the top N only", () => {
     const plan = planLanes(list, { ...base, topConnections: 2 });
     const cwnd = plan.lanes.find((l) => l.key === "conn_cwnd")!;

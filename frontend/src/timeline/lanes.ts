@@ -421,6 +421,9 @@ export interface LanePlan {
   /** E.g. "top 5 of 285 connections by bytes acked". */
   note: string | null;
   hint: string;
+  /** Whether the incident holds series for this lane at all (per-connection lanes draw
+   * only the connections seen in the range: none there is not "no data"). */
+  stored: boolean;
   /** Added with the series picker (removable). */
   added: boolean;
 }
@@ -562,15 +565,18 @@ export function planLanes(all: readonly SeriesMeta[], options: PlanOptions): Pla
 
   const buckets = new Map<string, SeriesMeta[]>(LANES.map((d) => [d.key, []]));
   const laneByName = new Map<string, string | null>();
+  const stored = new Set<string>();
   for (const s of series) {
-    if (isConnectionSeries(s) && !top.keys.has(connectionKey(s.labels))) continue;
     const nameAndUnit = `${s.name}\u0000${s.unit}`;
     let lane = laneByName.get(nameAndUnit);
     if (lane === undefined) {
       lane = LANES.find((def) => laneTakes(def, s.name, s.unit))?.key ?? null;
       laneByName.set(nameAndUnit, lane);
     }
-    if (lane) buckets.get(lane)!.push(s);
+    if (!lane) continue;
+    stored.add(lane);
+    if (isConnectionSeries(s) && !top.keys.has(connectionKey(s.labels))) continue;
+    buckets.get(lane)!.push(s);
   }
 
   const lanes: LanePlan[] = LANES.map((def) => {
@@ -589,6 +595,7 @@ export function planLanes(all: readonly SeriesMeta[], options: PlanOptions): Pla
       zeros: folded,
       note: perConn ? connNote : null,
       hint: def.hint,
+      stored: stored.has(def.key),
       added: false,
     };
   });
@@ -610,6 +617,7 @@ export function planLanes(all: readonly SeriesMeta[], options: PlanOptions): Pla
         zeros: 0,
         note: null,
         hint: "no stored series by that name for this host",
+        stored: matched.length > 0,
         added: isAdded,
       };
     });
