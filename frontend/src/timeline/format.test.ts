@@ -38,6 +38,7 @@ describe("time zones", () => {
     expect(formatTick(T + 5000, "UTC", 5000)).toBe("07:50:05");
     expect(formatTick(Date.UTC(2026, 10, 20, 23, 0), "Europe/Berlin", 3_600_000)).toBe("11-21 00:00");
     expect(formatTick(T, "UTC", 86_400_000)).toBe("11-21");
+    expect(formatTick(T, "UTC", 30 * 86_400_000)).toBe("2026-11-21"); // weeks apart: the year too
   });
 });
 

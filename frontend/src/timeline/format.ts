@@ -95,6 +95,8 @@ export function formatFull(t: number, timeZone: string): string {
 export function formatTick(t: number, timeZone: string, stepMs: number): string {
   const p = partsOf(t, timeZone);
   const date = `${pad(p.month)}-${pad(p.day)}`;
+  // Ticks weeks apart may cross a year (captures of different years in one incident).
+  if (stepMs > 7 * DAY) return `${p.year}-${date}`;
   if (stepMs >= DAY) return date;
   const clock = stepMs < MINUTE ? `${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}` : `${pad(p.hour)}:${pad(p.minute)}`;
   if (p.hour === 0 && p.minute === 0 && p.second === 0) return `${date} ${clock}`;

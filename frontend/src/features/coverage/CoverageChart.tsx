@@ -60,10 +60,12 @@ export function buildCoverage(artifacts: Artifact[]): Coverage {
   return { rows, bars, skipped, unanchored, domain };
 }
 
-/** Axis ticks: time of day, with seconds for short spans and the date for multi-day spans. */
+/** Axis ticks: time of day, with seconds for short spans, the date for multi-day spans and the
+ * date with its year (no time) for spans of months, where ticks fall on year boundaries. */
 function tickFormatter(span: number, timezone: string) {
   return (ms: number) => {
     const [date = "", time = ""] = formatInstant(ms, timezone, span < 15 * 60_000).split(" ");
+    if (span > 60 * 24 * 3_600_000) return date;
     return span > 24 * 3_600_000 ? `${date.slice(5)} ${time}` : time;
   };
 }
