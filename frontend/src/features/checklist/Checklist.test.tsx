@@ -3,7 +3,7 @@ import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ArtifactStatus, Symptom } from "../../api/types";
 import { artifact, finding, HOSTILE, renderWithData } from "../../test/fixtures";
-import { Checklist, ParseProgress } from "./Checklist";
+import { Checklist, evidenceValue, ParseProgress } from "./Checklist";
 
 afterEach(cleanup);
 
@@ -204,5 +204,16 @@ describe("parse progress above the checklist", () => {
   it("is not shown when nothing is queued", () => {
     const { container } = renderProgress(["parsed", "partial", "failed"]);
     expect(container.textContent).toBe("");
+  });
+});
+
+describe("evidence values", () => {
+  it("reads a share as a percentage, a ratio with x, a flag as yes or no", () => {
+    expect(evidenceValue(0.5, "share of snapshots")).toBe("50 % of snapshots");
+    expect(evidenceValue(0.0123, "share")).toBe("1.23 %");
+    expect(evidenceValue(2.5, "ratio")).toBe("2.5x");
+    expect(evidenceValue(1234.567, "ms")).toBe("1,234.57 ms");
+    expect(evidenceValue(false, null)).toBe("no");
+    expect(evidenceValue("cubic", null)).toBe("cubic");
   });
 });

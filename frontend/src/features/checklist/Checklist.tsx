@@ -389,16 +389,30 @@ function Summary({ text, clamp }: { text: string; clamp: boolean }) {
   );
 }
 
+/**
+ * An observed value or threshold with its unit, as a person reads it: a share (0..1) as a
+ * percentage ("50 % of snapshots", not "0.5 share of snapshots"), a ratio as "2.5x".
+ */
+export function evidenceValue(v: number | string | boolean | null, unit: string | null): string {
+  if (typeof v === "boolean") return v ? "yes" : "no";
+  if (typeof v !== "number") return `${v}${unit ? ` ${unit}` : ""}`;
+  if (unit === "share" || unit?.startsWith("share of ")) {
+    const pct = new Intl.NumberFormat("en-US", { maximumFractionDigits: Math.abs(v) < 0.1 ? 2 : 1 }).format(v * 100);
+    return unit === "share" ? `${pct} %` : `${pct} %${unit.slice("share".length)}`;
+  }
+  if (unit === "ratio") return `${formatNumber(v)}x`;
+  return `${formatNumber(v)}${unit ? ` ${unit}` : ""}`;
+}
+
 function EvidenceMeta({ evidence, timezone }: { evidence: Evidence; timezone: string }) {
-  const unit = evidence.unit && evidence.unit !== "" ? ` ${evidence.unit}` : "";
-  const value = (v: number | string | null) => (typeof v === "number" ? formatNumber(v) : v);
   return (
     <span className="evidence-meta">
       {evidence.observed !== null && (
         <span className="mono">
-          {value(evidence.observed)}
-          {unit}
-          {evidence.threshold !== null && ` (threshold ${value(evidence.threshold)}${unit})`}
+          {evidenceValue(evidence.observed, evidence.unit)}
+          {evidence.threshold !== null &&
+            typeof evidence.threshold !== "boolean" &&
+            ` (threshold ${evidenceValue(evidence.threshold, evidence.unit)})`}
         </span>
       )}
       {evidence.host && <span>host {evidence.host}</span>}
