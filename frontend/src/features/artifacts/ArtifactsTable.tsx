@@ -151,7 +151,7 @@ function ArtifactRow({
             aria-expanded={expanded}
             onClick={onToggle}
           >
-            {expanded ? `Hide ${memberCount} files` : `Show ${memberCount} files`}
+            {`${expanded ? "Hide" : "Show"} ${memberCount} ${memberCount === 1 ? "file" : "files"}`}
           </button>
         )}
         {!artifact.anchored && (
