@@ -53,7 +53,8 @@ Quantities, for the group's most jammed connection (the one whose queue persiste
   behind the queue (the receiving host) was not saturated (the quantities layer's one
   definition, :func:`quantities.pool_saturation`: active >= max or the queue full): an idle
   pool behind a full socket (report A: the pool filled only after the traffic was cut);
-- ``cpu_busy_median``: median CPU user+sys of that host over the capture.
+- ``cpu_busy_median``: median CPU user+sys of that host over the connection's capture
+  (its samples within it only).
 
 Concurrency is read where requests wait (the socket queues), never from the pool downstream:
 the pool says only whether the hosts had room, which makes the connection the limit.
@@ -279,7 +280,7 @@ def _measure(
     # The host behind the queue: the reader of a Recv-Q is this host; of a Send-Q, the peer's.
     behind = end.key[0] if side == "receive" else _peer_host(group, end)
     pool = _pool_headroom(data, behind, end.times[jam], params)
-    cpu = _cpu_busy_median(data, behind)
+    cpu = _cpu_busy_median(data, behind, (int(end.times[0]), int(end.times[-1])))
     reading = _reading(receiving, sending, params)
     window = max(
         (e for e in ends if e.rwnd_pct is not None), key=lambda e: e.rwnd_pct or 0.0, default=None
@@ -424,16 +425,29 @@ def _pool_headroom(
     return best
 
 
-def _cpu_busy_median(data: IncidentData, host: str | None) -> tuple[float, str] | None:
-    """Median CPU user+sys of ``host`` over its samples (that host's own nmon only)."""
+def _cpu_busy_median(
+    data: IncidentData, host: str | None, span: tuple[int, int]
+) -> tuple[float, str] | None:
+    """Median CPU user+sys of ``host`` over its samples within ``span`` (the connection's
+    capture; that host's own nmon only): CPU of another day says nothing of this queue."""
     if host is None:
         return None
-    users = [s for s in data.series("cpu.user_pct", host=host) if s.host == host and len(s)]
+    users = []
+    for s in data.series("cpu.user_pct", host=host):
+        if s.host == host and len(s):
+            inside = (s.times_ms >= span[0]) & (s.times_ms <= span[1])
+            if inside.any():
+                users.append((int(inside.sum()), s, inside))
     if not users:
         return None
-    user = max(users, key=len)
-    busy = user.values.copy()
+    _, user, inside = max(users, key=lambda u: u[0])
+    times = user.times_ms[inside]
+    busy = user.values[inside].copy()
     systems = [s for s in data.series("cpu.sys_pct", host=host) if s.host == host and len(s)]
     if systems:
-        busy = busy + values_at(max(systems, key=len), user.times_ms, mode="exact", default=0.0)
+        # The sys column sampled within the span too (the same capture's).
+        system = max(
+            systems, key=lambda s: int(((s.times_ms >= span[0]) & (s.times_ms <= span[1])).sum())
+        )
+        busy = busy + values_at(system, times, mode="exact", default=0.0)
     return float(np.median(busy)), user.artifact

@@ -269,6 +269,27 @@ def test_likely_when_the_pool_is_saturated_or_cpu_high() -> None:
     assert check(incident(provider(), pool([5] * 4), cpu([95, 97, 99, 96]))).verdict == "likely"
 
 
+def test_cpu_of_another_time_is_not_the_cpu_behind_the_queue() -> None:
+    """Changed (a new user's walk): the host's CPU was the median of all its nmon samples,
+    quoted even when they were of another year. Only samples within the connection's capture
+    count: a host that was busy then, and idle a year later, is busy here."""
+    year = 365 * 24 * 3600.0
+
+    def cpu_at(busy, start_s):  # type: ignore[no-untyped-def]
+        capture = Capture(kind="nmon", host="provider")
+        capture.series("cpu.user_pct", [b * 0.7 for b in busy], unit="%", start_s=start_s)
+        return capture.series("cpu.sys_pct", [b * 0.3 for b in busy], unit="%", start_s=start_s)
+
+    busy_then = cpu_at([95, 97, 99, 96], 0.0)
+    idle_later = cpu_at([2] * 40, year)
+    finding = check(incident(provider(), pool([5] * 4), busy_then, idle_later))
+    assert finding.verdict == "likely", finding.summary
+    shown = next(e for e in finding.evidence if e.series == "cpu.user_pct")
+    assert shown.observed is not None and float(shown.observed) > 90
+    only_later = check(incident(provider(), pool([5] * 4), idle_later))
+    assert not any(e.series == "cpu.user_pct" for e in only_later.evidence)
+
+
 def test_ruled_out_when_the_same_load_is_spread_over_8_connections() -> None:
     finding = check(incident(provider(connections=8), pool([5] * 4), cpu([40] * 4)))
     assert finding.verdict == "ruled_out"
