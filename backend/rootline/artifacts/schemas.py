@@ -3,7 +3,7 @@ from __future__ import annotations
 import uuid
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
 from rootline.parsers import registry
 from rootline.timeutil import INSTANT_RANGE, check_clock_offset, check_zone, parse_instant
@@ -51,6 +51,17 @@ class ArtifactRead(BaseModel):
     parser_version: str | None = Field(
         default=None, description="Hash of the parsers' code that produced the stored data."
     )
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="True when the file holds no time of its own (an ss or netstat -s listing "
+        "without a timestamp line, a sysctl dump) and its data was placed at the upload time "
+        "(plus any clock offset): when it was captured is not known."
+    )
+    @property
+    def placed_at_upload(self) -> bool:
+        if self.time_start_ms is None or self.kind == "bundle":
+            return False
+        return self.time_start_ms == self.uploaded_at_ms + round(self.clock_offset_s * 1000)
 
 
 class UploadResult(BaseModel):

@@ -366,3 +366,24 @@ def test_a_filename_with_cr_lf_downloads_from_a_real_server(server: LiveServer) 
 )
 def test_content_disposition_per_rfc_6266(filename: str, expected: str) -> None:
     assert attachment(filename) == expected
+
+
+def test_a_file_without_timestamps_says_its_data_sits_at_the_upload_time(
+    client: TestClient, incident_id: str
+) -> None:
+    """An ss listing with no timestamp line is placed at the upload time (with the clock
+    offset): the artifact says so; a loop with its own timestamps does not."""
+    base = f"/api/incidents/{incident_id}"
+    plain = upload_raw(client, incident_id, SS_TAN.read_bytes(), filename="ss.txt")
+    listing = plain["artifacts"][0]
+    assert listing["time_start_ms"] == listing["uploaded_at_ms"]
+    assert listing["placed_at_upload"] is True
+    loop = upload_raw(client, incident_id, SS_LOOP.read_bytes(), filename="loop.txt")
+    assert loop["artifacts"][0]["placed_at_upload"] is False
+    shifted = client.post(
+        f"{base}/artifacts/{listing['id']}/reparse",
+        params={"wait": 60},
+        json={"clock_offset_s": -3600},
+    ).json()["artifacts"][0]
+    assert shifted["time_start_ms"] == listing["uploaded_at_ms"] - 3_600_000
+    assert shifted["placed_at_upload"] is True

@@ -1447,6 +1447,11 @@ export interface components {
              * @description Hash of the parsers' code that produced the stored data.
              */
             parser_version?: string | null;
+            /**
+             * Placed At Upload
+             * @description True when the file holds no time of its own (an ss or netstat -s listing without a timestamp line, a sysctl dump) and its data was placed at the upload time (plus any clock offset): when it was captured is not known.
+             */
+            readonly placed_at_upload: boolean;
             /** Point Count */
             point_count: number;
             /** Requested Kind */

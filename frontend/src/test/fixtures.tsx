@@ -72,6 +72,7 @@ export function artifact(overrides: Partial<Artifact> = {}): Artifact {
     clock_offset_s: 0,
     jvm_start_ms: null,
     anchored: true,
+    placed_at_upload: false,
     time_start_ms: 1_795_247_413_951,
     time_end_ms: 1_795_247_437_231,
     series_count: 4,

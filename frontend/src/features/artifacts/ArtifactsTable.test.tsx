@@ -56,6 +56,17 @@ describe("artifacts", () => {
     expect(within(row).getByRole("button", { name: /re-parse/i })).toBeTruthy();
   });
 
+  it("says when a file's data sits at the upload time, and offers the clock offset", async () => {
+    renderWithData(<ArtifactsTable apiBase={base} timezone="UTC" readOnly={false} allowRaw />, [
+      [[base, "artifacts"], [artifact({ id: "ss", placed_at_upload: true }), artifact({ id: "other", filename: "t.txt" })]],
+    ]);
+    const notes = screen.getAllByTestId("placed-at-upload");
+    expect(notes).toHaveLength(1);
+    expect(notes[0]!.textContent).toMatch(/No timestamp in this file/);
+    await userEvent.click(within(notes[0]!).getByRole("button", { name: /clock offset/i }));
+    expect(screen.getByLabelText(/clock offset/i)).toBeTruthy();
+  });
+
   it("read-only: no re-parse, and no download unless the share allows it", () => {
     renderWithData(<ArtifactsTable apiBase="/api/shared/t" timezone="UTC" readOnly allowRaw={false} />, [
       [["/api/shared/t", "artifacts"], [artifact()]],

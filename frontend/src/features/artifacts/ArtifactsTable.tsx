@@ -154,6 +154,21 @@ function ArtifactRow({
             {`${expanded ? "Hide" : "Show"} ${memberCount} ${memberCount === 1 ? "file" : "files"}`}
           </button>
         )}
+        {artifact.placed_at_upload && (
+          <p className="warning" data-testid="placed-at-upload">
+            No timestamp in this file: its data sits at the upload time
+            {artifact.clock_offset_s ? ", shifted by its clock offset" : ""}. If it was captured at
+            another time, shift it with a clock offset.
+            {!readOnly && (
+              <>
+                {" "}
+                <button type="button" className="button-link" onClick={() => setEditing(true)}>
+                  Set a clock offset…
+                </button>
+              </>
+            )}
+          </p>
+        )}
         {!artifact.anchored && (
           <p className="warning">
             Unanchored: this GC log has only JVM uptimes and no start time, so its times are not

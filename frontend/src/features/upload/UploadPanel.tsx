@@ -351,6 +351,7 @@ function UploadOutcome({ outcome }: { outcome: UploadOutcomeData }) {
             </span>
           )}
           {!artifact.anchored && <span className="warning"> unanchored: no JVM start time</span>}
+          {artifact.placed_at_upload && <span className="warning"> no timestamp in the file: placed at the upload time</span>}
         </li>
       ))}
       {members.length > 0 && (
