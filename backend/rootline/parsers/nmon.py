@@ -1395,6 +1395,8 @@ class _Columnar:
         self.snapshot_at = np.empty(0, dtype=np.int64)
         # (section, header line repeated among its rows) -> its description, once checked
         self.header_repeats: dict[tuple[str, str], str] = {}
+        # Block-sized buffers used again at every block (see _scratch).
+        self.scratch: dict[str, np.ndarray] = {}
 
     def read(self, text: str) -> ParseResult:
         return self.read_pieces(_blocks_of(text))
@@ -1428,6 +1430,7 @@ class _Columnar:
             raise _Bail  # no text, or its last line cut: diagnosed by the line path
         if parts:
             first_number += self._block_or_bail(parts, first_number)
+        self.scratch.clear()  # before the run's arrays are joined, the peak
         try:
             self._end_run()
         except pa.ArrowException as exc:
@@ -1452,9 +1455,9 @@ class _Columnar:
         if not all(part.isascii() for part in cast("list[str]", raw)):
             raw = [part.encode() for part in cast("list[str]", raw)]
         size = sum(map(len, raw))
-        # Only the padding for the key reads is zeroed: np.zeros maps fresh pages, each
-        # faulted in as the block is copied over it (system time at every block).
-        data = np.empty(size + 2 * _NAME_SPAN + 8, dtype=np.uint8)
+        # The block's bytes go into the same buffer each time (see _scratch); only the padding
+        # for the key reads is zeroed.
+        data = self._scratch("data", size + 2 * _NAME_SPAN + 8, np.uint8)
         data[size:] = 0
         at = 0
         while raw:
@@ -1464,7 +1467,7 @@ class _Columnar:
             data[at : at + len(encoded)] = np.frombuffer(encoded, dtype=np.uint8)
             at += len(encoded)
             del encoded
-        ends = np.flatnonzero(data[:size] == 10)
+        ends = np.flatnonzero(np.equal(data[:size], 10, out=self._scratch("flags", size, bool)))
         count = len(ends)
         offsets = np.empty(count + 1, dtype=np.int32)
         offsets[0] = 0
@@ -1480,7 +1483,11 @@ class _Columnar:
         )
         span = _NAME_SPAN // 8
         keys = spans[starts].view("<u8").reshape(count, span)
-        is_comma = keys.view(np.uint8).reshape(count, _NAME_SPAN) == 44
+        is_comma = np.equal(
+            keys.view(np.uint8).reshape(count, _NAME_SPAN),
+            44,
+            out=self._scratch("flags", count * _NAME_SPAN, bool).reshape(count, _NAME_SPAN),
+        )
         name_length = is_comma.argmax(axis=1)
         lengths = ends - starts
         no_comma = ~is_comma[np.arange(count), name_length] | (name_length >= lengths)
@@ -1555,6 +1562,15 @@ class _Columnar:
                     name, lines, rows, tagged[rows], data, tag_at[rows], latest[rows], first_number
                 )
         return count
+
+    def _scratch(self, name: str, size: int, dtype: Any) -> np.ndarray:
+        """``size`` items of the buffer ``name``, the same memory at every block (grown when
+        too small). A new array per block was new memory per block: numpy asks for huge pages
+        for big arrays, and their faults (each zeroed by the kernel) cost a sixth of the parse."""
+        buffer = self.scratch.get(name)
+        if buffer is None or len(buffer) < size:
+            buffer = self.scratch[name] = np.empty(size + size // 8, dtype=dtype)
+        return buffer[:size]
 
     def _latest_snapshots(self, count: int, zzzz_rows: np.ndarray) -> np.ndarray:
         """For each of the block's ``count`` lines, the ZZZZ line at or before it in the file:
