@@ -1648,9 +1648,10 @@ class _Columnar:
                 return
         if not 0 < stride - 2 <= len(section.columns):
             raise _Bail
-        times = self._times(data, tag_at, latest)
-        # The tags (field 1) are read from the block's bytes by _times, not converted here.
-        table = self._csv(lines.take(rows), stride, dict.fromkeys(range(2, stride), pa.float64()))
+        times, digits = self._times(data, tag_at, latest)
+        # The name and the tag (read from the block's bytes by _times) are not read as CSV.
+        values_text = self._after_tags(lines, rows, tag_at + digits + 2, stride)
+        table = self._csv(values_text, stride - 2, dict.fromkeys(range(stride - 2), pa.float64()))
         held.times_ms.append(times)
         if not held.columns:
             held.columns = [[] for _ in range(stride - 2)]
@@ -1659,6 +1660,26 @@ class _Columnar:
             values = table.column(position).to_numpy()
             column.append(np.array(values, dtype=np.float64))  # a copy: not arrow's memory
             held.gaps[position] = held.gaps[position] or bool((values != values).any())
+
+    def _after_tags(self, lines: Any, rows: np.ndarray, cuts: np.ndarray, stride: int) -> Any:
+        """The ``rows`` of ``lines``, each from ``cuts`` (past ``<SECTION>,T<n>,``) to its end,
+        as one array: a third less text for the CSV reader to split on short rows.
+
+        Taken from an array whose strings alternate between those parts and what lies between
+        them (the cut prefixes and other lines), so one ``take`` of every other string copies
+        them out, as ``lines.take(rows)`` copied the whole rows."""
+        line_ends = np.frombuffer(lines.buffers()[1], dtype=np.int32)[rows + 1]
+        if stride > 3 and (cuts >= line_ends - 1).any():
+            # A row ending at its tag: whole, too few fields (the line path diagnoses it);
+            # cut, an empty line, which the CSV reader reads as a row of nulls at any width.
+            raise _Bail
+        bounds = np.empty(2 * len(rows), dtype=np.int32)
+        bounds[0::2] = cuts
+        bounds[1::2] = line_ends
+        parts = pa.StringArray.from_buffers(
+            2 * len(rows) - 1, pa.py_buffer(bounds), lines.buffers()[2]
+        )
+        return parts.take(np.arange(0, 2 * len(rows), 2))
 
     def _top(
         self,
@@ -1704,7 +1725,7 @@ class _Columnar:
         cpu = table.column(f"f{cpu_at}").to_numpy()
         if np.isnan(cpu).any():
             raise _Bail  # an empty or NaN %CPU: diagnosed by the line path
-        times = self._times(data, tag_at, latest)
+        times = self._times(data, tag_at, latest)[0]
         resident = None
         for at in resident_at:
             more = table.column(f"f{at}").to_numpy()
@@ -1787,22 +1808,27 @@ class _Columnar:
         self._end_top()
         reader._flush_uarg()
 
-    def _times(self, data: np.ndarray, tag_at: np.ndarray, latest: np.ndarray) -> np.ndarray:
-        """Each row's snapshot time: its tag (``T<digits>,`` at ``tag_at`` in the block's
+    def _times(
+        self, data: np.ndarray, tag_at: np.ndarray, latest: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's snapshot time and its tag's count of digits: its tag (``T<digits>,`` at ``tag_at`` in the block's
         bytes) looked up by its number among the ZZZZ lines read so far. The tag text equals
         its ZZZZ line's (``T[0-9]+``) when the number and the count of digits are the same.
 
         nmon writes a snapshot's rows after its ZZZZ line: when every row's tag is the text
         of the latest ZZZZ line before it (``latest``; ZZZZ tags are unique, so that is the
         snapshot the lookup finds), compared as one masked word per row, that line's time
-        is the row's, with no digit read. Else :meth:`_times_by_number`."""
+        is the row's, with no digit read. Else :meth:`_times_by_number`. Either way each row's
+        tag is ``T``, digits and a comma."""
         if len(latest) and int(latest.min()) >= 0:
             masks = self.zzzz_masks[latest]
             if ((_words_at(data, tag_at + 1) & masks) == self.zzzz_words[latest]).all():
-                return cast("np.ndarray", self.zzzz_ms_all[latest])
+                return self.zzzz_ms_all[latest], self.zzzz_digits[latest]
         return self._times_by_number(data, tag_at)
 
-    def _times_by_number(self, data: np.ndarray, tag_at: np.ndarray) -> np.ndarray:
+    def _times_by_number(
+        self, data: np.ndarray, tag_at: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """As :meth:`_times`, each row's tag read as a number and looked up.
 
         Read from the bytes a digit position at a time over all rows (the usual tag has four
@@ -1830,7 +1856,7 @@ class _Columnar:
         where = at[numbers]
         if (where < 0).any() or (self.zzzz_digits[where] != digits).any():
             raise _Bail
-        return cast("np.ndarray", self.zzzz_ms_all[where])
+        return self.zzzz_ms_all[where], digits
 
     def _emit(self, section: _Section, held: _Rows) -> None:
         """A section's columns as series, as _emit_matrix does; a column without gaps keeps
