@@ -127,6 +127,8 @@ _TOP_CHUNK_ROWS = 65536
 _LINE_BLOCK = 1024 * 1024
 # Text read by the columnar path this many characters at a time (see _Columnar).
 _COLUMNAR_BLOCK = 8 * 1024 * 1024
+# Bytes of a block looked at a time for line breaks (see _Columnar._newlines).
+_NEWLINE_SLICE = 1024 * 1024
 # When neither ZZZZ nor AAA,interval tells when snapshots were taken, they are put this far apart.
 _DEFAULT_INTERVAL_MS = 1000
 _DAY_MS = 86_400_000
@@ -1467,7 +1469,7 @@ class _Columnar:
             data[at : at + len(encoded)] = np.frombuffer(encoded, dtype=np.uint8)
             at += len(encoded)
             del encoded
-        ends = np.flatnonzero(np.equal(data[:size], 10, out=self._scratch("flags", size, bool)))
+        ends = self._newlines(data[:size])
         count = len(ends)
         offsets = np.empty(count + 1, dtype=np.int32)
         offsets[0] = 0
@@ -1483,11 +1485,7 @@ class _Columnar:
         )
         span = _NAME_SPAN // 8
         keys = spans[starts].view("<u8").reshape(count, span)
-        is_comma = np.equal(
-            keys.view(np.uint8).reshape(count, _NAME_SPAN),
-            44,
-            out=self._scratch("flags", count * _NAME_SPAN, bool).reshape(count, _NAME_SPAN),
-        )
+        is_comma = keys.view(np.uint8).reshape(count, _NAME_SPAN) == 44
         name_length = is_comma.argmax(axis=1)
         lengths = ends - starts
         no_comma = ~is_comma[np.arange(count), name_length] | (name_length >= lengths)
@@ -1509,11 +1507,12 @@ class _Columnar:
         # The 8 bytes after each line's "T" (see _times), read here in file order: read per
         # section, a line's in another cache line than the one before, they took 3 times as long.
         tag_words = _words_at(data, tag_at + 1)
-        del keys
+        del keys, name_length, lengths, no_comma  # (the peak is a block's temporaries)
         codes = encoded.indices.to_numpy(zero_copy_only=False)
         order = np.argsort(codes.astype(np.uint16), kind="stable")
         bounds = np.searchsorted(codes[order], np.arange(len(encoded.dictionary) + 1))
         names = [key.rstrip(b"\0").decode() for key in encoded.dictionary.to_pylist()]
+        del codes, encoded
         slow: list[int] = []  # rows read by the line path's handlers, in file order
         bulk: list[tuple[str, np.ndarray]] = []
         sections = self.reader.sections
@@ -1577,11 +1576,23 @@ class _Columnar:
     def _scratch(self, name: str, size: int, dtype: Any) -> np.ndarray:
         """``size`` items of the buffer ``name``, the same memory at every block (grown when
         too small). A new array per block was new memory per block: numpy asks for huge pages
-        for big arrays, and their faults (each zeroed by the kernel) cost a sixth of the parse."""
+        for arrays of 4 MB or more, and their faults (each page zeroed by the kernel as it is
+        first touched) were a tenth of the parse."""
         buffer = self.scratch.get(name)
         if buffer is None or len(buffer) < size:
-            buffer = self.scratch[name] = np.empty(size + size // 8, dtype=dtype)
+            buffer = self.scratch[name] = np.empty(size + size // 64, dtype=dtype)
         return buffer[:size]
+
+    def _newlines(self, data: np.ndarray) -> np.ndarray:
+        """Where ``data`` holds a ``\\n``, found a slice at a time through one small buffer
+        (not a block-sized one, which would be held through the block: the parse's peak)."""
+        flags = self._scratch("flags", min(len(data), _NEWLINE_SLICE), bool)
+        found = []
+        for start in range(0, len(data), _NEWLINE_SLICE):
+            part = data[start : start + _NEWLINE_SLICE]
+            where = np.flatnonzero(np.equal(part, 10, out=flags[: len(part)]))
+            found.append(where + start if start else where)
+        return found[0] if len(found) == 1 else np.concatenate([np.empty(0, np.intp), *found])
 
     def _latest_snapshots(self, count: int, zzzz_rows: np.ndarray) -> np.ndarray:
         """For each of the block's ``count`` lines, the ZZZZ line at or before it in the file:
