@@ -110,7 +110,7 @@ from typing import Any, NamedTuple, cast
 
 import numpy as np
 
-from rootline.parsers.base import Fact, ParseContext, ParseResult, SeriesData, to_ms
+from rootline.parsers.base import Fact, ParseContext, ParseResult, SeriesData, TextPieces, to_ms
 
 KIND = "nmon"
 
@@ -183,8 +183,10 @@ def parse_pieces(pieces: Iterator[str], context: ParseContext) -> ParseResult | 
     maybe the last piece's last), never whole: a 100 MB capture's series are about its size
     again. None when the columnar path gives the file up: the caller reads it again whole
     and :func:`parse` reads it by the line path."""
+    # Its ASCII pieces as bytes: read as text, each was encoded again (see _Columnar._block).
+    source = pieces.ascii_as_bytes() if isinstance(pieces, TextPieces) else pieces
     try:
-        return _Columnar(_Reader(context)).read_pieces(pieces)
+        return _Columnar(_Reader(context)).read_pieces(source)
     except _Bail:
         return None
 
@@ -1403,23 +1405,31 @@ class _Columnar:
     def read(self, text: str) -> ParseResult:
         return self.read_pieces(_blocks_of(text))
 
-    def read_pieces(self, pieces: Iterator[str]) -> ParseResult:
+    def read_pieces(self, pieces: Iterator[str] | Iterator[str | bytes]) -> ParseResult:
         """The text's pieces cut again into blocks of _COLUMNAR_BLOCK characters and a line
         or so, where a whole text would be cut: the same blocks however it came. A block is
-        read from its parts, never joined into one string (see :meth:`_block`)."""
+        read from its parts, never joined into one string (see :meth:`_block`). A piece may
+        be ASCII text's bytes (see ``TextPieces.ascii_as_bytes``): as many as its characters."""
         reader = self.reader
         first_number = 1
-        parts: list[str] = []  # the next block so far
+        parts: list[str | bytes] = []  # the next block so far
         size = 0  # its characters
         ends_line = False
+        piece: Any
+        newline: Any
+        odd: Any
         for piece in pieces:
-            if "\r" in piece or "\0" in piece:
+            if isinstance(piece, bytes):
+                newline, odd = b"\n", (b"\r", b"\0")
+            else:
+                newline, odd = "\n", ("\r", "\0")
+            if odd[0] in piece or odd[1] in piece:
                 raise _Bail
             if not piece:
                 continue
             _load_arrow()
-            ends_line = piece.endswith("\n")
-            while (stop := piece.find("\n", max(0, _COLUMNAR_BLOCK - size))) >= 0:
+            ends_line = piece.endswith(newline)
+            while (stop := piece.find(newline, max(0, _COLUMNAR_BLOCK - size))) >= 0:
                 parts.append(piece[: stop + 1])
                 piece = piece[stop + 1 :]
                 first_number += self._block_or_bail(parts, first_number)
@@ -1440,7 +1450,7 @@ class _Columnar:
         reader._finish(first_number - 1, 0)
         return reader.result
 
-    def _block_or_bail(self, parts: list[str], first_number: int) -> int:
+    def _block_or_bail(self, parts: list[str | bytes], first_number: int) -> int:
         try:
             return self._block(parts, first_number)
         except pa.ArrowException as exc:
@@ -1448,14 +1458,15 @@ class _Columnar:
 
     # ---- one block of whole lines
 
-    def _block(self, parts: list[str], first_number: int) -> int:
+    def _block(self, parts: list[str | bytes], first_number: int) -> int:
         """Read the whole lines in ``parts`` (emptied: each part dropped once copied)."""
         # Each part encoded and copied in turn, so the block is never text and bytes at once
-        # (ASCII text, the usual, is as many bytes as characters; else encoded first).
+        # (ASCII text, the usual, is as many bytes as characters; else encoded first). A
+        # bytes part is ASCII text's (see read_pieces).
         raw: list[str | bytes] = list(parts)
         parts.clear()
-        if not all(part.isascii() for part in cast("list[str]", raw)):
-            raw = [part.encode() for part in cast("list[str]", raw)]
+        if not all(isinstance(part, bytes) or part.isascii() for part in raw):
+            raw = [part.encode() if isinstance(part, str) else part for part in raw]
         size = sum(map(len, raw))
         # The block's bytes go into the same buffer each time (see _scratch); only the padding
         # for the key reads is zeroed.
