@@ -733,11 +733,15 @@ class _BlockDecoder:
                 skipped = -1
                 data = block[newline:]
             else:
-                data = carry + block if carry else block
+                data = block
             block = None
             if not final:
+                # The carried line start and the whole lines that follow it, copied once.
                 last = data.rfind(b"\n") + 1
-                data, carry = data[:last], data[last:]
+                if last:
+                    data, carry = b"".join((carry, memoryview(data)[:last])), data[last:]
+                else:
+                    data, carry = b"", carry + data
                 if len(carry) > limit:
                     skipped, carry = len(carry), b""
             if not data:
