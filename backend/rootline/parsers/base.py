@@ -641,6 +641,14 @@ class TextPieces:
             opening += piece[: chars - len(opening)]
         return opening
 
+    def ascii_as_bytes(self) -> Iterator[str | bytes]:
+        """These pieces, but each one decoded from here on that is all ASCII as its bytes,
+        not decoded (for a parser that would encode it again: ``nmon.parse_pieces``). Its
+        characters are its bytes, so it reads as the text would; the others are text."""
+        if self._decoder is not None:
+            self._decoder.ascii_as_bytes = True
+        return cast("Iterator[str | bytes]", self)
+
     def joined(self) -> tuple[str, list[Diagnostic]]:
         """The whole text (the pieces not handed out yet, appended in place; see
         :func:`_joined`) and its diagnostics."""
@@ -697,8 +705,11 @@ class _BlockDecoder:
         self.cuts: list[tuple[int, int, int]] = []  # (text offset, lines in piece, length)
         self.broken: tuple[int, int, int] | None = None  # (offset, lines, byte) of bad UTF-8
         self.chars = 0  # characters decoded so far
+        # An all-ASCII piece handed out as its bytes (see TextPieces.ascii_as_bytes).
+        self.ascii_as_bytes = False
 
     def pieces(self, blocks: Iterator[bytes]) -> Iterator[str]:
+        # (Bytes too, once ascii_as_bytes is set: typed as text for the readers of text.)
         limit = self.limit
         first = True  # a UTF-8 byte-order mark at the very start is dropped
         decoded_bytes = 0  # bytes decoded so far, after the byte-order mark
@@ -722,11 +733,15 @@ class _BlockDecoder:
                 skipped = -1
                 data = block[newline:]
             else:
-                data = carry + block if carry else block
+                data = block
             block = None
             if not final:
+                # The carried line start and the whole lines that follow it, copied once.
                 last = data.rfind(b"\n") + 1
-                data, carry = data[:last], data[last:]
+                if last:
+                    data, carry = b"".join((carry, memoryview(data)[:last])), data[last:]
+                else:
+                    data, carry = b"", carry + data
                 if len(carry) > limit:
                     skipped, carry = len(carry), b""
             if not data:
@@ -738,7 +753,9 @@ class _BlockDecoder:
             if first:
                 # (A cut or skipped first line took the mark with it: the bytes start at "\n".)
                 data, first = data.removeprefix(_UTF8_BOM), False
-            if self.broken is None:
+            if self.ascii_as_bytes and isinstance(data, bytes) and data.isascii():
+                piece = cast("str", data)  # see TextPieces.ascii_as_bytes
+            elif self.broken is None:
                 try:
                     piece = str(data, "utf-8")
                 except UnicodeDecodeError as exc:

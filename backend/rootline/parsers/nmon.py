@@ -110,7 +110,7 @@ from typing import Any, NamedTuple, cast
 
 import numpy as np
 
-from rootline.parsers.base import Fact, ParseContext, ParseResult, SeriesData, to_ms
+from rootline.parsers.base import Fact, ParseContext, ParseResult, SeriesData, TextPieces, to_ms
 
 KIND = "nmon"
 
@@ -127,6 +127,8 @@ _TOP_CHUNK_ROWS = 65536
 _LINE_BLOCK = 1024 * 1024
 # Text read by the columnar path this many characters at a time (see _Columnar).
 _COLUMNAR_BLOCK = 8 * 1024 * 1024
+# Bytes of a block looked at a time for line breaks (see _Columnar._newlines).
+_NEWLINE_SLICE = 1024 * 1024
 # When neither ZZZZ nor AAA,interval tells when snapshots were taken, they are put this far apart.
 _DEFAULT_INTERVAL_MS = 1000
 _DAY_MS = 86_400_000
@@ -181,8 +183,10 @@ def parse_pieces(pieces: Iterator[str], context: ParseContext) -> ParseResult | 
     maybe the last piece's last), never whole: a 100 MB capture's series are about its size
     again. None when the columnar path gives the file up: the caller reads it again whole
     and :func:`parse` reads it by the line path."""
+    # Its ASCII pieces as bytes: read as text, each was encoded again (see _Columnar._block).
+    source = pieces.ascii_as_bytes() if isinstance(pieces, TextPieces) else pieces
     try:
-        return _Columnar(_Reader(context)).read_pieces(pieces)
+        return _Columnar(_Reader(context)).read_pieces(source)
     except _Bail:
         return None
 
@@ -1395,27 +1399,37 @@ class _Columnar:
         self.snapshot_at = np.empty(0, dtype=np.int64)
         # (section, header line repeated among its rows) -> its description, once checked
         self.header_repeats: dict[tuple[str, str], str] = {}
+        # Block-sized buffers used again at every block (see _scratch).
+        self.scratch: dict[str, np.ndarray] = {}
 
     def read(self, text: str) -> ParseResult:
         return self.read_pieces(_blocks_of(text))
 
-    def read_pieces(self, pieces: Iterator[str]) -> ParseResult:
+    def read_pieces(self, pieces: Iterator[str] | Iterator[str | bytes]) -> ParseResult:
         """The text's pieces cut again into blocks of _COLUMNAR_BLOCK characters and a line
         or so, where a whole text would be cut: the same blocks however it came. A block is
-        read from its parts, never joined into one string (see :meth:`_block`)."""
+        read from its parts, never joined into one string (see :meth:`_block`). A piece may
+        be ASCII text's bytes (see ``TextPieces.ascii_as_bytes``): as many as its characters."""
         reader = self.reader
         first_number = 1
-        parts: list[str] = []  # the next block so far
+        parts: list[str | bytes] = []  # the next block so far
         size = 0  # its characters
         ends_line = False
+        piece: Any
+        newline: Any
+        odd: Any
         for piece in pieces:
-            if "\r" in piece or "\0" in piece:
+            if isinstance(piece, bytes):
+                newline, odd = b"\n", (b"\r", b"\0")
+            else:
+                newline, odd = "\n", ("\r", "\0")
+            if odd[0] in piece or odd[1] in piece:
                 raise _Bail
             if not piece:
                 continue
             _load_arrow()
-            ends_line = piece.endswith("\n")
-            while (stop := piece.find("\n", max(0, _COLUMNAR_BLOCK - size))) >= 0:
+            ends_line = piece.endswith(newline)
+            while (stop := piece.find(newline, max(0, _COLUMNAR_BLOCK - size))) >= 0:
                 parts.append(piece[: stop + 1])
                 piece = piece[stop + 1 :]
                 first_number += self._block_or_bail(parts, first_number)
@@ -1428,6 +1442,7 @@ class _Columnar:
             raise _Bail  # no text, or its last line cut: diagnosed by the line path
         if parts:
             first_number += self._block_or_bail(parts, first_number)
+        self.scratch.clear()  # before the run's arrays are joined, the peak
         try:
             self._end_run()
         except pa.ArrowException as exc:
@@ -1435,7 +1450,7 @@ class _Columnar:
         reader._finish(first_number - 1, 0)
         return reader.result
 
-    def _block_or_bail(self, parts: list[str], first_number: int) -> int:
+    def _block_or_bail(self, parts: list[str | bytes], first_number: int) -> int:
         try:
             return self._block(parts, first_number)
         except pa.ArrowException as exc:
@@ -1443,18 +1458,19 @@ class _Columnar:
 
     # ---- one block of whole lines
 
-    def _block(self, parts: list[str], first_number: int) -> int:
+    def _block(self, parts: list[str | bytes], first_number: int) -> int:
         """Read the whole lines in ``parts`` (emptied: each part dropped once copied)."""
         # Each part encoded and copied in turn, so the block is never text and bytes at once
-        # (ASCII text, the usual, is as many bytes as characters; else encoded first).
+        # (ASCII text, the usual, is as many bytes as characters; else encoded first). A
+        # bytes part is ASCII text's (see read_pieces).
         raw: list[str | bytes] = list(parts)
         parts.clear()
-        if not all(part.isascii() for part in cast("list[str]", raw)):
-            raw = [part.encode() for part in cast("list[str]", raw)]
+        if not all(isinstance(part, bytes) or part.isascii() for part in raw):
+            raw = [part.encode() if isinstance(part, str) else part for part in raw]
         size = sum(map(len, raw))
-        # Only the padding for the key reads is zeroed: np.zeros maps fresh pages, each
-        # faulted in as the block is copied over it (system time at every block).
-        data = np.empty(size + 2 * _NAME_SPAN + 8, dtype=np.uint8)
+        # The block's bytes go into the same buffer each time (see _scratch); only the padding
+        # for the key reads is zeroed.
+        data = self._scratch("data", size + 2 * _NAME_SPAN + 8, np.uint8)
         data[size:] = 0
         at = 0
         while raw:
@@ -1464,7 +1480,7 @@ class _Columnar:
             data[at : at + len(encoded)] = np.frombuffer(encoded, dtype=np.uint8)
             at += len(encoded)
             del encoded
-        ends = np.flatnonzero(data[:size] == 10)
+        ends = self._newlines(data[:size])
         count = len(ends)
         offsets = np.empty(count + 1, dtype=np.int32)
         offsets[0] = 0
@@ -1499,11 +1515,15 @@ class _Columnar:
         # A data row: "T<digit>" after the name (TOP: after the pid, see _top).
         tag_at = starts + name_length + 1
         tagged = (data[tag_at] == 84) & ((data[tag_at + 1] - 48) < 10)
-        del keys
+        # The 8 bytes after each line's "T" (see _times), read here in file order: read per
+        # section, a line's in another cache line than the one before, they took 3 times as long.
+        tag_words = _words_at(data, tag_at + 1)
+        del keys, name_length, lengths, no_comma  # (the peak is a block's temporaries)
         codes = encoded.indices.to_numpy(zero_copy_only=False)
         order = np.argsort(codes.astype(np.uint16), kind="stable")
         bounds = np.searchsorted(codes[order], np.arange(len(encoded.dictionary) + 1))
         names = [key.rstrip(b"\0").decode() for key in encoded.dictionary.to_pylist()]
+        del codes, encoded
         slow: list[int] = []  # rows read by the line path's handlers, in file order
         bulk: list[tuple[str, np.ndarray]] = []
         sections = self.reader.sections
@@ -1552,9 +1572,38 @@ class _Columnar:
                 self._top(lines, rows, top_tagged, data, top_at, latest[rows], first_number)
             else:
                 self._section(
-                    name, lines, rows, tagged[rows], data, tag_at[rows], latest[rows], first_number
+                    name,
+                    lines,
+                    rows,
+                    tagged[rows],
+                    data,
+                    tag_at[rows],
+                    tag_words[rows],
+                    latest[rows],
+                    first_number,
                 )
         return count
+
+    def _scratch(self, name: str, size: int, dtype: Any) -> np.ndarray:
+        """``size`` items of the buffer ``name``, the same memory at every block (grown when
+        too small). A new array per block was new memory per block: numpy asks for huge pages
+        for arrays of 4 MB or more, and their faults (each page zeroed by the kernel as it is
+        first touched) were a tenth of the parse."""
+        buffer = self.scratch.get(name)
+        if buffer is None or len(buffer) < size:
+            buffer = self.scratch[name] = np.empty(size + size // 64, dtype=dtype)
+        return buffer[:size]
+
+    def _newlines(self, data: np.ndarray) -> np.ndarray:
+        """Where ``data`` holds a ``\\n``, found a slice at a time through one small buffer
+        (not a block-sized one, which would be held through the block: the parse's peak)."""
+        flags = self._scratch("flags", min(len(data), _NEWLINE_SLICE), bool)
+        found = []
+        for start in range(0, len(data), _NEWLINE_SLICE):
+            part = data[start : start + _NEWLINE_SLICE]
+            where = np.flatnonzero(np.equal(part, 10, out=flags[: len(part)]))
+            found.append(where + start if start else where)
+        return found[0] if len(found) == 1 else np.concatenate([np.empty(0, np.intp), *found])
 
     def _latest_snapshots(self, count: int, zzzz_rows: np.ndarray) -> np.ndarray:
         """For each of the block's ``count`` lines, the ZZZZ line at or before it in the file:
@@ -1598,6 +1647,7 @@ class _Columnar:
         tagged: np.ndarray,
         data: np.ndarray,
         tag_at: np.ndarray,
+        tag_words: np.ndarray,
         latest: np.ndarray,
         first_number: int,
     ) -> None:
@@ -1628,13 +1678,15 @@ class _Columnar:
                     description = self.header_repeats[(name, line)] = fields[1]
                 section.description = description
             rows, tag_at, latest = rows[tagged], tag_at[tagged], latest[tagged]
+            tag_words = tag_words[tagged]
             if not len(rows):
                 return
         if not 0 < stride - 2 <= len(section.columns):
             raise _Bail
-        times = self._times(data, tag_at, latest)
-        # The tags (field 1) are read from the block's bytes by _times, not converted here.
-        table = self._csv(lines.take(rows), stride, dict.fromkeys(range(2, stride), pa.float64()))
+        times, digits = self._times(data, tag_at, latest, tag_words)
+        # The name and the tag (read from the block's bytes by _times) are not read as CSV.
+        values_text = self._after_tags(lines, rows, tag_at + digits + 2, stride)
+        table = self._csv(values_text, stride - 2, dict.fromkeys(range(stride - 2), pa.float64()))
         held.times_ms.append(times)
         if not held.columns:
             held.columns = [[] for _ in range(stride - 2)]
@@ -1643,6 +1695,26 @@ class _Columnar:
             values = table.column(position).to_numpy()
             column.append(np.array(values, dtype=np.float64))  # a copy: not arrow's memory
             held.gaps[position] = held.gaps[position] or bool((values != values).any())
+
+    def _after_tags(self, lines: Any, rows: np.ndarray, cuts: np.ndarray, stride: int) -> Any:
+        """The ``rows`` of ``lines``, each from ``cuts`` (past ``<SECTION>,T<n>,``) to its end,
+        as one array: a third less text for the CSV reader to split on short rows.
+
+        Taken from an array whose strings alternate between those parts and what lies between
+        them (the cut prefixes and other lines), so one ``take`` of every other string copies
+        them out, as ``lines.take(rows)`` copied the whole rows."""
+        line_ends = np.frombuffer(lines.buffers()[1], dtype=np.int32)[rows + 1]
+        if stride > 3 and (cuts >= line_ends - 1).any():
+            # A row ending at its tag: whole, too few fields (the line path diagnoses it);
+            # cut, an empty line, which the CSV reader reads as a row of nulls at any width.
+            raise _Bail
+        bounds = np.empty(2 * len(rows), dtype=np.int32)
+        bounds[0::2] = cuts
+        bounds[1::2] = line_ends
+        parts = pa.StringArray.from_buffers(
+            2 * len(rows) - 1, pa.py_buffer(bounds), lines.buffers()[2]
+        )
+        return parts.take(np.arange(0, 2 * len(rows), 2))
 
     def _top(
         self,
@@ -1688,7 +1760,7 @@ class _Columnar:
         cpu = table.column(f"f{cpu_at}").to_numpy()
         if np.isnan(cpu).any():
             raise _Bail  # an empty or NaN %CPU: diagnosed by the line path
-        times = self._times(data, tag_at, latest)
+        times = self._times(data, tag_at, latest)[0]
         resident = None
         for at in resident_at:
             more = table.column(f"f{at}").to_numpy()
@@ -1771,22 +1843,34 @@ class _Columnar:
         self._end_top()
         reader._flush_uarg()
 
-    def _times(self, data: np.ndarray, tag_at: np.ndarray, latest: np.ndarray) -> np.ndarray:
-        """Each row's snapshot time: its tag (``T<digits>,`` at ``tag_at`` in the block's
-        bytes) looked up by its number among the ZZZZ lines read so far. The tag text equals
-        its ZZZZ line's (``T[0-9]+``) when the number and the count of digits are the same.
+    def _times(
+        self,
+        data: np.ndarray,
+        tag_at: np.ndarray,
+        latest: np.ndarray,
+        tag_words: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's snapshot time and its tag's count of digits: its tag (``T<digits>,`` at
+        ``tag_at`` in the block's bytes) looked up by its number among the ZZZZ lines read so
+        far. The tag text equals its ZZZZ line's (``T[0-9]+``) when the number and the count
+        of digits are the same.
 
         nmon writes a snapshot's rows after its ZZZZ line: when every row's tag is the text
         of the latest ZZZZ line before it (``latest``; ZZZZ tags are unique, so that is the
         snapshot the lookup finds), compared as one masked word per row, that line's time
-        is the row's, with no digit read. Else :meth:`_times_by_number`."""
+        is the row's, with no digit read. Else :meth:`_times_by_number`. Either way each row's
+        tag is ``T``, digits and a comma. ``tag_words``: ``_words_at(data, tag_at + 1)``, if read."""
         if len(latest) and int(latest.min()) >= 0:
             masks = self.zzzz_masks[latest]
-            if ((_words_at(data, tag_at + 1) & masks) == self.zzzz_words[latest]).all():
-                return cast("np.ndarray", self.zzzz_ms_all[latest])
+            if tag_words is None:
+                tag_words = _words_at(data, tag_at + 1)
+            if ((tag_words & masks) == self.zzzz_words[latest]).all():
+                return self.zzzz_ms_all[latest], self.zzzz_digits[latest]
         return self._times_by_number(data, tag_at)
 
-    def _times_by_number(self, data: np.ndarray, tag_at: np.ndarray) -> np.ndarray:
+    def _times_by_number(
+        self, data: np.ndarray, tag_at: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """As :meth:`_times`, each row's tag read as a number and looked up.
 
         Read from the bytes a digit position at a time over all rows (the usual tag has four
@@ -1814,7 +1898,7 @@ class _Columnar:
         where = at[numbers]
         if (where < 0).any() or (self.zzzz_digits[where] != digits).any():
             raise _Bail
-        return cast("np.ndarray", self.zzzz_ms_all[where])
+        return self.zzzz_ms_all[where], digits
 
     def _emit(self, section: _Section, held: _Rows) -> None:
         """A section's columns as series, as _emit_matrix does; a column without gaps keeps

@@ -876,6 +876,103 @@ def test_a_capture_read_as_it_is_decoded_reads_as_its_whole_text(tmp_path: Path)
     assert dump(result) == dump(registry.parse_text(data.decode(), ParseContext()))
 
 
+def _block_parts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The type of every part the columnar path's blocks are made of, as they are read."""
+    kinds: list[str] = []
+    block = nmon._Columnar._block
+
+    def recorded(self: nmon._Columnar, parts: list[str | bytes], first_number: int) -> int:
+        kinds.extend(type(part).__name__ for part in parts)
+        return block(self, parts, first_number)
+
+    monkeypatch.setattr(nmon._Columnar, "_block", recorded)
+    return kinds
+
+
+def test_ascii_pieces_reach_the_columnar_path_as_their_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read as the worker reads it, an ASCII capture is copied into the columnar path's
+    blocks from the bytes read (only the pieces peeked at for sniffing are decoded): no
+    decoding and encoding again. A piece with other characters is text, read as before."""
+    data = _big_capture(tmp_path, 9 * 1024 * 1024)
+    kinds = _block_parts(monkeypatch)
+    result, reopened = parse_stored(data)
+    assert reopened == 0 and result.status == "parsed"
+    assert kinds.count("bytes") >= 8 and kinds.count("str") <= 1, kinds
+    assert dump(result) == dump(registry.parse_text(data.decode(), ParseContext()))
+    kinds.clear()
+    accented = data.replace(b"CPU Total vm", "CPU Total vé".encode(), 1)
+    assert accented != data
+    result, reopened = parse_stored(accented)
+    assert reopened == 0 and "str" in kinds and "bytes" in kinds
+    assert dump(result) == dump(registry.parse_text(accented.decode(), ParseContext()))
+
+
+def test_a_block_is_read_into_the_same_buffer_each_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The block's bytes go into one buffer used again at every block: a new array each
+    time was new memory each time (huge pages zeroed by the kernel: a tenth of the parse)."""
+    monkeypatch.setattr(nmon, "_COLUMNAR_BLOCK", 10_000)
+    buffers: list[int] = []
+    scratch = nmon._Columnar._scratch
+
+    def recorded(self: nmon._Columnar, name: str, size: int, dtype: object) -> object:
+        buffer = scratch(self, name, size, dtype)
+        if name == "data":
+            buffers.append(buffer.__array_interface__["data"][0])
+        return buffer
+
+    monkeypatch.setattr(nmon._Columnar, "_scratch", recorded)
+    text = _read(FIXTURE)
+    assert _everything(nmon.parse(text, ParseContext())) == _everything(
+        nmon._Reader(ParseContext()).read(text)
+    )
+    assert len(buffers) >= 8
+    assert len(set(buffers)) <= 2, f"{len(set(buffers))} buffers for {len(buffers)} blocks"
+
+
+def test_section_rows_are_read_as_csv_from_past_their_tag(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CSV reader gets a section's values only: ``<SECTION>,T<n>,`` is not split again
+    on every row (the tags are read from the block's bytes)."""
+    texts: list[bytes] = []
+    csv = nmon._Columnar._csv
+
+    def recorded(self: nmon._Columnar, lines: object, stride: int, types: object) -> object:
+        texts.append(lines.to_pylist()[0].encode())  # type: ignore[attr-defined]
+        return csv(self, lines, stride, types)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(nmon._Columnar, "_csv", recorded)
+    text = _read(FIXTURE)
+    columnar = _columnar(text)
+    assert columnar is not None
+    assert _everything(columnar) == _everything(nmon._Reader(ParseContext()).read(text))
+    values = [t for t in texts if not t.startswith((b"ZZZZ,", b"TOP,"))]
+    assert values and not [t for t in values if re.match(rb"[A-Z][A-Z0-9_]*,T\d", t)], values[:3]
+
+
+@pytest.mark.parametrize(
+    ("row", "columnar_reads_it"),
+    [
+        pytest.param("CPU_ALL,T0003,", False, id="many columns"),
+        pytest.param("DISKBUSY,T0003,", True, id="one column"),
+    ],
+)
+def test_a_row_ending_at_its_tag_reads_as_the_line_path_reads_it(
+    row: str, columnar_reads_it: bool
+) -> None:
+    """Cut past its tag, such a row is an empty line, which pyarrow reads as a row of
+    nulls however many columns: with one column that is the row (an empty value), with
+    more the row is short, and the line path reads the file (it diagnoses the row)."""
+    text = _read(FIXTURE)
+    section = row.split(",")[0]
+    at = text.index(f"\n{section},T0003,") + 1
+    text = text[:at] + row + text[text.index("\n", at) :]
+    assert (_columnar(text) is not None) == columnar_reads_it
+    assert _everything(nmon.parse(text, ParseContext())) == _everything(
+        nmon._Reader(ParseContext()).read(text)
+    )
+
+
 @pytest.mark.parametrize(
     "change",
     [
