@@ -224,8 +224,9 @@ def _measured_clauses(template: str, context: Mapping[str, Any]) -> str:
         if all(_measured(field, context) for field in _fields(clause)):
             out.append(clause)
     out.append(rest)
-    # A dropped clause between two spaces leaves one.
-    return re.sub(" {2,}", " ", "".join(out))
+    # A dropped clause between two spaces leaves one; one at a paragraph's end leaves none.
+    text = re.sub(" {2,}", " ", "".join(out))
+    return re.sub(r" +(?=\n|$)|(?<=\n) +|^ +", "", text)
 
 
 def _measured(field: str, context: Mapping[str, Any]) -> bool:

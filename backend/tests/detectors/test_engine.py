@@ -220,3 +220,5 @@ def test_a_bracketed_clause_is_kept_only_when_all_it_names_was_measured() -> Non
     with pytest.raises(engine.RuleError):
         engine.render("a [[ {x}", {"x": 1})
     assert engine.render("A. [[B {x}.]] C.", {"x": None}) == "A. C."
+    # a dropped clause at a paragraph's end or start leaves no space behind
+    assert engine.render("A. [[B {x}.]]\n\n[[C {x}.]] D.", {"x": None}) == "A.\n\nD."

@@ -171,8 +171,10 @@ def test_major_faults_without_swap_confirm() -> None:
 
 
 def test_a_recorder_without_major_faults_says_so_plainly() -> None:
-    """AIX nmon has no major-fault counter: the ruled-out summary said 'peak n/a/s'."""
+    """AIX nmon has no major-fault counter: the ruled-out summary said 'peak n/a/s'; now it
+    states what was measured and leaves the unmeasured faults out."""
     finding = check(corpus_incident("nmon/aix712-topas-nmon-1s-top-nfs-omp-nmonrrd.nmon"))
     assert finding.verdict == "ruled_out"
-    assert "n/a/s" not in finding.summary
-    assert "major faults per second at peak: n/a." in finding.summary
+    assert "n/a" not in finding.summary and "n/a" not in finding.explanation
+    assert "major faults" not in finding.summary and "swap-in peak" in finding.summary
+    assert finding.summary.endswith(" MB.")
