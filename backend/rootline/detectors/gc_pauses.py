@@ -25,6 +25,8 @@ Per log:
 - ``gc_in_slow_ms`` / ``gc_in_slow_share``: pause time inside the slow period of the same
   host (merged, so two pools' overlapping windows count once); absent when there is no slow
   period or the log carries JVM uptime only (``anchored`` false: it cannot be placed).
+  ``pauses_apart``: every pause lies before the slow period, or every one after it (a log
+  of another day); ``pauses_from`` / ``pauses_to`` the span of its pauses.
 - ``pool_gc_share``: pause time over the time the host's pools were saturated, each window
   taken from ``pool_lookback_ms`` before it (a pool fills right after a pause with the
   requests that waited in the socket buffers while the JVM stood still): how much of the
@@ -216,6 +218,12 @@ def _measure(
             gc_in_slow_share=inside / period_ms,
             longest_in_slow_ms=longest_inside,
         )
+        if len(starts):
+            # Every pause before the slow period or every one after it: the log's pauses say
+            # nothing of that period (a log of another day), which "0 ms" would not tell.
+            first_ms, last_ms = int(starts.min()), int((starts + durations).max())
+            apart = last_ms < merged[0][0] or first_ms > merged[-1][1]
+            values.update(pauses_apart=apart, pauses_from=first_ms, pauses_to=last_ms)
         anchors["gc_in_slow_ms"] = Anchor(
             None, {}, merged[0][0], merged[-1][1], host, log.artifact, "gc_pause"
         )

@@ -101,7 +101,8 @@ def test_a_costly_share_outside_the_slow_period_is_likely() -> None:
     finding = check(incident(pool, gc_log(young(30, 1.0, 150.0, start_s=60.0))))
     assert finding.verdict == "likely"
     assert "spent 15 % in pauses" in finding.summary
-    assert "holds 0 ms of GC pauses" in finding.summary  # below its threshold: said so
+    # below its threshold, said so: every pause after the slow period
+    assert "no pause of this log falls in the slow period" in finding.summary
 
 
 def test_likely_on_p99_and_full_gcs() -> None:
@@ -176,6 +177,22 @@ def test_an_unplaced_log_of_short_pauses_rules_nothing_out_during_a_slow_period(
     assert "over 30 pauses" in both.summary
     # without a slow period there is nothing to place it against: judged on its pauses
     assert check(incident(unplaced)).verdict == "ruled_out"
+
+
+def test_a_log_of_another_day_says_its_pauses_lie_outside_the_slow_period() -> None:
+    """Changed (a new user's walk): a log a year older than the slow period read "the slow
+    period holds 0 ms of GC pauses"; it now says no pause falls in it and when they ran.
+    The verdict is unchanged: a long pause outside the slow period stays likely."""
+    pool = pool_capture([8] * 10, max_threads=8)
+    year_before = -365 * 24 * 3600.0
+    finding = check(incident(pool, gc_log([(year_before, 1500.0, "full")])))
+    assert finding.verdict == "likely"
+    lines = [e.summary for e in finding.evidence]
+    assert any(line.startswith("no pause of this log falls in the slow period") for line in lines)
+    assert not any("holds 0 ms of GC pauses" in line for line in lines)
+    # pauses around the period (some before, some after) still read as its share
+    around = check(incident(pool, gc_log([(-60.0, 20.0, "young"), (60.0, 20.0, "young")])))
+    assert any("holds 0 ms of GC pauses" in e.summary for e in around.evidence)
 
 
 def test_another_hosts_slow_period_is_not_this_jvms() -> None:
