@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import uuid
 from bisect import bisect_left
 from collections import defaultdict
@@ -14,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from rootline.artifacts import repository as artifacts_repository
 from rootline.detectors.base import EventView, FactView, IncidentData, SeriesView
+from rootline.detectors.quantities import within
 from rootline.events import repository as events_repository
 from rootline.facts import repository as facts_repository
 from rootline.series import codec
@@ -186,16 +186,8 @@ class WindowedIncidentData:
         self._to_ms = to_ms
 
     def series(self, name: str, *, host: str | None = None) -> Sequence[SeriesView]:
-        views = []
-        for view in self._data.series(name, host=host):
-            inside = (view.times_ms >= self._from_ms) & (view.times_ms <= self._to_ms)
-            if inside.any():
-                views.append(
-                    dataclasses.replace(
-                        view, times_ms=view.times_ms[inside], values=view.values[inside]
-                    )
-                )
-        return views
+        views = (within(v, self._from_ms, self._to_ms) for v in self._data.series(name, host=host))
+        return [v for v in views if len(v)]
 
     def events(self, kind: str, *, host: str | None = None) -> Sequence[EventView]:
         return [

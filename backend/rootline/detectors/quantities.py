@@ -20,6 +20,7 @@ one-point input. Times are epoch milliseconds, as everywhere.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -75,6 +76,16 @@ def richest(series: Sequence[SeriesView]) -> SeriesView | None:
     return max(
         candidates,
         key=lambda s: (len(s), float(np.max(s.values)), s.artifact),
+    )
+
+
+def within(series: SeriesView, from_ms: int, to_ms: int) -> SeriesView:
+    """``series`` with only its points in ``[from_ms, to_ms]`` (maybe none)."""
+    inside = (series.times_ms >= from_ms) & (series.times_ms <= to_ms)
+    if inside.all():
+        return series
+    return dataclasses.replace(
+        series, times_ms=series.times_ms[inside], values=series.values[inside]
     )
 
 

@@ -83,9 +83,11 @@ from rootline.detectors.quantities import (
     median,
     pool_saturation,
     reading_progress,
+    richest,
     split_endpoint,
     values_at,
     window_held_intervals,
+    within,
     zero_windows,
 )
 
@@ -432,22 +434,13 @@ def _cpu_busy_median(
     capture; that host's own nmon only): CPU of another day says nothing of this queue."""
     if host is None:
         return None
-    users = []
-    for s in data.series("cpu.user_pct", host=host):
-        if s.host == host and len(s):
-            inside = (s.times_ms >= span[0]) & (s.times_ms <= span[1])
-            if inside.any():
-                users.append((int(inside.sum()), s, inside))
-    if not users:
+    user, system = (
+        richest([within(s, *span) for s in data.series(name, host=host) if s.host == host])
+        for name in ("cpu.user_pct", "cpu.sys_pct")
+    )
+    if user is None:
         return None
-    _, user, inside = max(users, key=lambda u: u[0])
-    times = user.times_ms[inside]
-    busy = user.values[inside].copy()
-    systems = [s for s in data.series("cpu.sys_pct", host=host) if s.host == host and len(s)]
-    if systems:
-        # The sys column sampled within the span too (the same capture's).
-        system = max(
-            systems, key=lambda s: int(((s.times_ms >= span[0]) & (s.times_ms <= span[1])).sum())
-        )
-        busy = busy + values_at(system, times, mode="exact", default=0.0)
+    busy = user.values.copy()
+    if system is not None:
+        busy = busy + values_at(system, user.times_ms, mode="exact", default=0.0)
     return float(np.median(busy)), user.artifact
