@@ -229,6 +229,7 @@ def _episodes(row: dict[str, SeriesView], params: Params) -> tuple[list[_Episode
         queued.tolist(),
     )
     times_l = times.tolist()
+    peak = np.maximum.accumulate(cwnd)  # the largest cwnd up to each snapshot
     for i in _idle_candidates(rto, lastsnd, acked, queued, mss, times, burst_min):
         rto_i = rto_l[i] if math.isfinite(rto_l[i]) else MIN_RTO_MS
         if math.isfinite(lastsnd_l[i]):
@@ -243,7 +244,7 @@ def _episodes(row: dict[str, SeriesView], params: Params) -> tuple[list[_Episode
         burst = float(acked[i + 1] - acked[i])
         if burst < burst_min * segment:
             continue
-        before = float(np.max(cwnd[: i + 1]))
+        before = float(peak[i])
         after = float(cwnd[i + 1])
         restart = bool(
             retrans[i + 1] <= retrans[i]
@@ -255,7 +256,7 @@ def _episodes(row: dict[str, SeriesView], params: Params) -> tuple[list[_Episode
                 int(times[i]), int(times[i + 1]), idle_ms, rto_i, burst, before, after, restart
             )
         )
-    _restarts_caught_mid_burst(episodes, times, cwnd, retrans, initial, grown, drop)
+    _restarts_caught_mid_burst(episodes, times, cwnd, peak, retrans, initial, grown, drop)
     return episodes, n
 
 
@@ -298,6 +299,7 @@ def _restarts_caught_mid_burst(
     episodes: list[_Episode],
     times: npt.NDArray[np.int64],
     cwnd: npt.NDArray[np.float64],
+    peak: npt.NDArray[np.float64],
     retrans: npt.NDArray[np.float64],
     initial: float,
     grown: float,
@@ -308,7 +310,7 @@ def _restarts_caught_mid_burst(
     if not episodes:
         return
     for j in range(1, len(times)):
-        before = float(np.max(cwnd[:j]))
+        before = float(peak[j - 1])
         collapsed = cwnd[j] <= drop * before or cwnd[j] <= initial
         if before < grown or not collapsed or retrans[j] > retrans[j - 1]:
             continue
