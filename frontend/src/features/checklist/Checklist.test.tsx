@@ -3,6 +3,7 @@ import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ArtifactStatus, Symptom } from "../../api/types";
 import { artifact, finding, HOSTILE, renderWithData } from "../../test/fixtures";
+import { formatValue } from "../../timeline/format";
 import { Checklist, evidenceValue, ParseProgress } from "./Checklist";
 
 afterEach(cleanup);
@@ -212,7 +213,8 @@ describe("evidence values", () => {
     expect(evidenceValue(0.5, "share of snapshots")).toBe("50 % of snapshots");
     expect(evidenceValue(0.0123, "share")).toBe("1.23 %");
     expect(evidenceValue(2.5, "ratio")).toBe("2.5x");
-    expect(evidenceValue(1234.567, "ms")).toBe("1,234.57 ms");
+    expect(evidenceValue(12_500, "ms")).toBe(formatValue(12_500, "ms")); // as the timeline reads it
+    expect(evidenceValue(3 * 1024 * 1024, "bytes")).toMatch(/MiB/);
     expect(evidenceValue(false, null)).toBe("no");
     expect(evidenceValue("cubic", null)).toBe("cubic");
   });

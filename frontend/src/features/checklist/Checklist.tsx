@@ -391,7 +391,8 @@ function Summary({ text, clamp }: { text: string; clamp: boolean }) {
 
 /**
  * An observed value or threshold with its unit, as a person reads it: a share (0..1) as a
- * percentage ("50 % of snapshots", not "0.5 share of snapshots"), a ratio as "2.5x".
+ * percentage ("50 % of snapshots", not "0.5 share of snapshots"), a ratio as "2.5x", the
+ * rest as the timeline's values read (formatValue: bytes in KiB/MiB, long ms in s).
  */
 export function evidenceValue(v: number | string | boolean | null, unit: string | null): string {
   if (typeof v === "boolean") return v ? "yes" : "no";
@@ -401,7 +402,7 @@ export function evidenceValue(v: number | string | boolean | null, unit: string 
     return unit === "share" ? `${pct} %` : `${pct} %${unit.slice("share".length)}`;
   }
   if (unit === "ratio") return `${formatNumber(v)}x`;
-  return `${formatNumber(v)}${unit ? ` ${unit}` : ""}`;
+  return formatValue(v, unit ?? "");
 }
 
 function EvidenceMeta({ evidence, timezone }: { evidence: Evidence; timezone: string }) {
