@@ -372,8 +372,9 @@ def _plain(value: Any) -> float | str | None:
     return round(number, 4) if math.isfinite(number) else str(number)
 
 
-def judge(item: Checklist, data: IncidentData) -> Finding:
-    """One rule's finding over the incident's data."""
+def judge(item: Checklist, data: IncidentData, *, version: str | None = None) -> Finding:
+    """One rule's finding over the incident's data (``version``: the rules version, when the
+    caller has read it already)."""
     rule = item.rule
     params: Params = {name: t.value for name, t in rule.thresholds.items()}
     measurements = item.module.quantities(data, params)
@@ -383,7 +384,7 @@ def judge(item: Checklist, data: IncidentData) -> Finding:
         "title": rule.title,
         "parameters": params,
         "references": [r.model_dump() for r in rule.references],
-        "rules_version": rules_version(),
+        "rules_version": version or rules_version(),
     }
     if not judgeable:
         chosen = max(measurements, key=lambda m: _rank_key(rule, m)) if measurements else None

@@ -74,17 +74,18 @@ def run_all(data: IncidentData) -> list[Finding]:
     """Every checklist id's finding, after the differential diagnosis; a rule that fails
     reports it instead of hiding the rest."""
     findings = []
-    ruled = checklists()
+    version = engine.rules_version()  # read once: it stats every rule file and module
+    ruled = _checklists(version)
     for checklist_id, item in ruled.items():
         try:
-            finding = engine.judge(item, data)
+            finding = engine.judge(item, data, version=version)
         except Exception as exc:  # one broken checklist id must not cost the checklist
             finding = Finding(
                 id=checklist_id,
                 title=title(checklist_id),
                 verdict="insufficient_data",
                 summary=f"The detector failed: {type(exc).__name__}: {exc}",
-                rules_version=engine.rules_version(),
+                rules_version=version,
             )
         findings.append(finding)
     engine.diagnose(findings, {k: c.rule for k, c in ruled.items()})
