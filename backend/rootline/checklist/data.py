@@ -27,6 +27,7 @@ class DatabaseIncidentData:
         self._incident_id = incident_id
         self._series_cache: dict[tuple[str, str | None], list[SeriesView]] = {}
         self._facts_cache: dict[tuple[str, str | None], list[FactView]] = {}
+        self._events_cache: dict[tuple[str, str | None], list[EventView]] = {}
         self._conn_tables: dict[int, series_service.ConnTableIndex] = {}
 
     @cached_property
@@ -44,6 +45,14 @@ class DatabaseIncidentData:
             self._session, incident_id=self._incident_id
         )
         return _Names(rows), _Names(fields)
+
+    @cached_property
+    def _conn_fields(self) -> series_service.FieldsByName:
+        """Every field of the incident's connection tables (a few hundred rows): one query,
+        not one per field name asked."""
+        return series_service.FieldsByName(
+            series_repository.conn_fields(self._session, incident_id=self._incident_id)
+        )
 
     def series(self, name: str, *, host: str | None = None) -> Sequence[SeriesView]:
         key = (name, host)
@@ -72,6 +81,7 @@ class DatabaseIncidentData:
             names=[name],
             host=host,
             tables=self._conn_tables,
+            every_field=self._conn_fields,
         ):
             if field.host:
                 labels.setdefault("host", field.host)
@@ -92,34 +102,37 @@ class DatabaseIncidentData:
         return SeriesView(row.name, labels, row.unit, row.host, filename, times, values)
 
     def _load_rows(self, name: str, host: str | None) -> list[SeriesView]:
-        rows = series_repository.by_name(
-            self._session, incident_id=self._incident_id, name=name, host=host
-        )
-        if not rows:
-            return []
+        rows: dict[int, Any] = {}  # series id -> its row, in the order found
         parts: dict[int, list[tuple[int, bytes]]] = defaultdict(list)
-        for series_id, count, data in series_repository.level0_chunks(
-            self._session, series_ids=[r.id for r in rows]
+        for row in series_repository.level0_by_name(
+            self._session, incident_id=self._incident_id, name=name, host=host
         ):
-            parts[series_id].append((count, data))
+            rows.setdefault(row.id, row)
+            if row.data is not None:
+                parts[row.id].append((row.point_count, row.data))
         views = []
-        for row in rows:
-            times, values = codec.decode_all(parts.pop(row.id, []))
+        for series_id, row in rows.items():
+            times, values = codec.decode_all(parts.pop(series_id, []))
             views.append(self._view(row, row.labels, times, values))
         return views
 
     def events(self, kind: str, *, host: str | None = None) -> Sequence[EventView]:
-        filenames = self._filenames
-        names: dict[uuid.UUID, str] = {}
-        views = []
-        for kind_, time_ms, duration_ms, attrs, host_, artifact_id in events_repository.all_of_kind(
+        cached = self._events_cache.get((kind, host))
+        if cached is None:
+            cached = self._events_cache[(kind, host)] = self._load_events(kind, host)
+        return cached
+
+    def _load_events(self, kind: str, host: str | None) -> list[EventView]:
+        found = events_repository.all_of_kind(
             self._session, incident_id=self._incident_id, kind=kind, host=host
-        ):
-            name = names.get(artifact_id)
-            if name is None:
-                name = names[artifact_id] = filenames.get(artifact_id, "")
-            views.append(EventView(kind_, time_ms, duration_ms, attrs, host_, name))
-        return views
+        )
+        names = [self._filenames.get(a, "") for a in found.artifacts]
+        return [
+            EventView(kind, time_ms, duration_ms, attrs, host_, names[chunk])
+            for time_ms, duration_ms, attrs, host_, chunk in zip(
+                found.times_ms, found.durations, found.attrs, found.hosts, found.chunk, strict=True
+            )
+        ]
 
     def facts(self, key: str, *, host: str | None = None) -> Sequence[FactView]:
         # Detectors ask per connection for their host's settings (tcp_wmem for each of 7 000
@@ -184,6 +197,14 @@ class WindowedIncidentData:
         self._data = data
         self._from_ms = from_ms
         self._to_ms = to_ms
+
+    @cached_property
+    def _conn_fields(self) -> series_service.FieldsByName:
+        """Every field of the incident's connection tables (a few hundred rows): one query,
+        not one per field name asked."""
+        return series_service.FieldsByName(
+            series_repository.conn_fields(self._session, incident_id=self._incident_id)
+        )
 
     def series(self, name: str, *, host: str | None = None) -> Sequence[SeriesView]:
         views = (within(v, self._from_ms, self._to_ms) for v in self._data.series(name, host=host))

@@ -193,11 +193,24 @@ def kind_summary(
     ]
 
 
+@dataclass(frozen=True, slots=True)
+class KindEvents:
+    """The events of one kind in time order, by column: what the detectors read of them.
+    ``chunk[i]`` is the position in ``artifacts`` of event i's artifact (an artifact's id
+    once per chunk, not per event: the checklist names each event's file)."""
+
+    times_ms: list[int]
+    durations: list[float | None]
+    attrs: list[dict[str, Any]]
+    hosts: list[str | None]
+    chunk: list[int]
+    artifacts: list[uuid.UUID]
+
+
 def all_of_kind(
     session: Session, *, incident_id: uuid.UUID, kind: str, host: str | None
-) -> Iterator[tuple[str, int, float | None, dict[str, Any], str | None, uuid.UUID]]:
-    """The events of one kind in time order (ties in the order stored), as tuples of what
-    the detectors read: (kind, time, duration, attrs, host, artifact id)."""
+) -> KindEvents:
+    """The events of one kind in time order (ties in the order stored)."""
     query = select(EventChunk).where(EventChunk.incident_id == incident_id, EventChunk.kind == kind)
     if host:
         query = query.where(EventChunk.host == host)
@@ -206,6 +219,7 @@ def all_of_kind(
     durations: list[float | None] = []
     attrs: list[dict[str, Any]] = []
     hosts: list[str | None] = []
+    chunk_of_event: list[np.ndarray] = []
     artifacts: list[uuid.UUID] = []
     for row in session.scalars(query.order_by(EventChunk.id)):
         times = chunks.times(row.times)
@@ -214,12 +228,21 @@ def all_of_kind(
         durations += chunks.duration_list(row.durations)
         attrs += chunks.json_list(row.attrs, row.count)
         hosts += [row.host] * row.count
-        artifacts += [row.artifact_id] * row.count
+        chunk_of_event.append(np.full(row.count, len(artifacts), dtype=np.int64))
+        artifacts.append(row.artifact_id)
     if not found_ids:
-        return
-    times_ms = np.concatenate(found_times).tolist()
-    for i in chunks.in_order(found_ids, found_times).tolist():
-        yield kind, times_ms[i], durations[i], attrs[i], hosts[i], artifacts[i]
+        return KindEvents([], [], [], [], [], [])
+    order = chunks.in_order(found_ids, found_times)
+    times_ms = np.concatenate(found_times)[order].tolist()
+    position = order.tolist()
+    return KindEvents(
+        times_ms,
+        [durations[i] for i in position],
+        [attrs[i] for i in position],
+        [hosts[i] for i in position],
+        np.concatenate(chunk_of_event)[order].tolist(),
+        artifacts,
+    )
 
 
 def get(session: Session, incident_id: uuid.UUID, event_id: int) -> StoredEvent | None:

@@ -136,15 +136,6 @@ def time_bounds(session: Session, *, incident_id: uuid.UUID) -> tuple[int | None
     return row[0], row[1]
 
 
-def level0_chunks(session: Session, *, series_ids: Sequence[int]) -> Sequence[Row[int, int, bytes]]:
-    """(series_id, point_count, data) of every raw chunk of the given series, in time order."""
-    return session.execute(
-        select(PointChunk.series_id, PointChunk.point_count, PointChunk.data)
-        .where(PointChunk.series_id.in_(series_ids), PointChunk.level == 0)
-        .order_by(PointChunk.series_id, PointChunk.seq)
-    ).all()
-
-
 def names_and_hosts(
     session: Session, *, incident_id: uuid.UUID
 ) -> tuple[set[tuple[str, str | None]], set[tuple[str, str | None]]]:
@@ -161,13 +152,32 @@ def names_and_hosts(
     )
 
 
-def by_name(
+def level0_by_name(
     session: Session, *, incident_id: uuid.UUID, name: str, host: str | None
-) -> Sequence[Series]:
-    query = select(Series).where(Series.incident_id == incident_id, _name_clause(name))
+) -> Sequence[Row[int, str, str, str | None, uuid.UUID, dict[str, str], int | None, bytes | None]]:
+    """(id, name, unit, host, artifact_id, labels, point_count, data) of every raw chunk of
+    the named series (``prefix*``), by series then time; a series without a chunk once, with
+    None for the chunk. One query where the checklist asked two (the rows, then their chunks)
+    for each of some forty names."""
+    query = (
+        select(
+            Series.id,
+            Series.name,
+            Series.unit,
+            Series.host,
+            Series.artifact_id,
+            Series.labels,
+            PointChunk.point_count,
+            PointChunk.data,
+        )
+        .outerjoin(PointChunk, (PointChunk.series_id == Series.id) & (PointChunk.level == 0))
+        .where(Series.incident_id == incident_id, _name_clause(name))
+    )
     if host:
         query = query.where(Series.host == host)
-    return session.scalars(query.order_by(Series.name, Series.host, Series.id)).all()
+    return session.execute(
+        query.order_by(Series.name, Series.host, Series.id, PointChunk.seq)
+    ).all()
 
 
 # ---- connection tables (per-connection series stored by column) ----

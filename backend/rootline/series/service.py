@@ -533,6 +533,33 @@ def _decode_connections(
     return out
 
 
+class FieldsByName:
+    """The incident's connection fields (``repository.conn_fields`` with no name, ordered by
+    name then table), asked by name as that query asks them in SQL: a few hundred rows read
+    once, where the checklist made one query per field name. A ``prefix*`` compares with
+    case, as PostgreSQL's LIKE does (SQLite's ignores it): the detectors ask the ss parser's
+    own field names."""
+
+    def __init__(self, rows: Sequence[Any]) -> None:
+        self._by_name: dict[str, list[Any]] = {}
+        for row in rows:
+            self._by_name.setdefault(row.name, []).append(row)
+
+    def named(self, names: Sequence[str], host: str | None) -> list[Any]:
+        wanted: set[str] = set()
+        for asked in names:
+            if asked.endswith("*"):
+                wanted.update(n for n in self._by_name if n.startswith(asked[:-1]))
+            elif asked in self._by_name:
+                wanted.add(asked)
+        return [
+            row
+            for name in sorted(wanted)
+            for row in self._by_name[name]
+            if not host or row.host == host
+        ]
+
+
 class ConnTableIndex(NamedTuple):
     """A connection table's snapshot times and its (index, (local, peer)) in index order."""
 
@@ -547,11 +574,17 @@ def connection_series(
     names: Sequence[str],
     host: str | None,
     tables: dict[int, ConnTableIndex] | None = None,
+    every_field: FieldsByName | None = None,
 ) -> Iterator[tuple[Any, dict[str, str], codec.Times, codec.Values]]:
     """(field row, labels, times, values) of every connection's series of the named fields
     (``prefix*`` allowed), time-ordered, connections without a point skipped. ``tables`` keeps
-    each table's snapshot times and endpoints between calls (one caller asks field by field)."""
-    fields = repository.conn_fields(session, incident_id=incident_id, names=names, host=host)
+    each table's snapshot times and endpoints between calls (one caller asks field by field),
+    ``every_field`` the incident's fields (see :class:`FieldsByName`), read once for all its
+    questions."""
+    if every_field is None:
+        fields = repository.conn_fields(session, incident_id=incident_id, names=names, host=host)
+    else:
+        fields = every_field.named(names, host)
     if not fields:
         return
     tables = {} if tables is None else tables

@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from array import array
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ from rootline.detectors.quantities import exact_values_at
 from rootline.parsers import registry
 from rootline.parsers.base import Fact, ParseContext, ParseResult, SeriesData
 from rootline.series import repository as series_repository
+from rootline.series import service as series_service
 from tests.checklist.test_stored_equals_offline import store
 
 
@@ -50,10 +52,11 @@ def test_absent_names_cost_no_query_and_present_ones_are_found(app: FastAPI) -> 
         # A prefix differing in case finds what the database's LIKE finds (SQLite ignores
         # case, PostgreSQL does not).
         for prefix in ("tcp.listen*", "TCP.RETRANS*", "tcp.List*"):
-            stored = series_repository.by_name(
+            stored = series_repository.level0_by_name(
                 session, incident_id=incident_id, name=prefix, host=None
             )
-            assert [s.name for s in data.series(prefix)] == [s.name for s in stored]
+            by_id = {s.id: s.name for s in stored}
+            assert [s.name for s in data.series(prefix)] == list(by_id.values())
         assert [s.name for s in data.series("tcp.List*")] == ["tcp.ListenOverflows"]
         assert [f.value for f in data.facts("net.core.somaxconn", host="db1")] == ["4096"]
         before = len(statements)
@@ -110,3 +113,52 @@ def test_a_connection_in_every_snapshot_shares_the_snapshot_times_read_only(
             assert read.flags.writeable and read.tolist() == other.values.tolist()
             checked += 1
     assert checked >= 2
+
+
+def test_connection_fields_read_once_answer_as_the_per_name_query(app: FastAPI) -> None:
+    """The checklist reads the incident's connection fields once (FieldsByName) instead of a
+    query per field name: for every name, prefix and host, the same fields and the same
+    connection series as the query by name gives."""
+    fixtures = Path(__file__).parents[1] / "fixtures" / "ss"
+    parsed = [
+        ParsedArtifact(
+            name,
+            host,
+            registry.parse_decoded(
+                registry.decode_bytes((fixtures / name).read_bytes()), ParseContext()
+            ),
+        )
+        for name, host in (("ss-tinm-loop.txt", "db1"), ("ss-tinm.txt", "app1"))
+    ]
+    with app.state.sessionmaker() as session:
+        incident_id = store(session, parsed)
+        every = series_repository.conn_fields(session, incident_id=incident_id)
+        cached = series_service.FieldsByName(every)
+        names = sorted({f.name for f in every})
+        assert len(names) > 10 and {f.host for f in every} == {"db1", "app1"}
+        asked = [*names, "tcp.conn.*", "tcp.conn.c*", "tcp.conn.no_such", "x*", "TCP.CONN.*"]
+        for name in asked:
+            for host in (None, "db1", "app1", "other"):
+                by_query = series_repository.conn_fields(
+                    session, incident_id=incident_id, names=[name], host=host
+                )
+                if name != "TCP.CONN.*":  # SQLite's LIKE ignores case; the cache does not
+                    assert [f.id for f in cached.named([name], host)] == [f.id for f in by_query]
+                else:
+                    assert cached.named([name], host) == []
+
+        def read(every_field: series_service.FieldsByName | None, name: str) -> list[Any]:
+            return [
+                (f.id, labels, times.tolist(), values.tolist())
+                for f, labels, times, values in series_service.connection_series(
+                    session,
+                    incident_id=incident_id,
+                    names=[name],
+                    host=None,
+                    every_field=every_field,
+                )
+            ]
+
+        for name in ("tcp.conn.cwnd", "tcp.conn.rtt*", "tcp.conn.no_such"):
+            assert read(cached, name) == read(None, name)
+        assert read(cached, "tcp.conn.cwnd")
