@@ -243,7 +243,8 @@ def _end(key: ConnectionKey, row: dict[str, SeriesView], params: Params) -> _End
 
 
 def _share(mask: npt.NDArray[np.bool_]) -> float:
-    return float(mask.mean()) if len(mask) else 0.0
+    # count_nonzero, not mask.mean(): a tenth of the cost, asked ~10 times per connection.
+    return np.count_nonzero(mask) / len(mask) if len(mask) else 0.0
 
 
 def _median_where(values: npt.NDArray[np.float64], mask: npt.NDArray[np.bool_]) -> float | None:
