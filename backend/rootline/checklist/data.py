@@ -75,6 +75,8 @@ class DatabaseIncidentData:
         :meth:`_view` makes them, the labels each connection's own dict already."""
         filenames = self._filenames
         views = []
+        field_now: Any = None
+        filename = ""
         for field, labels, times, values in series_service.connection_series(
             self._session,
             incident_id=self._incident_id,
@@ -85,7 +87,8 @@ class DatabaseIncidentData:
         ):
             if field.host:
                 labels.setdefault("host", field.host)
-            filename = filenames.get(field.artifact_id, "")
+            if field is not field_now:  # a field's thousands of connections: one lookup
+                field_now, filename = field, filenames.get(field.artifact_id, "")
             views.append(
                 SeriesView(field.name, labels, field.unit, field.host, filename, times, values)
             )
