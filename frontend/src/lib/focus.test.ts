@@ -99,3 +99,55 @@ describe("dataFocus on snapshots", () => {
     expect(formatApart(focus!.apartMs)).toBe("12 years");
   });
 });
+
+describe("dataFocus on captures far apart", () => {
+  const MINUTE = 60_000;
+
+  it("opens on the file with its own clock, not on a listing placed at the upload time", () => {
+    // A new user's walk: a 2022 GC log and an ss listing without a timestamp, placed at the
+    // upload four years later. The page opened on the whole 4.3 years.
+    const gcLog = { from: NOW - 4.3 * YEAR, to: NOW - 4.3 * YEAR + 6 * HOUR };
+    const listing = { from: NOW, to: NOW, assumed: true };
+    const focus = dataFocus([gcLog, listing]);
+    expect(focus).not.toBeNull();
+    expect(focus!.inside).toBe(1);
+    expect(focus!.range.from).toBeLessThan(gcLog.from);
+    expect(focus!.range.to).toBeLessThan(NOW - 4 * YEAR);
+    expect(formatApart(focus!.apartMs)).toBe("4 years");
+  });
+
+  it("keeps the side with extent when the other one, preferred, is one instant", () => {
+    // Without assumed times: a tie goes to the later side, here a single snapshot.
+    const capture = { from: NOW - 2 * YEAR, to: NOW - 2 * YEAR + HOUR };
+    const snapshot = { from: NOW, to: NOW };
+    const focus = dataFocus([capture, snapshot]);
+    expect(focus!.inside).toBe(1);
+    expect(focus!.range.to).toBeLessThan(NOW - YEAR);
+  });
+
+  it("opens on one of several clusters years apart, none of whose gaps alone is 90 % of the span", () => {
+    const cluster = (years: number, files: number) =>
+      Array.from({ length: files }, (_, i) => ({
+        from: NOW - years * YEAR + i * MINUTE,
+        to: NOW - years * YEAR + i * MINUTE + HOUR,
+      }));
+    const spans = [...cluster(12, 1), ...cluster(8, 1), ...cluster(4, 3), ...cluster(0, 1)];
+    const focus = dataFocus(spans);
+    expect(focus).not.toBeNull();
+    expect(focus!.inside).toBe(3); // the cluster with the most files
+    expect(focus!.range.from).toBeGreaterThan(NOW - 4 * YEAR - HOUR);
+    expect(focus!.range.to).toBeLessThan(NOW - 3 * YEAR);
+    // With the evidence in the first cluster, that one.
+    const first = cluster(12, 1)[0]!;
+    const followed = dataFocus(spans, [[{ from: first.from, to: first.from + MINUTE }]]);
+    expect(followed!.inside).toBe(1);
+    expect(followed!.range.to).toBeLessThan(NOW - 11 * YEAR);
+  });
+
+  it("keeps a month of daily samples together however empty the days between", () => {
+    // Short gaps do not count towards the emptiness, however many: one 8-day hole is 21 %.
+    const days = Array.from({ length: 30 }, (_, d) => d + (d >= 15 ? 8 : 0));
+    const spans = days.map((d) => ({ from: NOW + d * 24 * HOUR, to: NOW + d * 24 * HOUR + 5 * MINUTE }));
+    expect(dataFocus(spans)).toBeNull();
+  });
+});

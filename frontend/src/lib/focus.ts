@@ -33,11 +33,19 @@ export function timedArtifacts(artifacts: Artifact[]): TimedArtifacts {
   return found;
 }
 
-/** A gap this share of a part's span (or more) splits the part: the data fills at most 10 % of it. */
+/** Gaps of a week or more (see {@link MIN_GAP_MS}) covering this share of a part's span (or
+ * more) split the part at the widest of them: the data fills at most 10 % of it. */
 export const EMPTY_SHARE = 0.9;
-/** ... and at least a week: captures hours or days apart (before and after, an incident and
- * its reproduction) are one incident's and stay in view together. */
+/** Only a gap of at least a week counts: captures hours or days apart (before and after, an
+ * incident and its reproduction, a month of daily samples) are one incident's and stay in view
+ * together. */
 export const MIN_GAP_MS = 7 * 86_400_000;
+
+/** A file's time range; `assumed` when the file had no clock of its own for it (an `ss`
+ * listing without a timestamp line, placed at the upload time). */
+export interface FocusSpan extends TimeRange {
+  assumed?: boolean;
+}
 
 export interface Focus {
   range: TimeRange;
@@ -50,17 +58,18 @@ export interface Focus {
 
 /**
  * The part of `spans` (one per file with a time range) to open on, or null when the data is
- * not that sparse. A part whose widest gap is at least {@link EMPTY_SHARE} of its span is split
- * there, again and again; each time the side kept is the one holding more of the findings in
- * `evidence` (the confirmed and likely ones, each as its evidence spans: one vote per finding),
- * then the one with more files, then the later one.
- * A side whose files all lie at one instant (point-in-time snapshots) is never kept: the
- * splitting stops before it.
+ * not that sparse. A part mostly made of gaps of a week or more (at least {@link EMPTY_SHARE}
+ * of its span) is split at the widest one, again and again; each time the side kept is the
+ * one holding more of the findings in `evidence` (the confirmed and likely ones, each as its
+ * evidence spans: one vote per finding), then the one with more files that carry their own
+ * clock (not `assumed`), then the one with more files, then the later one.
+ * A side whose files all lie at one instant (point-in-time snapshots) is no view: the other
+ * side is kept instead when it is not one instant too; else the splitting stops.
  */
-export function dataFocus(spans: TimeRange[], evidence: TimeRange[][] = []): Focus | null {
+export function dataFocus(spans: FocusSpan[], evidence: TimeRange[][] = []): Focus | null {
   let part = spans
     .filter((span) => Number.isFinite(span.from) && Number.isFinite(span.to))
-    .map((span) => ({ from: Math.min(span.from, span.to), to: Math.max(span.from, span.to) }))
+    .map((span) => ({ from: Math.min(span.from, span.to), to: Math.max(span.from, span.to), assumed: !!span.assumed }))
     .sort((a, b) => a.from - b.from || a.to - b.to);
   const total = part.length;
   let apartMs = Infinity;
@@ -71,12 +80,20 @@ export function dataFocus(spans: TimeRange[], evidence: TimeRange[][] = []): Foc
     const right = part.slice(split.index);
     const leftEvidence = countInside(evidence, left);
     const rightEvidence = countInside(evidence, right);
-    const keepLeft = leftEvidence !== rightEvidence ? leftEvidence > rightEvidence : left.length > right.length;
-    const kept = keepLeft ? left : right;
-    // Snapshots at one instant are no view (a 2-second window on one point): stop here.
-    const { from, to } = bounds(kept);
-    if (to <= from) break;
-    part = kept;
+    const leftClocked = left.filter((span) => !span.assumed).length;
+    const rightClocked = right.filter((span) => !span.assumed).length;
+    const keepLeft =
+      leftEvidence !== rightEvidence
+        ? leftEvidence > rightEvidence
+        : leftClocked !== rightClocked
+          ? leftClocked > rightClocked
+          : left.length > right.length;
+    // Snapshots at one instant are no view (a 2-second window on one point): the other side,
+    // or stop here.
+    const [kept, other] = keepLeft ? [left, right] : [right, left];
+    const chosen = isInstant(kept) ? other : kept;
+    if (isInstant(chosen)) break;
+    part = chosen;
     apartMs = Math.min(apartMs, split.gap);
   }
   if (part.length === total || part.length === 0) return null;
@@ -85,17 +102,25 @@ export function dataFocus(spans: TimeRange[], evidence: TimeRange[][] = []): Foc
   return { range: { from: from - pad, to: to + pad }, inside: part.length, outside: total - part.length, apartMs };
 }
 
-/** The widest stretch without data between sorted spans, when it is most of their span. */
+function isInstant(sorted: TimeRange[]): boolean {
+  const { from, to } = bounds(sorted);
+  return to <= from;
+}
+
+/** The widest stretch without data between sorted spans, when the stretches of a week or more
+ * are most of their span. */
 function widestGap(sorted: TimeRange[]): { index: number; gap: number } | null {
   const { from, to } = bounds(sorted);
   let reach = -Infinity;
   let best: { index: number; gap: number } | null = null;
+  let empty = 0; // ms in gaps of a week or more
   for (const [index, span] of sorted.entries()) {
     const gap = span.from - reach;
     if (index > 0 && gap > 0 && (!best || gap > best.gap)) best = { index, gap };
+    if (index > 0 && gap >= MIN_GAP_MS) empty += gap;
     reach = Math.max(reach, span.to);
   }
-  return best && best.gap >= MIN_GAP_MS && best.gap >= EMPTY_SHARE * (to - from) ? best : null;
+  return best && best.gap >= MIN_GAP_MS && empty >= EMPTY_SHARE * (to - from) ? best : null;
 }
 
 /** First start and last end of sorted spans. */

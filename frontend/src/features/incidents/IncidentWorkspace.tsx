@@ -257,7 +257,11 @@ function useOpenOnTheData(
         ),
       );
     const found = dataFocus(
-      timedArtifacts(artifacts.data).timed.map(({ range }) => ({ from: range[0], to: range[1] })),
+      timedArtifacts(artifacts.data).timed.map(({ artifact, range }) => ({
+        from: range[0],
+        to: range[1],
+        assumed: artifact.placed_at_upload,
+      })),
       evidence,
     );
     if (found) {
