@@ -108,6 +108,11 @@ def escape(text: str) -> str:
 NONE = "\u2013"  # what the timeline shows for no value
 
 
+def _count(number: int, singular: str) -> str:
+    """``1 artifact``, ``3 artifacts``."""
+    return f"{number} {singular if number == 1 else singular + 's'}"
+
+
 def _time(ms: int | None, draft: DraftInput) -> str:
     return NONE if ms is None else format_time(ms, draft.timezone)
 
@@ -205,7 +210,8 @@ def _summary(draft: DraftInput) -> str:
     hosts = ", ".join(escape(h) for h in draft.hosts) or "no named host"
     lines = [
         f"**{escape(draft.title)}**: from {_time(start, draft)} to {_time(end, draft)}"
-        f" ({escape(draft.timezone)}), read from {draft.artifact_count} artifact(s) of {hosts}."
+        f" ({escape(draft.timezone)}), read from {_count(draft.artifact_count, 'artifact')}"
+        f" of {hosts}."
     ]
     if draft.summary.strip():
         lines.append(draft.summary.strip())
@@ -223,7 +229,10 @@ def _summary(draft: DraftInput) -> str:
     if likely:
         lines.append("Contributing: " + "; ".join(escape(f.title) for f in likely) + ".")
     if ruled_out:
-        lines.append(f"{len(ruled_out)} other cause(s) were ruled out with numbers (see below).")
+        lines.append(
+            f"{_count(len(ruled_out), 'other cause')}"
+            f" {'was' if len(ruled_out) == 1 else 'were'} ruled out with numbers (see below)."
+        )
     return "\n\n".join(lines)
 
 

@@ -11,6 +11,7 @@ TITLES = {
     "single_connection_bottleneck": "One long connection carries the load",
     "small_send_buffer": "Send buffer smaller than the bandwidth-delay product",
     "receiver_not_reading": "Receiver not reading fast enough",
+    "gc_pauses": "Long GC pauses",
 }
 
 
@@ -92,3 +93,26 @@ def test_a_network_cause_at_work_is_named_not_hedged_over() -> None:
     )
     assert "symptom" not in drafted["summary"] + drafted["root_causes"]
     assert "One long connection carries the load" in drafted["contributing_factors"]
+
+
+def test_the_summary_counts_in_words_singular_and_plural() -> None:
+    plural = sections("ruled_out")["summary"]
+    assert "read from 2 artifacts of provider-1." in plural
+    assert "3 other causes were ruled out with numbers" in plural
+    single = draft_sections(
+        DraftInput(
+            title="t",
+            summary="",
+            timezone="UTC",
+            window=(0, 1),
+            hosts=["h"],
+            artifact_count=1,
+            findings=[
+                finding("threadpool_exhaustion", "confirmed"),
+                finding("gc_pauses", "ruled_out"),
+            ],
+        )
+    )["summary"]
+    assert "read from 1 artifact of h." in single
+    assert "1 other cause was ruled out with numbers" in single
+    assert "(s)" not in plural + single
