@@ -15,7 +15,6 @@ from sqlalchemy.orm import Session
 from starlette.datastructures import FormData, UploadFile
 
 from rootline.artifacts import multipart, service
-from rootline.artifacts.models import Artifact
 from rootline.artifacts.schemas import ArtifactRead, ReparseOptions, UploadResult
 from rootline.auth import IngestIncident, WriteIncident, read_incident
 from rootline.deps import SessionDep, SettingsDep, StoreDep
@@ -46,19 +45,15 @@ def read_routes(
         *, incident: Incident = Depends(incident_dep), session: SessionDep
     ) -> list[ArtifactRead]:
         """Every artifact of the incident, bundle members included, in upload order."""
-        return [
-            ArtifactRead.model_validate(a)
-            for a in service.list_for_incident(session, incident=incident)
-        ]
+        return service.read_models(session, service.list_for_incident(session, incident=incident))
 
     @router.get("/artifacts/{artifact_id}")
     def get_artifact(
         *, artifact_id: uuid.UUID, incident: Incident = Depends(incident_dep), session: SessionDep
     ) -> ArtifactRead:
         """One artifact: detected kind, parse status and line-numbered diagnostics."""
-        return ArtifactRead.model_validate(
-            service.get_or_404(session, incident=incident, artifact_id=artifact_id)
-        )
+        artifact = service.get_or_404(session, incident=incident, artifact_id=artifact_id)
+        return service.read_models(session, [artifact])[0]
 
     @router.get(
         "/artifacts/{artifact_id}/raw",
@@ -322,21 +317,22 @@ async def _answer(
     request.app.state.parse_workers.wake()
     deadline = time.monotonic() + wait_s
 
-    def look() -> list[tuple[Artifact, uuid.UUID]]:
+    def look() -> tuple[list[ArtifactRead], list[uuid.UUID], bool]:
         with request.app.state.sessionmaker() as fresh:
-            return service.with_members(fresh, incident.id, roots)
+            tree = service.with_members(fresh, incident.id, roots)
+            return (
+                service.read_models(fresh, [artifact for artifact, _ in tree]),
+                [root for _, root in tree],
+                any(service.is_queued(artifact) for artifact, _ in tree),
+            )
 
     while True:
-        tree = await run_in_threadpool(look)
-        queued = any(service.is_queued(artifact) for artifact, _ in tree)
+        artifacts, tree_roots, queued = await run_in_threadpool(look)
         if not queued or time.monotonic() >= deadline:
             break
         await asyncio.sleep(POLL_S)
     response.status_code = 202 if queued else 201
-    return UploadResult(
-        artifacts=[ArtifactRead.model_validate(a) for a, _ in tree],
-        created=[root in created for _, root in tree],
-    )
+    return UploadResult(artifacts=artifacts, created=[root in created for root in tree_roots])
 
 
 _ANSWERS: dict[int | str, dict[str, Any]] = {

@@ -6,6 +6,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
 from rootline.parsers import registry
+from rootline.parsers.base import TIME_ASSUMPTION_FACTS
 from rootline.timeutil import INSTANT_RANGE, check_clock_offset, check_zone, parse_instant
 from rootline.validation import RequestModel
 
@@ -16,6 +17,15 @@ ArtifactStatus = Literal["pending", "parsing", "parsed", "partial", "failed"]
 class DiagnosticRead(BaseModel):
     line: int = Field(description="1-based line number; 0 means the whole file.")
     message: str
+
+
+class TimeAssumptionRead(BaseModel):
+    key: str = Field(
+        description="The parser's fact saying what it assumed, one of: "
+        + ", ".join(f"`{key}` ({meaning})" for key, meaning in TIME_ASSUMPTION_FACTS.items())
+        + "."
+    )
+    value: str
 
 
 class ArtifactRead(BaseModel):
@@ -50,6 +60,12 @@ class ArtifactRead(BaseModel):
     parse_seconds: float | None
     parser_version: str | None = Field(
         default=None, description="Hash of the parsers' code that produced the stored data."
+    )
+    time_assumptions: list[TimeAssumptionRead] = Field(
+        default_factory=list,
+        description="What the parser had to assume about the file's times (a date for lines "
+        "with a time of day only, say), from its facts: those times are a guess. Empty when "
+        "nothing was assumed.",
     )
 
     @computed_field(  # type: ignore[prop-decorator]

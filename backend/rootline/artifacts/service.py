@@ -16,12 +16,14 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from rootline.artifacts import repository
 from rootline.artifacts.models import Artifact
-from rootline.artifacts.schemas import ReparseOptions
+from rootline.artifacts.schemas import ArtifactRead, ReparseOptions, TimeAssumptionRead
 from rootline.db import on_commit
 from rootline.errors import Conflict, NotFound
+from rootline.facts import repository as facts_repository
 from rootline.incidents import repository as incidents_repository
 from rootline.incidents.models import Incident
 from rootline.parsers import registry
+from rootline.parsers.base import TIME_ASSUMPTION_FACTS
 from rootline.storage import ArtifactStore, StoredBlob
 from rootline.timeutil import now_ms
 
@@ -219,6 +221,24 @@ def get_or_404(session: Session, *, incident: Incident, artifact_id: uuid.UUID) 
     if artifact is None:
         raise NotFound("artifact_not_found", f"no artifact {artifact_id} in incident {incident.id}")
     return artifact
+
+
+def read_models(session: Session, artifacts: Sequence[Artifact]) -> list[ArtifactRead]:
+    """The artifacts as the API shows them, each with the time assumptions its parser recorded
+    (one query for all of them)."""
+    assumed: dict[uuid.UUID, list[TimeAssumptionRead]] = {}
+    for fact in facts_repository.of_artifacts(
+        session, artifact_ids=[a.id for a in artifacts], keys=list(TIME_ASSUMPTION_FACTS)
+    ):
+        assumed.setdefault(fact.artifact_id, []).append(
+            TimeAssumptionRead(key=fact.key, value=fact.value)
+        )
+    return [
+        ArtifactRead.model_validate(a).model_copy(
+            update={"time_assumptions": assumed.get(a.id, [])}
+        )
+        for a in artifacts
+    ]
 
 
 def list_for_incident(session: Session, *, incident: Incident) -> Sequence[Artifact]:

@@ -163,11 +163,22 @@ class _Formatter(string.Formatter):
     (a percentage), ``share`` (a 0..1 fraction as a percentage), ``ms`` and ``s`` (durations),
     ``count`` (thousands separated), ``ratio`` (2 significant digits, ``x``), ``time``
     (an epoch-ms instant, UTC). An unmeasured value renders ``n/a``.
+
+    ``count NOUN`` (or ``num NOUN``) is a number with its noun, singular for 1 and plural otherwise:
+    ``{judged:count host}`` reads "1 host" or "3 hosts"; the last word of a phrase takes the
+    plural (``{n:count ESTABLISHED connection}``), and an irregular one is given as
+    ``singular|plural`` (``{n:count process|processes}``).
     """
 
     def format_field(self, value: Any, format_spec: str) -> str:
         if value is None or (isinstance(value, float) and math.isnan(value)):
             return "n/a"
+        base, _, phrase = format_spec.partition(" ")
+        if phrase and base in ("count", "num"):
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                return f"{value} {phrase}"
+            number = _SPECS[base](float(value))
+            return f"{number} {noun(phrase, singular=number == '1')}"
         spec = _SPECS.get(format_spec)
         if spec is not None:
             if isinstance(value, bool) or not isinstance(value, int | float):
@@ -190,6 +201,29 @@ _SPECS: dict[str, Callable[[float], str]] = {
     "num": q.fmt_number,
 }
 _FORMATTER = _Formatter()
+
+
+def noun(phrase: str, *, singular: bool) -> str:
+    """``phrase`` (a singular noun phrase, or ``singular|plural``) in the number asked for.
+
+    >>> noun("host", singular=False), noun("signal family", singular=False)
+    ('hosts', 'signal families')
+    >>> noun("process|processes", singular=True), noun("process|processes", singular=False)
+    ('process', 'processes')
+    """
+    one, bar, many = phrase.partition("|")
+    if bar:
+        return one if singular else many
+    if singular:
+        return phrase
+    head, _, last = phrase.rpartition(" ")
+    if last.endswith("y") and last[-2:-1] not in ("a", "e", "o", "u"):
+        last = last[:-1] + "ies"
+    elif last.endswith(("s", "x", "ch", "sh")):
+        last += "es"
+    else:
+        last += "s"
+    return f"{head} {last}" if head else last
 
 
 def render(template: str, context: Mapping[str, Any]) -> str:

@@ -43,6 +43,16 @@ def list_page(
     return rows, total
 
 
+def of_artifacts(
+    session: Session, *, artifact_ids: Sequence[uuid.UUID], keys: Sequence[str]
+) -> Sequence[Fact]:
+    """The facts with one of ``keys`` recorded from these artifacts."""
+    if not artifact_ids or not keys:
+        return []
+    query = select(Fact).where(Fact.artifact_id.in_(artifact_ids), Fact.key.in_(keys))
+    return session.scalars(query.order_by(Fact.artifact_id, Fact.key, Fact.id)).all()
+
+
 def keys_and_hosts(session: Session, *, incident_id: uuid.UUID) -> set[tuple[str, str | None]]:
     """(key, host) of every fact of the incident."""
     query = select(Fact.key, Fact.host).where(Fact.incident_id == incident_id).distinct()

@@ -72,7 +72,8 @@ Series:
 Timestamps: ``2019-01-01 12:00:00,123``, ISO 8601, ``[2019-01-01 12:00:00.123]``, Tomcat's
 ``21-Nov-2026 07:00:00.123``, zone-less ones in ``context.timezone``. A bare clock
 (``17:54:34,026``) is placed on the day of ``context.default_time_ms`` and the fact
-``app_log.date_assumed`` says so. Records before any timestamp sit at the default time.
+``app_log.date_assumed`` gives that day (``2026-11-21``), in a JSON-lines log too. Records
+before any timestamp sit at the default time.
 """
 
 from __future__ import annotations
@@ -389,14 +390,15 @@ def parse(text: str, context: ParseContext) -> ParseResult:
             rejected_per_minute[(str(event.attrs.get("pool", "unknown")), minute_ms)] += 1
     _emit_rejection_rate(rejected_per_minute, result)
     _emit_error_rate(errors_per_second, _log_span(text, clock), result)
-    if clock.date_assumed:
-        result.facts.append(
-            Fact(
-                "app_log.date_assumed",
-                f"log lines carry a clock time only; placed on {clock.default_day.isoformat()}",
-            )
-        )
+    _note_date_assumed(clock, result)
     return result
+
+
+def _note_date_assumed(clock: _Clock, result: ParseResult) -> None:
+    """The fact ``app_log.date_assumed`` when a bare clock was put on the default day: the
+    date only (YYYY-MM-DD), which the artifact listing words into its note."""
+    if clock.date_assumed:
+        result.facts.append(Fact("app_log.date_assumed", clock.default_day.isoformat()))
 
 
 def _json_time_ms(value: Any, clock: _Clock) -> int | None:
@@ -457,6 +459,7 @@ def _parse_json_lines(
     _emit_rejection_rate(rejected_per_minute, result)
     span = None if first is None or last is None else (first - first % 1000, last - last % 1000)
     _emit_error_rate(errors_per_second, span, result)
+    _note_date_assumed(clock, result)
     return result
 
 

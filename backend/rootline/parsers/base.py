@@ -43,6 +43,17 @@ MAX_DIAGNOSTICS = 200
 
 LabelKey = tuple[tuple[str, str], ...]
 
+# Facts that say a parser had to assume part of the file's times (key: what was assumed).
+# The artifact listing shows them beside the file (``ArtifactRead.time_assumptions``): a
+# reader must know that a time on the timeline is a guess before reading an incident off it.
+# A file with no time of its own at all is told apart without a fact (``placed_at_upload``).
+TIME_ASSUMPTION_FACTS: dict[str, str] = {
+    "app_log.date_assumed": (
+        "log lines carry a time of day but no date; the value is the date they were put on "
+        "(the upload's, in the file's zone), YYYY-MM-DD"
+    ),
+}
+
 
 @dataclass(frozen=True, slots=True)
 class ParseContext:

@@ -140,9 +140,42 @@ def format_value(value: float | None, unit: str) -> str:
     if unit == "MB":
         return f"{_trim(value / 1024)} GB" if abs(value) >= 10240 else f"{_trim(value)} MB"
     shown = display_unit(unit)
+    number = _compact(value)
     if not shown:
-        return _compact(value)
-    return f"{_compact(value)}{shown}" if shown.startswith("/") else f"{_compact(value)} {shown}"
+        return number
+    if shown.startswith("/"):
+        return f"{number}{shown}"
+    return f"{number} {singular_unit(shown) if number == '1' else shown}"
+
+
+_UNIT_PREPOSITIONS = {"in", "per", "of", "at"}
+
+
+def singular_unit(unit: str) -> str:
+    """A unit counting things, for one of them (as the timeline's ``singularUnit``).
+
+    >>> singular_unit("lines"), singular_unit("snapshots in a row"), singular_unit("families")
+    ('line', 'snapshot in a row', 'family')
+    >>> singular_unit("connections/s"), singular_unit("MB"), singular_unit("status")
+    ('connections/s', 'MB', 'status')
+    """
+    if "/" in unit:
+        return unit
+    words = unit.split(" ")
+    preposition = next(
+        (i for i, word in enumerate(words) if i > 0 and word in _UNIT_PREPOSITIONS), None
+    )
+    head = preposition - 1 if preposition is not None else len(words) - 1
+    word = words[head]
+    if len(word) < 3 or not all(c.islower() or c == "-" for c in word):
+        return unit
+    if word.endswith(("ss", "us", "is", "series")):
+        return unit
+    if word.endswith("ies"):
+        words[head] = word[:-3] + "y"
+    elif word.endswith("s"):
+        words[head] = word[:-1]
+    return " ".join(words)
 
 
 def format_axis_value(value: float, unit: str) -> str:

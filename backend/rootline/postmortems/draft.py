@@ -66,6 +66,33 @@ class DraftInput:
     action_items: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Upstream:
+    """Mechanisms upstream of a cause that can produce its signature, and what decides."""
+
+    ids: tuple[str, ...]
+    name: str
+    why: str
+    captures: str
+
+
+# Confirmed causes that the domain reads as often a symptom of a mechanism upstream
+# (DOMAIN.md, report A: an idle pool behind a full socket is the single-connection
+# signature). When nothing upstream was confirmed or likely and some of it could not be
+# judged for lack of data, the draft says the cause may be a symptom and what would decide.
+POSSIBLE_SYMPTOM_OF: dict[str, Upstream] = {
+    "threadpool_exhaustion": Upstream(
+        ids=("single_connection_bottleneck", "small_send_buffer", "receiver_not_reading"),
+        name="the network path",
+        why="A full pool is often a symptom of the network path in front of it: in field"
+        " report A the pool was not full during the jam and filled only after the traffic"
+        " was cut.",
+        captures="`ss -tinm` on both sides during the jam (Send-Q, Recv-Q against `rb`,"
+        " `sndbuf_limited`, `rwnd_limited`) and `nstat` (zero windows)",
+    ),
+}
+
+
 # Markdown's punctuation that would change what a data text shows inside a line: emphasis,
 # links, table cells; `_` only at a word's edge (inside a word, as in rwnd_limited,
 # CommonMark never reads it as emphasis). Raw HTML needs none: every renderer shows it as
@@ -79,6 +106,11 @@ def escape(text: str) -> str:
 
 
 NONE = "\u2013"  # what the timeline shows for no value
+
+
+def _count(number: int, singular: str) -> str:
+    """``1 artifact``, ``3 artifacts``."""
+    return f"{number} {singular if number == 1 else singular + 's'}"
 
 
 def _time(ms: int | None, draft: DraftInput) -> str:
@@ -139,12 +171,47 @@ def draft_sections(draft: DraftInput) -> dict[str, str]:
     }
 
 
+def _undecided_upstream(
+    draft: DraftInput, finding: FindingRead
+) -> tuple[Upstream | None, list[str]]:
+    """The mechanisms upstream of ``finding`` and the titles of those not judged for lack of
+    data, when none was found at work (no title otherwise): see :data:`POSSIBLE_SYMPTOM_OF`."""
+    upstream = POSSIBLE_SYMPTOM_OF.get(finding.id)
+    if upstream is None:
+        return None, []
+    items = [f for f in draft.findings if f.id in upstream.ids]
+    if any(f.effective_verdict in ("confirmed", "likely") for f in items):
+        return upstream, []
+    return upstream, [f.title for f in items if f.effective_verdict == "insufficient_data"]
+
+
+def _symptom_note(draft: DraftInput, finding: FindingRead) -> str:
+    """ ", possibly a symptom of ..." for the summary's root-cause line, or nothing."""
+    upstream, undecided = _undecided_upstream(draft, finding)
+    if upstream is None or not undecided:
+        return ""
+    return f", possibly a symptom of {upstream.name}, which could not be judged"
+
+
+def _symptom_hedge(draft: DraftInput, finding: FindingRead) -> str | None:
+    """The root cause's paragraph saying it may be a symptom, and which captures decide."""
+    upstream, undecided = _undecided_upstream(draft, finding)
+    if upstream is None or not undecided:
+        return None
+    return (
+        f"**Possibly a symptom.** {upstream.why} Not judged for lack of data:"
+        f" {', '.join(escape(t) for t in undecided)}."
+        f" {upstream.captures[:1].upper()}{upstream.captures[1:]} would decide."
+    )
+
+
 def _summary(draft: DraftInput) -> str:
     start, end = draft.window
     hosts = ", ".join(escape(h) for h in draft.hosts) or "no named host"
     lines = [
         f"**{escape(draft.title)}**: from {_time(start, draft)} to {_time(end, draft)}"
-        f" ({escape(draft.timezone)}), read from {draft.artifact_count} artifact(s) of {hosts}."
+        f" ({escape(draft.timezone)}), read from {_count(draft.artifact_count, 'artifact')}"
+        f" of {hosts}."
     ]
     if draft.summary.strip():
         lines.append(draft.summary.strip())
@@ -152,14 +219,20 @@ def _summary(draft: DraftInput) -> str:
     likely = _by_verdict(draft, "likely")
     ruled_out = _by_verdict(draft, "ruled_out")
     if confirmed:
-        causes = "; ".join(f"**{escape(f.title)}** ({escape(f.entity)})" for f in confirmed)
+        causes = "; ".join(
+            f"**{escape(f.title)}** ({escape(f.entity)}){_symptom_note(draft, f)}"
+            for f in confirmed
+        )
         lines.append(f"Root cause: {causes}.")
     else:
         lines.append("No cause is confirmed by the data.")
     if likely:
         lines.append("Contributing: " + "; ".join(escape(f.title) for f in likely) + ".")
     if ruled_out:
-        lines.append(f"{len(ruled_out)} other cause(s) were ruled out with numbers (see below).")
+        lines.append(
+            f"{_count(len(ruled_out), 'other cause')}"
+            f" {'was' if len(ruled_out) == 1 else 'were'} ruled out with numbers (see below)."
+        )
     return "\n\n".join(lines)
 
 
@@ -279,6 +352,9 @@ def _root_causes(draft: DraftInput) -> str:
             if start is not None:
                 where += f", {_time(start, draft)} to {_time(end, draft)}"
             block.append(where)
+        hedge = _symptom_hedge(draft, finding)
+        if hedge is not None:
+            block.append(hedge)
         if finding.explanation:
             block.append(f"**Mechanism.** {escape(finding.explanation)}")
         evidence = _evidence_lines(finding, only_met=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import io
 import tarfile
@@ -14,6 +15,7 @@ from tests.conftest import FIXTURES_DIR, LiveServer
 
 SS_TAN = FIXTURES_DIR / "ss" / "ss-tan.txt"
 SS_LOOP = FIXTURES_DIR / "ss" / "ss-tinm-loop.txt"
+APP_LOG = FIXTURES_DIR / "app_log" / "checkout-errors-handwritten.log"
 
 
 def upload_raw(client: TestClient, incident_id: str, data: bytes, **params: str) -> dict:
@@ -387,3 +389,26 @@ def test_a_file_without_timestamps_says_its_data_sits_at_the_upload_time(
     ).json()["artifacts"][0]
     assert shifted["time_start_ms"] == listing["uploaded_at_ms"] - 3_600_000
     assert shifted["placed_at_upload"] is True
+
+
+def test_log_lines_without_a_date_say_which_date_they_were_put_on(
+    client: TestClient, incident_id: str
+) -> None:
+    """An app log whose lines carry a time of day only is put on the upload's date: the
+    artifact lists that assumption (the timeline would stretch across days unseen
+    otherwise); the same log with its dates assumes nothing."""
+    dated = APP_LOG.read_bytes()
+    bare = dated.replace(b"2026-11-21 ", b"")
+    assert bare.count(b"\n") == dated.count(b"\n") and bare != dated
+    artifact = upload_raw(client, incident_id, bare, filename="clock-only.log")["artifacts"][0]
+    assert artifact["kind"] == "app_log" and artifact["status"] == "parsed"
+    upload_day = dt.datetime.fromtimestamp(artifact["uploaded_at_ms"] / 1000, dt.UTC).date()
+    expected = [{"key": "app_log.date_assumed", "value": upload_day.isoformat()}]
+    assert artifact["time_assumptions"] == expected
+    assert artifact["placed_at_upload"] is False
+    base = f"/api/incidents/{incident_id}/artifacts"
+    assert client.get(f"{base}/{artifact['id']}").json()["time_assumptions"] == expected
+    with_dates = upload_raw(client, incident_id, dated, filename="dated.log")["artifacts"][0]
+    assert with_dates["time_assumptions"] == []
+    listed = {a["filename"]: a["time_assumptions"] for a in client.get(base).json()}
+    assert listed == {"clock-only.log": expected, "dated.log": []}

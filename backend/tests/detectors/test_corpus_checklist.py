@@ -461,7 +461,7 @@ def test_a_positive_verdict_rests_on_a_met_observation(case: str) -> None:
             assert met, _where(case, f)
 
 
-# "(3 host(s) judged)" / "(40 judged)" count entities, they are not the numbers meant here.
+# "(3 hosts judged)" / "(40 judged)" count entities, they are not the numbers meant here.
 _JUDGED = re.compile(r"\(\d[\d,]* (?:[\w ]+\(s\) |[\w ]+ )?judged\)")
 
 

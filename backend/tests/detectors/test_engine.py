@@ -222,3 +222,21 @@ def test_a_bracketed_clause_is_kept_only_when_all_it_names_was_measured() -> Non
     assert engine.render("A. [[B {x}.]] C.", {"x": None}) == "A. C."
     # a dropped clause at a paragraph's end or start leaves no space behind
     assert engine.render("A. [[B {x}.]]\n\n[[C {x}.]] D.", {"x": None}) == "A.\n\nD."
+
+
+def test_a_count_with_its_noun_is_singular_for_one_and_plural_otherwise() -> None:
+    template = "{judged:count host} judged; {lines:count rejection line}; {cpus:num logical CPU}"
+    assert engine.render(template, {"judged": 1, "lines": 1, "cpus": 1.0}) == (
+        "1 host judged; 1 rejection line; 1 logical CPU"
+    )
+    assert engine.render(template, {"judged": 0, "lines": 1200, "cpus": 2}) == (
+        "0 hosts judged; 1,200 rejection lines; 2 logical CPUs"
+    )
+    assert engine.render("{n:count signal family}, {n:count pass}", {"n": 3}) == (
+        "3 signal families, 3 passes"
+    )
+    assert engine.render("{n:count connection or host|connections or hosts}", {"n": 1}) == (
+        "1 connection or host"
+    )
+    # in a clause, unmeasured: dropped like any other field
+    assert engine.render("A[[, {n:count host}]].", {"n": None}) == "A."

@@ -62,7 +62,7 @@ def test_confirmed_when_cpu_and_packets_spike_together_with_7000_connections() -
     finding = check(incident(nmon(), connections(7000)))
     assert finding.verdict == "confirmed"
     assert finding.summary.startswith(
-        "A heartbeat wave on host h1: 7,000 ESTABLISHED connections at most on host h1"
+        "A heartbeat wave on host h1: 7,000 ESTABLISHED connections at most (threshold"
     )
     assert "2 signal families spike at one period (cpu and packets, ~60 s" in finding.summary
     periodic = [e for e in finding.evidence if e.unit == "autocorrelation" and e.met]

@@ -73,7 +73,7 @@ def test_ruled_out_for_long_lived_pooled_connections() -> None:
 def test_ruled_out_when_few_connections_open() -> None:
     finding = check(incident(opens([1] * 30, estab=5)))
     assert finding.verdict == "ruled_out"
-    assert "1 connections opened per second" in finding.summary
+    assert "1 connection opened per second" in finding.summary
 
 
 def test_a_reconnect_burst_that_keeps_its_connections_is_not_churn() -> None:

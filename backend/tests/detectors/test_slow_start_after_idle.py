@@ -52,8 +52,8 @@ def test_confirmed_with_cwnd_falling_back_after_idle() -> None:
     finding = check(incident(bursty()))
     assert finding.verdict == "confirmed", finding.summary
     assert "= 1 on this connection's own host" in finding.summary
-    assert "2 burst(s)" in finding.summary
-    assert "cwnd restart(s) caught: 300 -> 12 segments" in finding.summary
+    assert "2 bursts" in finding.summary
+    assert "2 cwnd restarts caught: 300 -> 12 segments" in finding.summary
     restart = next(e for e in finding.evidence if e.threshold_name == "min_restarts")
     assert restart.observed == 2.0 and restart.met and restart.host == "server"
     assert restart.series == "tcp.conn.cwnd" and restart.from_ms is not None

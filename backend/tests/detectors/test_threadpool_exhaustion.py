@@ -48,7 +48,7 @@ def test_confirmed_on_the_saturating_jdk17_pool() -> None:
 def test_confirmed_from_the_rejection_log_alone() -> None:
     finding = check(fixture_incident("app_log/pool-saturation-jdk17-rejections.log"))
     assert finding.verdict == "confirmed"
-    assert "123 rejection line(s)" in finding.summary
+    assert "123 rejection lines" in finding.summary
     assert finding.evidence[0].event_kind == "threadpool_rejected"
 
 

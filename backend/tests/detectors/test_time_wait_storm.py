@@ -93,7 +93,7 @@ def test_ruled_out_names_peak_threshold_and_snapshots() -> None:
     finding = check(fixture_incident("ss/ss-tan.txt"))
     assert finding.verdict == "ruled_out"
     assert "25 sockets" in finding.summary and "1,000" in finding.summary
-    assert "1 snapshots" in finding.summary
+    assert "at the first of 1 snapshot;" in finding.summary
 
 
 def test_insufficient_without_any_time_wait_count() -> None:

@@ -48,7 +48,7 @@ def test_dubbo_exhausted_with_stack_trace_is_one_event(corpus_dir: Path) -> None
     )
     # A bare clock: placed on the upload day, and a fact says so.
     assert event.time_ms == UPLOAD_DAY_MS + ((17 * 60 + 54) * 60 + 34) * 1000 + 26
-    assert result.facts[0].key == "app_log.date_assumed"
+    assert [(f.key, f.value) for f in result.facts] == [("app_log.date_assumed", "2026-11-21")]
     rate, errors = result.series
     assert (rate.name, rate.unit, list(rate.values)) == (
         "threadpool.rejected_events",
@@ -295,6 +295,19 @@ def test_json_lines_logs_are_read_into_the_same_events() -> None:
     assert event.time_ms == at_16_16 + 25_000
     (errors,) = result.series
     assert len(errors.times_ms) == 30 and sum(errors.values) == 5
+
+
+def test_a_json_lines_log_with_a_bare_clock_says_the_date_was_assumed() -> None:
+    line = (
+        '{"time": "17:54:34.026", "level": "ERROR", "message": "call failed", '
+        '"stack_trace": "java.net.SocketTimeoutException: Read timed out"}\n'
+    )
+    result = app_log.parse(line, ParseContext(default_time_ms=UPLOAD_DAY_MS))
+    [event] = result.events
+    assert event.time_ms == UPLOAD_DAY_MS + ((17 * 60 + 54) * 60 + 34) * 1000 + 26
+    assert [(f.key, f.value) for f in result.facts] == [("app_log.date_assumed", "2026-11-21")]
+    dated = app_log.parse(line.replace("17:54", "2026-11-20T17:54"), ParseContext())
+    assert dated.events and not dated.facts
 
 
 def test_an_exception_class_named_on_an_info_line_is_no_error() -> None:

@@ -24,6 +24,9 @@ def test_values_are_written_as_the_timeline_writes_them() -> None:
     assert charts.format_value(3_100, "per_s") == "3,100/s"
     assert charts.format_value(31_000, "per_s") == "31k/s"
     assert charts.format_value(None, "bytes") == "\u2013"
+    assert charts.format_value(1, "lines") == "1 line"
+    assert charts.format_value(2, "lines") == "2 lines"
+    assert charts.format_value(1, "runnable threads per core") == "1 runnable thread per core"
     assert charts.format_axis_value(100_000, "bytes") == "97.7 KiB"
     assert charts.format_axis_value(0, "bytes") == "0 B"
 

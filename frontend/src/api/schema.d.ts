@@ -1467,6 +1467,11 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "parsing" | "parsed" | "partial" | "failed";
+            /**
+             * Time Assumptions
+             * @description What the parser had to assume about the file's times (a date for lines with a time of day only, say), from its facts: those times are a guess. Empty when nothing was assumed.
+             */
+            time_assumptions?: components["schemas"]["TimeAssumptionRead"][];
             /** Time End Ms */
             time_end_ms: number | null;
             /** Time Start Ms */
@@ -2530,6 +2535,16 @@ export interface components {
              */
             vm: boolean;
             waiting_to_lock: components["schemas"]["LockRead"] | null;
+        };
+        /** TimeAssumptionRead */
+        TimeAssumptionRead: {
+            /**
+             * Key
+             * @description The parser's fact saying what it assumed, one of: `app_log.date_assumed` (log lines carry a time of day but no date; the value is the date they were put on (the upload's, in the file's zone), YYYY-MM-DD).
+             */
+            key: string;
+            /** Value */
+            value: string;
         };
         /** Timeline */
         Timeline: {

@@ -73,6 +73,7 @@ export function artifact(overrides: Partial<Artifact> = {}): Artifact {
     jvm_start_ms: null,
     anchored: true,
     placed_at_upload: false,
+    time_assumptions: [],
     time_start_ms: 1_795_247_413_951,
     time_end_ms: 1_795_247_437_231,
     series_count: 4,

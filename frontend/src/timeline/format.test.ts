@@ -73,6 +73,8 @@ describe("values", () => {
     expect(formatValue(2000, "per_s")).toBe("2,000/s");
     expect(formatValue(25_000, "per_s")).toBe("25k/s");
     expect(formatValue(9968, "sockets")).toBe("9,968 sockets");
+    expect(formatValue(1, "sockets")).toBe("1 socket"); // the same cases as backend tests/postmortems/test_render.py
+    expect(formatValue(1, "runnable threads per core")).toBe("1 runnable thread per core");
     expect(formatValue(0.5, "")).toBe("0.5");
     expect(formatValue(null, "ms")).toBe("–");
     expect(formatValue(1, "bool")).toBe("yes");

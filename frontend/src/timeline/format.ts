@@ -255,10 +255,31 @@ export function formatValue(v: number | null | undefined, unit: string): string 
       return v ? "yes" : "no";
     default: {
       const u = displayUnit(unit);
-      if (!u) return compact(v);
-      return u.startsWith("/") ? `${compact(v)}${u}` : `${compact(v)} ${u}`;
+      const shown = compact(v);
+      if (!u) return shown;
+      if (u.startsWith("/")) return `${shown}${u}`;
+      return `${shown} ${shown === "1" ? singularUnit(u) : u}`;
     }
   }
+}
+
+const UNIT_PREPOSITIONS = new Set(["in", "per", "of", "at"]);
+
+/**
+ * A unit that counts things, for one of them: "lines" -> "line", "snapshots in a row" ->
+ * "snapshot in a row", "runnable threads per core" -> "runnable thread per core", "families" ->
+ * "family". Rates ("connections/s") and units that are no plural ("MB", "% of total") stay.
+ */
+export function singularUnit(unit: string): string {
+  if (unit.includes("/")) return unit;
+  const words = unit.split(" ");
+  const preposition = words.findIndex((word, i) => i > 0 && UNIT_PREPOSITIONS.has(word));
+  const head = preposition > 0 ? preposition - 1 : words.length - 1;
+  const word = words[head]!;
+  if (!/^[a-z-]{3,}$/.test(word) || /(ss|us|is|series)$/.test(word)) return unit;
+  if (word.endsWith("ies")) words[head] = `${word.slice(0, -3)}y`;
+  else if (word.endsWith("s")) words[head] = word.slice(0, -1);
+  return words.join(" ");
 }
 
 /** A y-axis tick: short, but bytes keep their IEC unit ("64 KiB"; the lane header has the rest). */

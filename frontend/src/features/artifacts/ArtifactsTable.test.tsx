@@ -67,6 +67,38 @@ describe("artifacts", () => {
     expect(screen.getByLabelText(/clock offset/i)).toBeTruthy();
   });
 
+  it("says when log lines without a date were put on the upload's date, and offers the clock offset", async () => {
+    renderWithData(<ArtifactsTable apiBase={base} timezone="UTC" readOnly={false} allowRaw />, [
+      [[base, "artifacts"], [
+        artifact({
+          id: "log",
+          filename: "app.log",
+          kind: "app_log",
+          time_assumptions: [{ key: "app_log.date_assumed", value: "2026-11-21" }],
+        }),
+        artifact({ id: "dated", filename: "dated.log", kind: "app_log" }),
+      ]],
+    ]);
+    const notes = screen.getAllByTestId("time-assumed");
+    expect(notes).toHaveLength(1);
+    expect(notes[0]!.textContent).toMatch(/time of day but no date: they were put on 2026-11-21, the upload's date\./);
+    expect(notes[0]!.textContent).toMatch(/upload the log again with its dates/);
+    expect(screen.queryByTestId("placed-at-upload")).toBeNull();
+    await userEvent.click(within(notes[0]!).getByRole("button", { name: /clock offset/i }));
+    expect(screen.getByLabelText(/clock offset/i)).toBeTruthy();
+  });
+
+  it("words a time assumption it does not know, and none on a share's read-only table offers a button", () => {
+    renderWithData(<ArtifactsTable apiBase="/api/shared/t" timezone="UTC" readOnly allowRaw={false} />, [
+      [["/api/shared/t", "artifacts"], [
+        artifact({ time_assumptions: [{ key: "nmon.year_assumed", value: "2026" }], clock_offset_s: 60 }),
+      ]],
+    ]);
+    const note = screen.getByTestId("time-assumed");
+    expect(note.textContent).toMatch(/nmon\.year_assumed: 2026\), then shifted by its clock offset\./);
+    expect(within(note).queryByRole("button")).toBeNull();
+  });
+
   it("read-only: no re-parse, and no download unless the share allows it", () => {
     renderWithData(<ArtifactsTable apiBase="/api/shared/t" timezone="UTC" readOnly allowRaw={false} />, [
       [["/api/shared/t", "artifacts"], [artifact()]],

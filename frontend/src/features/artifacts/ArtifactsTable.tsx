@@ -6,6 +6,7 @@ import { Table } from "../../components/Table";
 import { ArtifactStatusBadge } from "../../components/VerdictBadge";
 import { formatBytes, formatNumber, formatRange } from "../../lib/time";
 import { ReparseDialog } from "./ReparseDialog";
+import { timeAssumptionNotes } from "./timeAssumptions";
 
 export interface ArtifactGroup {
   artifact: Artifact;
@@ -169,6 +170,19 @@ function ArtifactRow({
             )}
           </p>
         )}
+        {timeAssumptionNotes(artifact).map((note) => (
+          <p key={note.key} className="warning" data-testid="time-assumed" data-key={note.key}>
+            {note.text}
+            {!readOnly && (
+              <>
+                {" "}
+                <button type="button" className="button-link" onClick={() => setEditing(true)}>
+                  Set a clock offset…
+                </button>
+              </>
+            )}
+          </p>
+        ))}
         {!artifact.anchored && (
           <p className="warning">
             Unanchored: this GC log has only JVM uptimes and no start time, so its times are not

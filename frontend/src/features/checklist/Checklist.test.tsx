@@ -218,4 +218,19 @@ describe("evidence values", () => {
     expect(evidenceValue(false, null)).toBe("no");
     expect(evidenceValue("cubic", null)).toBe("cubic");
   });
+
+  it("counts one thing in the singular, in the chip and its threshold alike", () => {
+    expect(evidenceValue(1, "lines")).toBe("1 line");
+    expect(evidenceValue(0, "lines")).toBe("0 lines");
+    expect(evidenceValue(2, "lines")).toBe("2 lines");
+    expect(evidenceValue(1, "snapshots in a row")).toBe("1 snapshot in a row");
+    expect(evidenceValue(1, "runnable threads per core")).toBe("1 runnable thread per core");
+    expect(evidenceValue(1, "families")).toBe("1 family");
+    expect(evidenceValue(1, "RTO events")).toBe("1 RTO event");
+    // rates, non-count units and shares keep their unit
+    expect(evidenceValue(1, "connections/s")).toBe("1 connections/s");
+    expect(evidenceValue(1, "autocorrelation")).toBe("1 autocorrelation");
+    expect(evidenceValue(1, "status")).toBe("1 status");
+    expect(evidenceValue(1, "share of snapshots")).toBe("100 % of snapshots");
+  });
 });

@@ -4,6 +4,7 @@ import { ARTIFACT_STATUS_LABELS, isQueued, type Artifact, type UploadResult } fr
 import { TimeZoneList } from "../../components/TimeZoneList";
 import { ArtifactStatusBadge } from "../../components/VerdictBadge";
 import { formatBytes } from "../../lib/time";
+import { timeAssumptionNotes } from "../artifacts/timeAssumptions";
 import { isEditable, totals, type EditableField, type UploadItem } from "./uploadQueue";
 import type { useUploadQueue } from "./useUploadQueue";
 
@@ -352,6 +353,12 @@ function UploadOutcome({ outcome }: { outcome: UploadOutcomeData }) {
           )}
           {!artifact.anchored && <span className="warning"> unanchored: no JVM start time</span>}
           {artifact.placed_at_upload && <span className="warning"> no timestamp in the file: placed at the upload time</span>}
+          {timeAssumptionNotes(artifact).map((note) => (
+            <span key={note.key} className="warning" data-testid="upload-time-assumed">
+              {" "}
+              {note.short}
+            </span>
+          ))}
         </li>
       ))}
       {members.length > 0 && (

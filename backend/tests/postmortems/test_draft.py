@@ -1,0 +1,118 @@
+"""The draft's root cause when the cause may be a symptom of what was not captured."""
+
+from __future__ import annotations
+
+from rootline.checklist.schemas import FindingRead
+from rootline.postmortems.draft import DraftInput, draft_sections
+
+NETWORK = ("single_connection_bottleneck", "small_send_buffer", "receiver_not_reading")
+TITLES = {
+    "threadpool_exhaustion": "Thread pool exhaustion",
+    "single_connection_bottleneck": "One long connection carries the load",
+    "small_send_buffer": "Send buffer smaller than the bandwidth-delay product",
+    "receiver_not_reading": "Receiver not reading fast enough",
+    "gc_pauses": "Long GC pauses",
+}
+
+
+def finding(id_: str, verdict: str, summary: str = "") -> FindingRead:
+    return FindingRead(
+        id=id_,
+        title=TITLES[id_],
+        verdict=verdict,
+        effective_verdict=verdict,
+        summary=summary or f"{id_} is {verdict}",
+        evidence=[],
+        explanation="",
+        remedies=[],
+        missing=[],
+        parameters={},
+        references=[],
+        explained_by=[],
+        entity="pool DubboServerHandler" if id_ == "threadpool_exhaustion" else "",
+        review=None,
+        computed_at_ms=0,
+    )
+
+
+def sections(network_verdict: str) -> dict[str, str]:
+    findings = [finding("threadpool_exhaustion", "confirmed", "The pool ran full.")]
+    findings += [finding(id_, network_verdict) for id_ in NETWORK]
+    draft = DraftInput(
+        title="Provider slow",
+        summary="",
+        timezone="UTC",
+        window=(0, 60_000),
+        hosts=["provider-1"],
+        artifact_count=2,
+        findings=findings,
+    )
+    return draft_sections(draft)
+
+
+def test_a_full_pool_with_the_network_not_captured_may_be_a_symptom() -> None:
+    drafted = sections("insufficient_data")
+    assert (
+        "Root cause: **Thread pool exhaustion** (pool DubboServerHandler), possibly a symptom"
+        " of the network path, which could not be judged." in drafted["summary"]
+    )
+    causes = drafted["root_causes"]
+    assert "**Possibly a symptom.** A full pool is often a symptom of the network path" in causes
+    assert (
+        "Not judged for lack of data: One long connection carries the load, Send buffer"
+        " smaller than the bandwidth-delay product, Receiver not reading fast enough." in causes
+    )
+    assert "`ss -tinm` on both sides during the jam" in causes and "would decide." in causes
+    # Said once, before the mechanism, right under the cause.
+    assert causes.index("The pool ran full.") < causes.index("Possibly a symptom")
+    assert causes.count("Possibly a symptom") == 1
+
+
+def test_a_full_pool_with_the_network_ruled_out_is_the_root_cause_plainly() -> None:
+    drafted = sections("ruled_out")
+    assert "Root cause: **Thread pool exhaustion** (pool DubboServerHandler)." in drafted["summary"]
+    assert "symptom" not in drafted["summary"] + drafted["root_causes"]
+
+
+def test_a_network_cause_at_work_is_named_not_hedged_over() -> None:
+    """With the single connection likely, the draft lists it as contributing; no hedge."""
+    drafted = draft_sections(
+        DraftInput(
+            title="t",
+            summary="",
+            timezone="UTC",
+            window=(0, 1),
+            hosts=[],
+            artifact_count=1,
+            findings=[
+                finding("threadpool_exhaustion", "confirmed"),
+                finding("single_connection_bottleneck", "likely"),
+                finding("small_send_buffer", "insufficient_data"),
+            ],
+        )
+    )
+    assert "symptom" not in drafted["summary"] + drafted["root_causes"]
+    assert "One long connection carries the load" in drafted["contributing_factors"]
+
+
+def test_the_summary_counts_in_words_singular_and_plural() -> None:
+    plural = sections("ruled_out")["summary"]
+    assert "read from 2 artifacts of provider-1." in plural
+    assert "3 other causes were ruled out with numbers" in plural
+    single = draft_sections(
+        DraftInput(
+            title="t",
+            summary="",
+            timezone="UTC",
+            window=(0, 1),
+            hosts=["h"],
+            artifact_count=1,
+            findings=[
+                finding("threadpool_exhaustion", "confirmed"),
+                finding("gc_pauses", "ruled_out"),
+            ],
+        )
+    )["summary"]
+    assert "read from 1 artifact of h." in single
+    assert "1 other cause was ruled out with numbers" in single
+    assert "(s)" not in plural + single
