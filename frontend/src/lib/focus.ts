@@ -42,7 +42,8 @@ export const EMPTY_SHARE = 0.9;
 export const MIN_GAP_MS = 7 * 86_400_000;
 
 /** A file's time range; `assumed` when the file had no clock of its own for it (an `ss`
- * listing without a timestamp line, placed at the upload time). */
+ * listing without a timestamp line, placed at the upload time; log lines with a time of day
+ * only, put on the upload's date). */
 export interface FocusSpan extends TimeRange {
   assumed?: boolean;
 }

@@ -260,7 +260,7 @@ function useOpenOnTheData(
       timedArtifacts(artifacts.data).timed.map(({ artifact, range }) => ({
         from: range[0],
         to: range[1],
-        assumed: artifact.placed_at_upload,
+        assumed: artifact.placed_at_upload || (artifact.time_assumptions ?? []).length > 0,
       })),
       evidence,
     );
