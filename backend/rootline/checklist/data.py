@@ -201,14 +201,6 @@ class WindowedIncidentData:
         self._from_ms = from_ms
         self._to_ms = to_ms
 
-    @cached_property
-    def _conn_fields(self) -> series_service.FieldsByName:
-        """Every field of the incident's connection tables (a few hundred rows): one query,
-        not one per field name asked."""
-        return series_service.FieldsByName(
-            series_repository.conn_fields(self._session, incident_id=self._incident_id)
-        )
-
     def series(self, name: str, *, host: str | None = None) -> Sequence[SeriesView]:
         views = (within(v, self._from_ms, self._to_ms) for v in self._data.series(name, host=host))
         return [v for v in views if len(v)]
