@@ -22,8 +22,10 @@ Quantities:
   capture, i.e. churn seen in the count itself;
 - ``tw_entries``, ``close_rate``, ``tw_steady``: the kernel's count of closes this host did
   first, per second while they happened, and x the 60 s TIME-WAIT = the count they sustain;
-- ``closer`` (``server`` / ``client`` / ``both`` / ``unknown``) and ``side_share``: which side
-  of its connections this host is, so which side its TIME-WAIT sits on. From the open counters
+- ``closer`` (``server`` / ``client`` / ``both`` / ``unknown``, ``none`` when the host held
+  no TIME-WAIT socket and the kernel counted no close into it: nothing to place) and
+  ``side_share``: which side of its connections this host is, so which side its TIME-WAIT
+  sits on. From the open counters
   (``passive_share`` = accepted / all opens) when they moved, else from the local ports of its
   listed connections (a listening port: server side; an ephemeral port of its
   ``ip_local_port_range``: client side). ``closes_per_open`` = TcpExtTW / opens;
@@ -238,7 +240,13 @@ def _side(
             server_share = host_roles.server / (host_roles.server + host_roles.client)
             values["side_basis"] = "sockets"
     closer = "unknown"
-    if server_share is not None:
+    if not _holds_time_wait(values):
+        # The side that closes first is the side holding TIME-WAIT: with no socket in it and
+        # no close counted into it, there is nothing to place (the opens stay as facts).
+        values["side_basis"] = None
+        values["closes_per_open"] = None
+        closer = "none"
+    elif server_share is not None:
         if server_share >= minimum:
             closer, values["side_share"] = "server", server_share
         elif 1.0 - server_share >= minimum:
@@ -246,6 +254,16 @@ def _side(
         else:
             closer, values["side_share"] = "both", max(server_share, 1.0 - server_share)
     values["closer"] = closer
+
+
+def _holds_time_wait(values: dict[str, float | int | str | bool | None]) -> bool:
+    """Whether the host held a TIME-WAIT socket (a count above 0) or the kernel counted a
+    close into TIME-WAIT (TcpExtTW); unmeasured both ways counts as held, so the opens or
+    the listed connections may still place it."""
+    peak, entries = values.get("tw_peak"), values.get("tw_entries")
+    if peak is None and entries is None:
+        return True
+    return any(isinstance(v, int | float) and v > 0 for v in (peak, entries))
 
 
 def _ports(

@@ -364,3 +364,67 @@ def test_no_ratio_is_shown_over_zero_established_sockets() -> None:
     counted = check(incident(states([0, 4000, 8000, 11263], [5, 5, 5, 5])))
     ratio = next(e for e in counted.evidence if e.threshold_name == "tw_per_estab_min")
     assert ratio.observed == pytest.approx(11263 / 5) and ratio.threshold == 10
+
+
+def _side_text(finding: Finding) -> str:
+    return " ".join(
+        [finding.summary, finding.explanation, *(e.summary for e in finding.evidence)]
+    ).lower()
+
+
+SIDE_CLAIMS = ("closes first:", "the side that closes first, judged")
+
+
+@pytest.mark.parametrize("side", ["server", "client"])
+@pytest.mark.parametrize("closes_counted", [True, False])
+@pytest.mark.parametrize("snapshots", [1, 3, 30])
+def test_no_side_is_claimed_without_a_time_wait_socket(
+    side: str, closes_counted: bool, snapshots: int
+) -> None:
+    """The side that closes first holds TIME-WAIT: with 0 TIME-WAIT sockets (and the kernel
+    counting no close into it) there is nothing to place, so no "the server closes first"
+    and no side remedies, whatever the open counters say."""
+    capture = states([0] * snapshots, [40] * snapshots)
+    n = max(snapshots, 2)
+    opened = [0.0] * (n - 1) if side == "server" else [500.0] * (n - 1)
+    accepted = [500.0] * (n - 1) if side == "server" else [0.0] * (n - 1)
+    capture.counter("TcpActiveOpens", opened).counter("TcpPassiveOpens", accepted)
+    if closes_counted:
+        capture.counter("TcpExtTW", [0.0] * (n - 1))
+    labels = {"local": "0.0.0.0:8080", "port": "8080"}
+    capture.series("tcp.listen.backlog", [128] * snapshots, labels=labels, unit="connections")
+    finding = check(incident(capture))
+    assert finding.verdict == "ruled_out"
+    text = _side_text(finding)
+    assert not any(claim in text for claim in SIDE_CLAIMS), text
+    remedies = " ".join(finding.remedies)
+    assert "closes first" not in remedies and "tcp_tw_reuse=1" not in remedies
+
+
+def test_the_side_is_still_placed_when_time_wait_sockets_exist() -> None:
+    """Healthy contrast: 40 TIME-WAIT sockets (or closes counted into TIME-WAIT) on a host
+    that only accepted connections are the server's, said beside the ruled-out numbers."""
+
+    def accepting(capture: Capture, closes: float) -> Capture:
+        capture.counter("TcpActiveOpens", [0.0, 0.0]).counter("TcpPassiveOpens", [20.0, 20.0])
+        return capture.counter("TcpExtTW", [closes, closes])
+
+    finding = check(incident(accepting(states([30, 40, 35], [200] * 3), 0.0)))
+    assert finding.verdict == "ruled_out"
+    assert "the server closes first" in _side_text(finding)
+    # no TIME-WAIT count at all, the kernel's TcpExtTW counts the closes: still placed
+    counted = check(incident(accepting(Capture(kind="nstat", host="h1"), 15.0)))
+    assert counted.verdict == "ruled_out"
+    assert "the server closes first" in _side_text(counted)
+
+
+def test_a_real_listing_without_time_wait_places_no_side() -> None:
+    """The corpus' Ubuntu ss -a listing: 17 LISTEN, 3 ESTAB, no TIME-WAIT row. Its ruled-out
+    summary said "the server closes first" from the listed connections' ports; with no
+    TIME-WAIT socket there is no side to name."""
+    from tests.detectors.runtime_incident import corpus_incident
+
+    finding = check(corpus_incident("ss/ss-noemitauOH-oneline-tcpinfo-skmem-ubuntu-pcp.txt"))
+    assert finding.verdict == "ruled_out"
+    assert "TIME-WAIT peaked at 0 sockets" in finding.summary
+    assert not any(claim in _side_text(finding) for claim in SIDE_CLAIMS), finding.summary
