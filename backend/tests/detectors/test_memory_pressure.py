@@ -235,3 +235,16 @@ def test_swapping_without_free_memory_figures_still_counts() -> None:
     # a short swap-in burst is below every threshold: nothing to rule out with
     burst = [0.0] * 3 + [400.0] * 2 + [0.0] * 15
     assert check(incident(swap_only([2048.0] * 20, pswpin=burst))).verdict == "insufficient_data"
+
+
+def test_free_memory_without_the_file_cache_does_not_rule_out_either() -> None:
+    """An AIX topas_nmon file with MEM (real free 10-22 %, paging space) but no MEMNEW file
+    cache: AIX keeps free memory low by design, its file cache is the reserve, so available
+    memory is unknown; paging space grew 41 MB (below 100 MB). It was ruled out on the
+    paging space alone."""
+    from tests.detectors.runtime_incident import fixture_incident
+
+    finding = check(fixture_incident("nmon/aix-topas-nmon-zzzz-without-date-handwritten.nmon"))
+    assert finding.verdict == "insufficient_data"
+    assert finding.summary.startswith("No available memory on aixdb2")
+    assert "swap use +41 MB of 8,192 MB" in finding.summary
