@@ -20,13 +20,22 @@ active >= max or queue >= capacity at a reading). Per pool:
   application log's rejection lines for the pool, ``logged_active`` / ``logged_max`` /
   ``logged_queue`` what the first of them reports.
 - ``dump_busy_share``: in the thread dump where it is highest, the share of the pool's
-  threads busy: RUNNABLE or BLOCKED, less the RUNNABLE ones waiting for input in native code
-  (``dump_input_waits``: the JVM reports RUNNABLE for any thread in native code; a top frame
-  that is native with a wait for input among the top frames, such as ``socketAccept``,
-  ``accept0``, ``socketRead0``, ``epollWait``, ``poll``, ``select``, ``listen`` /
-  ``RfcListen``, is a thread waiting for work, on no CPU and no lock; from the dump event's
-  ``pool_runnable_stacks``). I/O selector and JVM pools are skipped by name; only pools of at
-  least ``dump_min_pool_threads`` threads.
+  threads occupied, as the pool sees them: a worker inside a task cannot take another,
+  whatever the JVM calls its state. Busy: RUNNABLE (a socket or stream read included: the
+  connection it serves or the downstream it called holds it) or BLOCKED, and WAITING /
+  TIMED_WAITING inside a task (``dump_in_task_waits``, :func:`waiting_in_task`: ``Thread.sleep``,
+  ``Object.wait`` or ``LockSupport.park`` called by application code, ``FutureTask.get``,
+  ``CompletableFuture.get``, a latch or a lock; from the dump event's
+  ``pool_waiting_stacks``). Idle: waiting for new work, in the pool's own wait for its next
+  task (``dump_queue_waits``: ``ThreadPoolExecutor.getTask`` over a blocking queue's take /
+  poll, Tomcat's ``TaskQueue``, ``ForkJoinPool.awaitWork``, Jetty's ``idleJobPoll`` ...) or
+  RUNNABLE in native code accepting a connection, listening for a call or polling a selector
+  (``dump_input_waits``: the JVM reports RUNNABLE for any thread in native code; ``accept0``,
+  ``socketAccept``, ``listen`` / ``RfcListen``, ``epollWait``, ``poll``, ``select`` among the
+  top frames, from ``pool_runnable_stacks``). A waiting worker whose kept frames show neither
+  (``dump_unplaced_waits``) is not counted busy. I/O selector and JVM pools, and the
+  unnamed ``Thread-N`` threads (no pool), are skipped by name; only pools of at least
+  ``dump_min_pool_threads`` threads.
 - ``timing``: whether the pool saturated ``under_load`` or ``after_load`` (report A: the pool
   filled only after the traffic was cut, draining requests that sat in socket buffers), from
   the request rate of the pool's host around the saturation window (the longest run, else the
@@ -74,12 +83,66 @@ _IO_POOL_RE = re.compile(
     re.IGNORECASE,
 )
 
-# A method that waits for input when the thread is in native code: accepting a connection,
-# listening for a call (SAP JCo's RfcListen), reading a socket, polling a selector. Matched on
-# the method names of the top frames of a RUNNABLE thread whose top frame is native.
-_INPUT_WAIT_RE = re.compile(
-    r"accept|listen|socketRead|^read0$|^readBytes$|recv|epoll|poll|select|kevent", re.IGNORECASE
+# Thread names that group threads without making them a pool: java.lang.Thread's default
+# "Thread-N" names every thread started without a name, whatever it does.
+_NOT_POOLS = frozenset({"Thread"})
+
+# What a worker in a thread dump is doing, from its state and top frames (matched on
+# ``Class.method``). From the pool's point of view a worker is idle only while it waits for
+# new work; a worker inside a task is occupied whatever the JVM calls its state: sleeping,
+# waiting on a future, a latch or a lock, or reading a socket, it cannot take a task.
+
+# A RUNNABLE thread in native code waiting for new work: accepting a connection, listening
+# for a call (SAP JCo's RfcListen), polling a selector for events.
+_NEW_WORK_NATIVE_RE = re.compile(r"accept|listen|epoll|kevent|select|^poll$", re.IGNORECASE)
+# A RUNNABLE thread in native code reading a socket or a stream: the connection it serves or
+# the downstream it called holds it (JDK 13+ blocking reads park in Net.poll under
+# NioSocketImpl.timedRead, so the read frame decides, wherever it is among the top frames).
+_READ_NATIVE_RE = re.compile(r"socketRead|^read0$|^readBytes$|^recv|implRead|timedRead|^read$")
+
+# The pool's own wait for its next task: the queue it takes tasks from or the loop handing
+# them out (java.util.concurrent, Tomcat, ForkJoinPool, Jetty, JBoss threads, Quartz,
+# WebLogic, GlassFish, SAP J2EE, Eclipse Jobs, java.util.Timer).
+_POOL_WAIT_RE = re.compile(
+    r"(^|[.$])("
+    r"ThreadPoolExecutor\.getTask|TaskQueue\.(take|poll)|ForkJoinPool\.awaitWork"
+    r"|QueuedThreadPool(\$Runner)?\.idleJobPoll|ReservedThread\.reservedWait"
+    r"|EnhancedQueueExecutor\$PoolThreadNode\.park|JIoEndpoint\$Worker\.await"
+    r"|SimpleThreadPool\.getNextRunnable|ExecuteThread\.waitForRequest|\w*Pipeline\.getTask"
+    r"|WaitQueue\.dequeue|WorkerPool\.(sleep|startJob)|TimerThread\.mainLoop"
+    r")$"
 )
+# A JDK blocking queue's take / poll: the pool's queue unless application code called it.
+_JDK_QUEUE_RE = re.compile(
+    r"^java\.util\.concurrent\.(LinkedBlockingQueue|ArrayBlockingQueue|LinkedBlockingDeque"
+    r"|PriorityBlockingQueue|DelayQueue|SynchronousQueue|LinkedTransferQueue"
+    r"|ScheduledThreadPoolExecutor\$DelayedWorkQueue)(\$\w+)*\.\w+$"
+)
+# JDK calls a task makes and a pool never makes to wait for work: a future's result, a
+# latch, a barrier, a permit, another thread's end, a lock.
+_TASK_WAIT_RE = re.compile(
+    r"^java\.util\.concurrent\.(FutureTask\.(get|awaitDone)"
+    r"|CompletableFuture\.(get|join|waitingGet|timedGet)|CountDownLatch\.await"
+    r"|ExecutorCompletionService\.(take|poll)|AbstractExecutorService\.invoke(All|Any)"
+    r"|CyclicBarrier\.(await|dowait)|Semaphore\.acquire\w*|Phaser\.\w+|Exchanger\.exchange"
+    r"|locks\.(ReentrantLock|ReentrantReadWriteLock)(\$\w+)*\.lock\w*"
+    r"|locks\.StampedLock\.\w*[lL]ock)$"
+    r"|^java\.lang\.Thread\.join$"
+)
+# A pool running a task: below these frames the thread is inside a task (a worker in its
+# pool's wait has the wait frame above them, matched first).
+_TASK_RUN_RE = re.compile(
+    r"(^|[.$])(ThreadPoolExecutor\.runWorker|FutureTask\.run(AndReset)?|ForkJoinTask\.doExec"
+    r"|ForkJoinPool\.topLevelExec|QueuedThreadPool\.runJob|SingleThread\.execute"
+    r"|JobRunShell\.run)$"
+)
+# The JVM's own wait machinery above the frame that decided to wait.
+_WAIT_PRIMITIVE_RE = re.compile(
+    r"^(java\.lang\.Object\.wait0?|java\.lang\.Thread\.(sleep|sleep0|sleepNanos|sleepNanos0)"
+    r"|(jdk\.internal\.misc|sun\.misc)\.Unsafe\.park|java\.util\.concurrent\.locks\.[\w$.]+"
+    r"|java\.util\.concurrent\.ForkJoinPool\.(managedBlock|unmanagedBlock)|jrockit\.vm\.[\w$.]+)$"
+)
+_JDK_PREFIXES = ("java.", "javax.", "jdk.", "sun.", "com.sun.", "jrockit.")
 
 PoolKey = tuple[str | None, str]
 
@@ -181,6 +244,9 @@ def _pool(
         values.update(
             dump_busy=dump.busy,
             dump_input_waits=dump.input_waits,
+            dump_in_task_waits=dump.in_task_waits,
+            dump_queue_waits=dump.queue_waits,
+            dump_unplaced_waits=dump.unplaced_waits or None,
             dump_threads=dump.total,
             dump_busy_share=dump.busy / dump.total if dump.total else None,
             dump_at=dump.time_ms,
@@ -379,7 +445,10 @@ class _Dump:
     total: float
     time_ms: int
     artifact: str
-    input_waits: float = 0.0
+    input_waits: float = 0.0  # RUNNABLE in native code waiting for new work: idle
+    in_task_waits: float = 0.0  # waiting inside a task: counted busy
+    queue_waits: float = 0.0  # waiting in the pool's wait for its next task: idle
+    unplaced_waits: float = 0.0  # waiting, the frames kept do not say where: not counted
 
 
 def _method(frame: str) -> str:
@@ -387,36 +456,100 @@ def _method(frame: str) -> str:
     return frame.split("(", 1)[0].rsplit(".", 1)[-1].rsplit("/", 1)[-1]
 
 
+def _qualified(frame: str) -> str:
+    """``jrockit/vm/Locks.wait(Locks.java:1)`` -> ``jrockit.vm.Locks.wait``."""
+    return frame.split("(", 1)[0].replace("/", ".").strip()
+
+
 def waits_for_input(frames: Sequence[str]) -> bool:
-    """Whether a RUNNABLE thread with these top frames is blocked in native code waiting for
-    input (a connection, a call, bytes, a selector event) rather than running."""
+    """Whether a RUNNABLE thread with these top frames waits in native code for new work (a
+    connection, a call, a selector event) rather than running: a top frame that is native,
+    a wait for new work among the top frames and no socket or stream read (a read holds the
+    thread for the connection it serves or the downstream it called)."""
     if not frames or "Native Method" not in frames[0]:
         return False
-    return any(_INPUT_WAIT_RE.search(_method(frame)) for frame in frames)
+    methods = [_method(frame) for frame in frames]
+    if any(_READ_NATIVE_RE.search(m) for m in methods):
+        return any(re.search("accept|listen", m, re.IGNORECASE) for m in methods)
+    return any(_NEW_WORK_NATIVE_RE.search(m) for m in methods)
 
 
-def _input_waits(data: IncidentData) -> dict[tuple[str | None, str, int], float]:
-    """Per (host, pool, dump time): RUNNABLE threads waiting for input in native code."""
-    out: dict[tuple[str | None, str, int], float] = {}
+def waiting_in_task(frames: Sequence[str], deeper: bool) -> bool | None:
+    """Whether a WAITING / TIMED_WAITING worker with these top frames is inside a task (True:
+    occupied), in its pool's wait for the next task (False: idle), or neither can be told
+    from the frames kept (None).
+
+    In its pool's wait: a pool's wait frame (``ThreadPoolExecutor.getTask``, Tomcat's
+    ``TaskQueue.take``, ``ForkJoinPool.awaitWork`` ...), or a JDK blocking queue's take / poll
+    called by the pool (not by application code). Inside a task: a JDK call a task makes to
+    wait (``FutureTask.get``, ``CompletableFuture.get``, ``CountDownLatch.await``, a lock), a
+    pool frame running a task below the wait (``ThreadPoolExecutor.runWorker``, not under
+    ``getTask``), or application code that called the wait (``Thread.sleep``, ``Object.wait``,
+    ``LockSupport.park``) in a stack that goes on below the frames kept: a pool's own idle
+    loop is a few frames deep, a request handler is not.
+    """
+    names = [_qualified(frame) for frame in frames]
+    for i, name in enumerate(names):
+        if _POOL_WAIT_RE.search(name):
+            return False
+        if _JDK_QUEUE_RE.match(name):
+            caller = next((n for n in names[i + 1 :] if not _JDK_QUEUE_RE.match(n)), None)
+            if caller is None or _POOL_WAIT_RE.search(caller):
+                return False
+    if any(_TASK_WAIT_RE.search(name) or _TASK_RUN_RE.search(name) for name in names):
+        return True
+    waiter = next(
+        (n for n in names if not _WAIT_PRIMITIVE_RE.match(n) and not _JDK_QUEUE_RE.match(n)), None
+    )
+    if waiter is not None and deeper and not waiter.startswith(_JDK_PREFIXES):
+        return True
+    return None
+
+
+@dataclass(slots=True)
+class _Waits:
+    """One pool in one dump: threads waiting, by what the frames say."""
+
+    for_work: float = 0.0  # RUNNABLE in native code waiting for new work: idle
+    in_task: float = 0.0  # WAITING / TIMED_WAITING inside a task: busy
+    in_queue: float = 0.0  # WAITING / TIMED_WAITING in the pool's wait: idle
+    unplaced: float = 0.0  # WAITING / TIMED_WAITING, the frames kept do not say
+
+
+def _dump_waits(data: IncidentData) -> dict[tuple[str | None, str, int], _Waits]:
+    """Per (host, pool, dump time): the pool's waiting threads by what their frames say,
+    from the dump event's ``pool_runnable_stacks`` and ``pool_waiting_stacks`` (a dump read
+    before the second existed counts no waiting thread as inside a task)."""
+    out: dict[tuple[str | None, str, int], _Waits] = {}
     for event in data.events("thread_dump"):
-        stacks = event.attrs.get("pool_runnable_stacks")
-        if not isinstance(stacks, dict):
-            continue
-        for pool, items in stacks.items():
-            waiting = sum(
-                float(item.get("count", 0))
-                for item in items if isinstance(item, dict)
-                and waits_for_input([str(f) for f in item.get("frames") or []])
-            )  # fmt: skip
-            if waiting:
-                key = (event.host, str(pool), int(event.time_ms))
-                out[key] = out.get(key, 0.0) + waiting
+        for attr in ("pool_runnable_stacks", "pool_waiting_stacks"):
+            stacks = event.attrs.get(attr)
+            if not isinstance(stacks, dict):
+                continue
+            for pool, items in stacks.items():
+                waits = out.setdefault((event.host, str(pool), int(event.time_ms)), _Waits())
+                for item in items:
+                    if not isinstance(item, dict):
+                        continue
+                    count = float(item.get("count", 0))
+                    frames = [str(f) for f in item.get("frames") or []]
+                    if attr == "pool_runnable_stacks":
+                        waits.for_work += count if waits_for_input(frames) else 0.0
+                        continue
+                    placed = waiting_in_task(frames, bool(item.get("deeper")))
+                    if placed is True:
+                        waits.in_task += count
+                    elif placed is False:
+                        waits.in_queue += count
+                    else:
+                        waits.unplaced += count
     return out
 
 
 def _busiest_dumps(data: IncidentData, params: Params) -> dict[PoolKey, _Dump]:
     """Per worker pool of at least ``dump_min_pool_threads`` threads, the dump in which the
-    largest share of it was busy: RUNNABLE or BLOCKED, not waiting for input in native code."""
+    largest share of it was busy: RUNNABLE (less those waiting in native code for new work),
+    BLOCKED, or WAITING / TIMED_WAITING inside a task (see :func:`waiting_in_task`)."""
     totals: dict[tuple[str | None, str, int], tuple[float, str]] = {}
     for s in data.series("jvm.threads.pool"):
         if s.name != "jvm.threads.pool":
@@ -424,23 +557,33 @@ def _busiest_dumps(data: IncidentData, params: Params) -> dict[PoolKey, _Dump]:
         pool = s.labels.get("pool", "")
         for t, v in zip(s.times_ms, s.values, strict=True):
             totals[(s.host, pool, int(t))] = (float(v), s.artifact)
-    busy: dict[tuple[str | None, str, int], float] = {}
+    by_state: dict[tuple[str | None, str, int], dict[str, float]] = {}
     for s in data.series("jvm.threads.pool_state"):
-        if s.labels.get("state") not in ("runnable", "blocked"):
+        if s.name != "jvm.threads.pool_state":
             continue
-        pool = s.labels.get("pool", "")
+        pool, state = s.labels.get("pool", ""), s.labels.get("state", "")
         for t, v in zip(s.times_ms, s.values, strict=True):
-            key = (s.host, pool, int(t))
-            busy[key] = busy.get(key, 0.0) + float(v)
-    waits = _input_waits(data)
+            states = by_state.setdefault((s.host, pool, int(t)), {})
+            states[state] = states.get(state, 0.0) + float(v)
+    waits = _dump_waits(data)
     smallest = float(params["dump_min_pool_threads"])
     best: dict[PoolKey, _Dump] = {}
     for (host, pool, time_ms), (total, artifact) in totals.items():
-        if _IO_POOL_RE.search(pool) or total < smallest:
+        if _IO_POOL_RE.search(pool) or pool in _NOT_POOLS or total < smallest:
             continue
         key = (host, pool, time_ms)
-        waiting = min(waits.get(key, 0.0), busy.get(key, 0.0))
-        dump = _Dump(busy.get(key, 0.0) - waiting, total, time_ms, artifact, waiting)
+        states = by_state.get(key, {})
+        found = waits.get(key, _Waits())
+        runnable = states.get("runnable", 0.0)
+        waiting = states.get("waiting", 0.0) + states.get("timed_waiting", 0.0)
+        for_work = min(found.for_work, runnable)
+        in_task = min(found.in_task, waiting)
+        in_queue = min(found.in_queue, waiting - in_task)
+        busy = runnable - for_work + states.get("blocked", 0.0) + in_task
+        dump = _Dump(
+            busy, total, time_ms, artifact, for_work, in_task, in_queue,
+            waiting - in_task - in_queue,
+        )  # fmt: skip
         seen = best.get((host, pool))
         if seen is None or (dump.busy / dump.total, -dump.time_ms) > (
             seen.busy / seen.total,

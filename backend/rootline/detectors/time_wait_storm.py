@@ -22,11 +22,21 @@ Quantities:
   capture, i.e. churn seen in the count itself;
 - ``tw_entries``, ``close_rate``, ``tw_steady``: the kernel's count of closes this host did
   first, per second while they happened, and x the 60 s TIME-WAIT = the count they sustain;
-- ``closer`` (``server`` / ``client`` / ``both`` / ``unknown``) and ``side_share``: which side
-  of its connections this host is, so which side its TIME-WAIT sits on. From the open counters
+- ``closer`` (``server`` / ``client`` / ``both`` / ``unknown``, ``none`` when the host held
+  no TIME-WAIT socket and the kernel counted no close into it: nothing to place) and
+  ``side_share``: which side of its connections this host is, so which side its TIME-WAIT
+  sits on. From the open counters
   (``passive_share`` = accepted / all opens) when they moved, else from the local ports of its
   listed connections (a listening port: server side; an ephemeral port of its
   ``ip_local_port_range``: client side). ``closes_per_open`` = TcpExtTW / opens;
+- ``tw_listed``, ``tw_on_listen_port``, ``tw_on_other_ports``, ``tw_server_share`` /
+  ``tw_client_share``: the TIME-WAIT sockets a listing shows (``ss -tan``, ``netstat -nat``,
+  ``/proc/net/tcp``), by local port, at its snapshot with the most: on a listening port
+  (server side) or on other local ports (client side; ``tw_other_where`` says ephemeral
+  when they all sit inside ``ip_local_port_range``). Computed whenever a listing has them:
+  beside the counters they corroborate; without the counters, or when the counters show a
+  host that both accepts and opens, they place the side (``side_basis`` "TIME-WAIT
+  sockets"), before the listed connections;
 - client side only (server-side TIME-WAIT holds no ephemeral port): ``port_range``,
   ``destinations`` (distinct peer ``addr:port`` of its client connections: a 4-tuple needs a
   local port unique per destination), ``port_share`` = TIME-WAIT per destination over the
@@ -67,6 +77,8 @@ _NAMES = (
     "closes_per_open", "server_conns", "client_conns", "side_share", "closer", "port_lo",
     "port_hi", "port_range", "port_share_max", "destinations", "destination", "port_share",
     "tw_reuse", "tw_buckets", "tw_bucket_share", "tw_overflow", "tw_recycled",
+    "tw_listed", "tw_listed_at", "tw_on_listen_port", "tw_listen_ports", "tw_on_other_ports",
+    "tw_other_where", "tw_other_lo", "tw_other_hi", "tw_server_share", "tw_client_share",
 )  # fmt: skip
 
 
@@ -105,6 +117,7 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
                     established.name, {}, span[0], span[1], host, established.artifact
                 )
         _close_rate(entries.get(host), params, values, anchors, host)
+        _time_wait_ports(data, host, values, anchors)
         _side(data, host, opens, roles, params, values, anchors)
         _ports(data, host, roles, values)
         _buckets(data, host, values, recycled, overflow)
@@ -237,8 +250,24 @@ def _side(
             values["client_conns"] = host_roles.client
             server_share = host_roles.server / (host_roles.server + host_roles.client)
             values["side_basis"] = "sockets"
+    listed_share = values.get("tw_server_share")
+    if isinstance(listed_share, float) and (
+        server_share is None or minimum > max(server_share, 1.0 - server_share)
+    ):
+        # The TIME-WAIT sockets themselves, by local port, where the counters say nothing or
+        # that this host both accepts and opens: which side holds TIME-WAIT is then read off
+        # the sockets (the counters, when they place it, stay first; see _time_wait_ports).
+        server_share = listed_share
+        values["side_basis"] = "TIME-WAIT sockets"
+        anchors["side_share"] = anchors.get("tw_server_share", Anchor(host=host))
     closer = "unknown"
-    if server_share is not None:
+    if not _holds_time_wait(values):
+        # The side that closes first is the side holding TIME-WAIT: with no socket in it and
+        # no close counted into it, there is nothing to place (the opens stay as facts).
+        values["side_basis"] = None
+        values["closes_per_open"] = None
+        closer = "none"
+    elif server_share is not None:
         if server_share >= minimum:
             closer, values["side_share"] = "server", server_share
         elif 1.0 - server_share >= minimum:
@@ -246,6 +275,94 @@ def _side(
         else:
             closer, values["side_share"] = "both", max(server_share, 1.0 - server_share)
     values["closer"] = closer
+
+
+def _time_wait_ports(
+    data: IncidentData,
+    host: str | None,
+    values: dict[str, float | int | str | bool | None],
+    anchors: dict[str, Anchor],
+) -> None:
+    """The TIME-WAIT sockets a listing of the host shows (``ss -tan``, ``netstat -nat``,
+    ``/proc/net/tcp``), by local port, at the snapshot where it lists the most: on a
+    listening port (server side) or on other local ports (client side: ephemeral when inside
+    ``ip_local_port_range``). Computed whenever such a listing exists; when the counters
+    place the side they stay the primary evidence and these corroborate them."""
+    others = [
+        s
+        for s in data.series("tcp.time_wait.other_ports")
+        if s.name == "tcp.time_wait.other_ports" and s.host == host and len(s)
+    ]
+    best: tuple[float, SeriesView, list[SeriesView], int] | None = None
+    for other in others:
+        shared = [
+            s
+            for s in data.series("tcp.time_wait.local_port")
+            if s.name == "tcp.time_wait.local_port"
+            and s.host == host
+            and s.artifact == other.artifact
+            and len(s)
+        ]
+        totals = np.asarray(other.values, dtype=np.float64).copy()
+        for s in shared:
+            totals += values_at(s, other.times_ms, mode="exact", default=0.0)
+        at = int(np.argmax(totals))
+        if best is None or totals[at] > best[0]:
+            best = (float(totals[at]), other, shared, at)
+    if best is None or best[0] <= 0:
+        return
+    listed, other, shared, at = best
+    time_ms = int(other.times_ms[at])
+    listening = listening_ports(data, host)
+    on_listen = 0.0
+    server_ports: list[int] = []
+    bounds: list[int] = []  # local ports of the client-side TIME-WAIT sockets
+    for s in shared:
+        port = int(s.labels.get("port", "-1"))
+        count = float(values_at(s, other.times_ms[at : at + 1], mode="exact", default=0.0)[0])
+        # A local port many TIME-WAIT sockets share is a listening port's (accepted
+        # connections); where no listing of the listening ports says otherwise, it is taken
+        # for one.
+        if count > 0 and (port in listening or not listening):
+            on_listen += count
+            server_ports.append(port)
+        elif count > 0:
+            bounds.append(port)
+    on_other = listed - on_listen
+    for name in ("tcp.time_wait.other_port_min", "tcp.time_wait.other_port_max"):
+        for s in data.series(name):
+            if s.name == name and s.host == host and s.artifact == other.artifact:
+                found = values_at(s, other.times_ms[at : at + 1], mode="exact")[0]
+                if np.isfinite(found):
+                    bounds.append(int(found))
+    values.update(
+        tw_listed=listed,
+        tw_listed_at=time_ms,
+        tw_on_listen_port=on_listen,
+        tw_listen_ports=", ".join(str(p) for p in sorted(server_ports)[:5]) or "none",
+        tw_on_other_ports=on_other,
+        tw_server_share=on_listen / listed,
+        tw_client_share=on_other / listed,
+    )
+    where = "other local ports"
+    if bounds:
+        values["tw_other_lo"], values["tw_other_hi"] = min(bounds), max(bounds)
+        ephemeral = port_range(data, host)
+        if ephemeral is not None and ephemeral[0] <= min(bounds) <= max(bounds) <= ephemeral[1]:
+            where = f"ephemeral ports of ip_local_port_range {ephemeral[0]}-{ephemeral[1]}"
+    values["tw_other_where"] = where
+    anchor = Anchor(other.name, {}, time_ms, time_ms, host, other.artifact)
+    anchors["tw_server_share"] = anchors["tw_client_share"] = anchor
+
+
+def _holds_time_wait(values: dict[str, float | int | str | bool | None]) -> bool:
+    """Whether the host held a TIME-WAIT socket (a count above 0) or the kernel counted a
+    close into TIME-WAIT (TcpExtTW); unmeasured both ways counts as held, so the opens or
+    the listed connections may still place it."""
+    peak, entries = values.get("tw_peak"), values.get("tw_entries")
+    if peak is None and entries is None:
+        return True
+    return any(isinstance(v, int | float) and v > 0 for v in (peak, entries))
 
 
 def _ports(

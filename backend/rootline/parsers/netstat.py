@@ -27,6 +27,9 @@ Series per snapshot of a socket listing (``tcp`` and ``tcp6`` rows):
   non-LISTEN sockets (on a LISTEN socket Recv-Q counts connections, not bytes).
 - ``tcp.listen.recvq`` (``connections``), labels ``local`` (address) and ``port``: the
   accept queue of each LISTEN socket.
+- ``tcp.time_wait.local_port`` / ``tcp.time_wait.other_ports`` / ``..._port_min`` /
+  ``..._port_max``: the TIME-WAIT sockets by local port, as the ``ss`` parser writes them
+  (:func:`~rootline.parsers.peer_counts.emit_time_wait_ports`).
 
 ``netstat -i``: the RX-*/TX-* columns are counters since boot, so they are read like
 the kernel counters: ``net.if.<column>.total`` (``packets``, every snapshot) and, over
@@ -51,6 +54,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections import Counter
 
 from rootline.parsers.base import (
     Fact,
@@ -60,6 +64,7 @@ from rootline.parsers.base import (
     counter_rates,
     iter_lines,
 )
+from rootline.parsers.peer_counts import emit_time_wait_ports
 from rootline.parsers.tcp_states import TCP_STATES, normalise_tcp_state
 from rootline.parsers.timestamps import iter_snapshots
 
@@ -98,11 +103,14 @@ _IFACE_SKIPPED_COLUMNS = {"Iface", "MTU", "Met", "Flg"}
 class _SocketCounts:
     """Counts of one snapshot's socket listing, by state as netstat writes it."""
 
-    __slots__ = ("covered", "listen_queues", "raw_states", "recvq_bytes", "sendq_bytes")
+    __slots__ = (
+        "covered", "listen_queues", "raw_states", "recvq_bytes", "sendq_bytes", "time_wait_ports",
+    )  # fmt: skip
 
     def __init__(self, covered: tuple[str, ...]) -> None:
         self.covered = covered
         self.raw_states: dict[str, int] = {}
+        self.time_wait_ports: Counter[int] = Counter()  # TIME-WAIT sockets by local port
         self.recvq_bytes = 0
         self.sendq_bytes = 0
         self.listen_queues: list[tuple[str, str, int]] = []
@@ -125,6 +133,10 @@ class _SocketCounts:
                 address, _, port = parts[3].rpartition(":")
                 self.listen_queues.append((address or parts[3], port, int(recvq)))
             else:
+                if state == "TIME_WAIT":
+                    port = parts[3].rpartition(":")[2]
+                    if port.isdigit():
+                        self.time_wait_ports[int(port)] += 1
                 if recvq != "0":
                     recvq_bytes += int(recvq)
                 if sendq != "0":
@@ -184,9 +196,12 @@ class _Reader:
         self.interface_counters: dict[tuple[str, str], tuple[array[int], array[float]]] = {}
         # Facts (MTU, flags, groups) are repeated in every snapshot: state each value once.
         self.fact_values: dict[str, str] = {}
+        self.time_wait_ports: list[tuple[int, Counter[int]]] = []
+        self.listening: set[int] = set()  # local ports of the LISTEN rows
 
     def finish(self) -> ParseResult:
         _emit_interface_counters(self.interface_counters, self.series)
+        emit_time_wait_ports(self.time_wait_ports, self.series, self.listening)
         self.result.series.extend(self.series)
         if not (self.result.series or self.result.facts):
             self.result.diagnose(0, "no netstat table found")
@@ -222,6 +237,10 @@ class _Reader:
                 if title == "inet":
                     if sockets is not None:  # a second listing without a timestamp: next capture
                         _emit_socket_counts(sockets, time_ms, self.series)
+                        self.time_wait_ports.append((time_ms, sockets.time_wait_ports))
+                        self.listening.update(
+                            int(p) for _, p, _ in sockets.listen_queues if p.isdigit()
+                        )
                     sockets = _SocketCounts(_covered_states(line))
                 section = title
                 continue
@@ -245,6 +264,8 @@ class _Reader:
             self.result.diagnose(index, f"not a netstat line: {line[:80]!r}")
         if sockets is not None:
             _emit_socket_counts(sockets, time_ms, self.series)
+            self.time_wait_ports.append((time_ms, sockets.time_wait_ports))
+            self.listening.update(int(p) for _, p, _ in sockets.listen_queues if p.isdigit())
         for iface, members in groups.items():
             self.state_fact(f"net.multicast_groups.{iface}", " ".join(members), time_ms)
 

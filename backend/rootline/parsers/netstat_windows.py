@@ -114,9 +114,11 @@ def parse(text: str, context: ParseContext) -> ParseResult:
                     peers.start(span.time_ms)
                 state = normalise_tcp_state(m["state"])
                 snapshot.states[state] += 1
+                port = m["local"].rpartition(":")[2]
                 if state != "listen":
-                    port = m["local"].rpartition(":")[2]
                     peers.add(m["peer"], state, int(port))
+                elif port.isdigit():
+                    peers.listen(int(port))
                 continue
             if RULES["TITLE"].match(line):
                 if snapshot is not None and snapshot.states:

@@ -208,6 +208,7 @@ class _Reader:
         tx, rx = int(m["tx"], 16), int(m["rx"], 16)
         if state == "listen":
             snapshot.listeners.append((local, rx))
+            self.peers.listen(int(m["local"].rpartition(":")[2], 16))
             return
         snapshot.recvq += rx
         snapshot.sendq += tx

@@ -67,6 +67,11 @@ Series (labels: none unless said; the ingest layer adds ``host``):
   :data:`PEER_MIN_SOCKETS` sockets in a snapshot. ``tcp.peer.local_port_min`` /
   ``tcp.peer.local_port_max`` (port; label ``peer``): the lowest and highest local port of
   those sockets per snapshot (inside ``ip_local_port_range``: ephemeral ports).
+- ``tcp.time_wait.local_port`` (sockets; label ``port``), ``tcp.time_wait.other_ports``
+  (sockets) and ``tcp.time_wait.other_port_min`` / ``_max`` (port): the TIME-WAIT sockets
+  by local port, when the listing shows any (see
+  :func:`~rootline.parsers.peer_counts.emit_time_wait_ports`): a port shared by many is a
+  listening port (server-side TIME-WAIT), the others are one socket each (client side).
 - ``tcp.sockets.listed`` (sockets): 0 at each snapshot, only for a capture whose timestamped
   snapshots never list a socket (``ss -lnt`` on a host listening on nothing), so that it is
   read as "none" over its time span rather than failed. An empty timestamped snapshot in a
@@ -496,6 +501,7 @@ class _Reader:
         self.peer_names: list[str] = []
         self.peer_index: dict[str, int] = {}
         self.state_names: list[str] = []
+        self.listening_ports: set[int] = set()  # local ports of the LISTEN rows
         self.state_index: dict[str, int] = {}
 
     def new_snapshot(self, time_ms: int, *, timed: bool = False) -> None:
@@ -701,6 +707,8 @@ class _Reader:
         recvq, sendq, local = tokens[at : at + 3]
         t = self.snapshot.time_ms
         labels = {"local": local, "port": local.rpartition(":")[2]}
+        if labels["port"].isdigit():
+            self.listening_ports.add(int(labels["port"]))
         self.series.add("tcp.listen.recvq", labels, "connections", t, int(recvq))
         self.series.add("tcp.listen.backlog", labels, "connections", t, int(sendq))
         if "users:" in line:
@@ -833,6 +841,26 @@ class _Reader:
                 for netid in netids:
                     add(f"sockets.{netid}", {}, "sockets", t, snap.netids.get(netid, 0))
         self.emit_peer_counts()
+        self.emit_time_wait_ports()
+
+    def emit_time_wait_ports(self) -> None:
+        """TIME-WAIT sockets by local port per snapshot (see :mod:`.peer_counts`)."""
+        # peer_counts imports PEER_MIN_SOCKETS from here: imported when first needed.
+        from rootline.parsers.peer_counts import emit_time_wait_ports
+
+        time_wait = self.state_index.get("time-wait")
+        if time_wait is None:
+            return
+        snapshots = []
+        for snap in self.done:
+            counts: Counter[int] = Counter()
+            if snap.peer_states:
+                states = np.frombuffer(snap.peer_states, dtype=np.int32)
+                ports = np.frombuffer(snap.peer_ports, dtype=np.int64)
+                found, n = np.unique(ports[states == time_wait], return_counts=True)
+                counts.update(dict(zip(found.tolist(), n.tolist(), strict=True)))
+            snapshots.append((snap.time_ms, counts))
+        emit_time_wait_ports(snapshots, self.series, self.listening_ports)
 
     def emit_peer_counts(self) -> None:
         """Sockets per peer endpoint and state, for peers that reached PEER_MIN_SOCKETS."""

@@ -27,7 +27,8 @@ series / event                              unit      what
 event ``thread_dump``                                 total, vm_threads, by_state, by_pool
                                                       (top 20), top_stacks (top 10: frames
                                                       (first 8), count), states_inferred,
-                                                      pool_runnable_stacks (see below)
+                                                      pool_runnable_stacks,
+                                                      pool_waiting_stacks (see below)
 event ``thread_contention``                           monitor, class, owner, owner_state,
                                                       waiters, waiter_names (first 10)
 event ``thread_deadlock``                             threads, monitors
@@ -45,6 +46,14 @@ A pool is the thread name without its trailing number (:func:`pool_of`).
 is also what the JVM reports for a thread blocked in native code (``socketAccept``,
 ``socketRead0``, ``epollWait``): the top frames tell a thread on CPU from one waiting for
 input.
+
+``pool_waiting_stacks``: for each of the :data:`TOP_POOL_STATES` pools (those split by state),
+the top frames (first :data:`STACK_FRAMES`) of its WAITING and TIMED_WAITING threads, as
+``{pool: [{"frames": [...], "count": n, "deeper": bool}, ...]}``, the
+:data:`WAITING_STACKS_PER_POOL` most common stacks first; ``deeper`` says the threads' stacks
+go on below the frames kept. A waiting worker may be idle in its pool's queue
+(``LinkedBlockingQueue.take`` under ``ThreadPoolExecutor.getTask``) or inside a task
+(``Thread.sleep``, ``FutureTask.get`` called from application code): the frames tell which.
 
 :func:`read_threads` reads the same dumps again with every thread and its whole stack (up to
 :data:`VIEW_FRAMES` frames) for the thread-dump view; nothing of it is stored.
@@ -93,6 +102,7 @@ TOP_STACKS = 10
 STACK_FRAMES = 8
 RUNNABLE_STACK_FRAMES = 6
 RUNNABLE_STACKS_PER_POOL = 5
+WAITING_STACKS_PER_POOL = 10
 WAITER_NAMES = 10
 # One second between undated dumps of one file.
 UNDATED_DUMP_SPACING_MS = 1000
@@ -558,6 +568,9 @@ def _summarise(dump: _Dump, context: ParseContext, series: SeriesSet, result: Pa
                 "pool_runnable_stacks": _pool_runnable_stacks(
                     counted, [pool for pool, _ in ranked_pools[:TOP_POOLS]]
                 ),
+                "pool_waiting_stacks": _pool_waiting_stacks(
+                    counted, [pool for pool, _ in ranked_pools[:TOP_POOL_STATES]]
+                ),
                 "total": len(counted),
                 "vm_threads": vm_threads,
                 "by_state": {s: by_state.get(s, 0) for s in STATES if by_state.get(s, 0)},
@@ -602,6 +615,31 @@ def _pool_runnable_stacks(
             for frames, count in sorted(found.items(), key=lambda item: (-item[1], item[0]))[
                 :RUNNABLE_STACKS_PER_POOL
             ]
+        ]
+        for pool, found in sorted(stacks.items())
+    }
+
+
+def _pool_waiting_stacks(
+    threads: list[_Thread], pools: list[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """Per pool, the top frames of its WAITING / TIMED_WAITING threads, how many threads share
+    them, and whether their stacks go on below the frames kept."""
+    wanted = set(pools)
+    stacks: dict[str, Counter[tuple[tuple[str, ...], bool]]] = {}
+    for thread in threads:
+        if thread.state not in ("waiting", "timed_waiting") or not thread.frames:
+            continue
+        pool = pool_of(thread.name)
+        if pool in wanted:
+            key = (tuple(thread.frames), thread.frame_count > len(thread.frames))
+            stacks.setdefault(pool, Counter())[key] += 1
+    return {
+        pool: [
+            {"frames": list(frames), "count": count, "deeper": deeper}
+            for (frames, deeper), count in sorted(
+                found.items(), key=lambda item: (-item[1], item[0])
+            )[:WAITING_STACKS_PER_POOL]
         ]
         for pool, found in sorted(stacks.items())
     }

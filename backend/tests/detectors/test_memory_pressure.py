@@ -178,3 +178,73 @@ def test_a_recorder_without_major_faults_says_so_plainly() -> None:
     assert "n/a" not in finding.summary and "n/a" not in finding.explanation
     assert "major faults" not in finding.summary and "swap-in peak" in finding.summary
     assert finding.summary.endswith(" MB.")
+
+
+def swap_only(
+    swap_free: list[float],
+    *,
+    swap_total: float = 2048.0,
+    pswpin: list[float] | None = None,
+    pswpout: list[float] | None = None,
+    step_s: float = 1.0,
+) -> Capture:
+    """An nmon recording with swap figures (and maybe swap rates) but no free / available
+    memory: no MEM free or cache columns, no AIX MEMNEW."""
+    n = len(swap_free)
+    capture = Capture("nmon", "app-1")
+    capture.series("mem.swap_total_mb", [swap_total] * n, step_s=step_s, unit="MB")
+    capture.series("mem.swap_free_mb", swap_free, step_s=step_s, unit="MB")
+    if pswpin is not None:
+        capture.series("nmon.VM.pswpin", pswpin, step_s=step_s)
+    if pswpout is not None:
+        capture.series("nmon.VM.pswpout", pswpout, step_s=step_s)
+    return capture
+
+
+def test_swap_figures_alone_do_not_rule_memory_pressure_out() -> None:
+    """Swap use that did not grow says nothing of free memory: a host can run out of it and
+    evict its page cache without touching swap. Without free / available memory figures the
+    finding is insufficient_data and says what was measured, not ruled_out."""
+    for n, swap_total in ((5, 2048.0), (60, 8192.0), (300, 512.0)):
+        finding = check(incident(swap_only([swap_total] * n, swap_total=swap_total)))
+        assert finding.verdict == "insufficient_data", (n, finding.summary)
+        assert "available" in finding.summary and "swap use +0 MB" in finding.summary
+        assert any("nmon -f" in m.command for m in finding.missing)
+    # swap rates measured and idle: still no free-memory side
+    idle = swap_only([2048.0] * 20, pswpin=[0.0] * 20, pswpout=[0.0] * 20)
+    finding = check(incident(idle))
+    assert finding.verdict == "insufficient_data"
+    assert "swap-in peak 0 pages/s" in finding.summary
+    # healthy contrast: the same swap figures beside free memory are ruled out, with numbers
+    healthy = linux([9000.0] * 20, total=16_000)
+    assert check(incident(healthy)).verdict == "ruled_out"
+
+
+def test_swapping_without_free_memory_figures_still_counts() -> None:
+    """Swap activity is the pressure itself: it makes the finding without the MEM figures."""
+    pswpin = [0.0] * 3 + [400.0] * 15 + [0.0] * 2
+    confirmed = check(incident(swap_only([2048.0] * 20, pswpin=pswpin)))
+    assert confirmed.verdict == "confirmed"
+    assert "swap-in peaked at 400 pages/s" in confirmed.summary
+    pswpout = [0.0] * 3 + [300.0] * 6 + [0.0] * 11
+    likely = check(incident(swap_only([2048.0] * 20, pswpout=pswpout)))
+    assert likely.verdict == "likely"
+    # swap use growing by 600 MB: pushed out during the capture
+    growing = check(incident(swap_only([2048.0 - 40.0 * i for i in range(16)])))
+    assert growing.verdict == "likely" and "swap use grew by 600 MB" in growing.summary
+    # a short swap-in burst is below every threshold: nothing to rule out with
+    burst = [0.0] * 3 + [400.0] * 2 + [0.0] * 15
+    assert check(incident(swap_only([2048.0] * 20, pswpin=burst))).verdict == "insufficient_data"
+
+
+def test_free_memory_without_the_file_cache_does_not_rule_out_either() -> None:
+    """An AIX topas_nmon file with MEM (real free 10-22 %, paging space) but no MEMNEW file
+    cache: AIX keeps free memory low by design, its file cache is the reserve, so available
+    memory is unknown; paging space grew 41 MB (below 100 MB). It was ruled out on the
+    paging space alone."""
+    from tests.detectors.runtime_incident import fixture_incident
+
+    finding = check(fixture_incident("nmon/aix-topas-nmon-zzzz-without-date-handwritten.nmon"))
+    assert finding.verdict == "insufficient_data"
+    assert finding.summary.startswith("No available memory on aixdb2")
+    assert "swap use +41 MB of 8,192 MB" in finding.summary

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -203,8 +204,6 @@ def test_threads_runnable_in_a_native_wait_for_input_are_not_busy(tmp_path) -> N
     ]
     for frames in (
         listening,
-        ["java.net.SocketInputStream.socketRead0(java.base@11/Native Method)",
-         "java.net.SocketInputStream.socketRead(java.base@11/SocketInputStream.java:115)"],
         ["sun.nio.ch.EPoll.wait(java.base@17/Native Method)",
          "sun.nio.ch.EPollSelectorImpl.doSelect(java.base@17/EPollSelectorImpl.java:118)"],
         ["sun.nio.ch.Net.accept(java.base@17/Native Method)",
@@ -219,6 +218,11 @@ def test_threads_runnable_in_a_native_wait_for_input_are_not_busy(tmp_path) -> N
                  "java.util.zip.Inflater.inflate(java.base@17/Inflater.java:378)",
                  "java.util.zip.GZIPInputStream.read(java.base@17/GZIPInputStream.java:117)"]  # fmt: skip
     assert check(_dump(tmp_path, inflating)).verdict == "likely"
+    # a socket read holds the thread for the connection it serves or the downstream it
+    # called: occupied, not waiting for new work (it was counted idle before)
+    reading = ["java.net.SocketInputStream.socketRead0(java.base@11/Native Method)",
+               "java.net.SocketInputStream.socketRead(java.base@11/SocketInputStream.java:115)"]  # fmt: skip
+    assert check(_dump(tmp_path, reading)).verdict == "likely"
 
 
 def test_input_waits_are_said_beside_the_busy_count(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -227,7 +231,7 @@ def test_input_waits_are_said_beside_the_busy_count(tmp_path) -> None:  # type: 
         top = (
             "org.example.Codec.encode(Codec.java:88)"
             if i < 19
-            else ("java.net.SocketInputStream.socketRead0(java.base@11/Native Method)")
+            else ("java.net.PlainSocketImpl.socketAccept(java.base@11/Native Method)")
         )
         lines += ["", f'"worker-{i}" #{i + 9} prio=5 tid=0x{i:x} nid=0x{i:x} runnable  [0x0]']
         lines += ["   java.lang.Thread.State: RUNNABLE", f"\tat {top}"]
@@ -236,15 +240,16 @@ def test_input_waits_are_said_beside_the_busy_count(tmp_path) -> None:  # type: 
     finding = check(MemoryIncidentData([parsed(path)]))
     assert finding.verdict == "likely"  # 19 of 20 busy = 95 %
     assert "19 of 20 threads busy" in finding.summary
-    assert "not counting 1 RUNNABLE in native code waiting for input" in finding.summary
+    assert "1 RUNNABLE in native accept, listen or poll" in finding.summary
 
 
 def test_insufficient_without_pool_metrics() -> None:
-    # The fixture's workers sleep (TIMED_WAITING): the dump shows no busy pool.
-    finding = check(fixture_incident("thread_dump/pool-saturation-jdk17-jstack-3-dumps.txt"))
+    # (The committed PoolSaturation dump used to be the example here: its 8 workers sleep
+    # inside their tasks, which read as idle; they are busy, see
+    # test_the_real_saturated_pool_dump_shows_its_workers_busy_in_tasks.)
+    finding = check(incident())
     assert finding.verdict == "insufficient_data"
     assert any("jstack" in m.command for m in finding.missing)
-    assert check(incident()).verdict == "insufficient_data"
 
 
 def test_pools_on_several_hosts_are_judged_apart() -> None:
@@ -307,3 +312,261 @@ def test_never_raises_on_odd_series(active, maximum, queue, times) -> None:  # t
             capture.points.add(name, {"pool": "p"}, "", T0 + at * 1000, value)
     finding = registry.judge(ID, incident(capture))
     assert finding.verdict in {"confirmed", "likely", "ruled_out", "insufficient_data"}
+
+
+# --- what a waiting worker is doing: inside a task (busy) or in its pool's wait (idle) ----
+
+JDK = "java.base@17.0.15"
+
+
+def _jstack(tmp_path, workers: list[tuple[str, list[str]]], pool: str = "biz-exec"):  # type: ignore[no-untyped-def]
+    """A jstack dump through the real parser: one ``pool`` thread per (state line, frames)."""
+    lines = ["2026-11-21 07:27:34", "Full thread dump OpenJDK 64-Bit Server VM (17 mixed mode):"]
+    for i, (state, frames) in enumerate(workers):
+        lines += ["", f'"{pool}-{i + 1}" #{i + 9} prio=5 tid=0x{i:x} nid=0x{i:x} waiting  [0x0]']
+        lines += [f"   java.lang.Thread.State: {state}", *(f"\tat {f}" for f in frames)]
+    path = tmp_path / "jstack.txt"
+    path.write_text("\n".join(lines) + "\n")
+    return MemoryIncidentData([parsed(path)])
+
+
+RUN_WORKER = [
+    f"java.util.concurrent.ThreadPoolExecutor.runWorker({JDK}/ThreadPoolExecutor.java:1136)",
+    f"java.util.concurrent.ThreadPoolExecutor$Worker.run({JDK}/ThreadPoolExecutor.java:635)",
+    f"java.lang.Thread.run({JDK}/Thread.java:840)",
+]
+# A request handler's stack: far deeper than the 8 frames a dump event keeps.
+HANDLER = [f"org.example.web.Layer{i}.handle(Layer{i}.java:{i + 10})" for i in range(14)]
+PARK = [
+    f"jdk.internal.misc.Unsafe.park({JDK}/Native Method)",
+    f"java.util.concurrent.locks.LockSupport.park({JDK}/LockSupport.java:341)",
+]
+PARK_NANOS = [
+    f"jdk.internal.misc.Unsafe.park({JDK}/Native Method)",
+    f"java.util.concurrent.locks.LockSupport.parkNanos({JDK}/LockSupport.java:252)",
+]
+CONDITION_AWAIT = [
+    *PARK,
+    f"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionNode.block({JDK}/AbstractQueuedSynchronizer.java:506)",
+    f"java.util.concurrent.ForkJoinPool.unmanagedBlock({JDK}/ForkJoinPool.java:3465)",
+    f"java.util.concurrent.ForkJoinPool.managedBlock({JDK}/ForkJoinPool.java:3436)",
+    f"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await({JDK}/AbstractQueuedSynchronizer.java:1623)",
+]
+GET_TASK = [
+    f"java.util.concurrent.ThreadPoolExecutor.getTask({JDK}/ThreadPoolExecutor.java:1062)",
+    *RUN_WORKER,
+]
+
+IN_TASK: dict[str, tuple[str, list[str]]] = {
+    "Thread.sleep in a task": (
+        "TIMED_WAITING (sleeping)",
+        [f"java.lang.Thread.sleep({JDK}/Native Method)",
+         "org.example.OrderService.reserve(OrderService.java:88)",
+         "org.example.OrderService$$Lambda$12/0x0000000801001a28.run(Unknown Source)",
+         *RUN_WORKER],
+    ),
+    "Thread.sleep deep in a handler": (
+        "TIMED_WAITING (sleeping)",
+        [f"java.lang.Thread.sleep({JDK}/Native Method)", "org.example.Retry.backoff(Retry.java:40)",
+         *HANDLER],
+    ),
+    "FutureTask.get": (
+        "WAITING (parking)",
+        [*PARK,
+         f"java.util.concurrent.FutureTask.awaitDone({JDK}/FutureTask.java:447)",
+         f"java.util.concurrent.FutureTask.get({JDK}/FutureTask.java:190)",
+         "org.example.Fanout.collect(Fanout.java:31)", *HANDLER],
+    ),
+    "CompletableFuture.get": (
+        "WAITING (parking)",
+        [*PARK,
+         f"java.util.concurrent.CompletableFuture$Signaller.block({JDK}/CompletableFuture.java:1864)",
+         f"java.util.concurrent.ForkJoinPool.unmanagedBlock({JDK}/ForkJoinPool.java:3465)",
+         f"java.util.concurrent.ForkJoinPool.managedBlock({JDK}/ForkJoinPool.java:3436)",
+         f"java.util.concurrent.CompletableFuture.waitingGet({JDK}/CompletableFuture.java:1898)",
+         f"java.util.concurrent.CompletableFuture.get({JDK}/CompletableFuture.java:2072)",
+         "org.example.PriceClient.quote(PriceClient.java:57)", *HANDLER],
+    ),
+    "Object.wait from application code": (
+        "WAITING (on object monitor)",
+        [f"java.lang.Object.wait({JDK}/Native Method)", f"java.lang.Object.wait({JDK}/Object.java:338)",
+         "org.example.Gate.pass(Gate.java:19)", *HANDLER],
+    ),
+    "LockSupport.park from application code": (
+        "WAITING (parking)",
+        [*PARK, "org.example.Throttle.acquire(Throttle.java:71)", *HANDLER],
+    ),
+    "a lock": (
+        "WAITING (parking)",
+        [*PARK,
+         f"java.util.concurrent.locks.AbstractQueuedSynchronizer.acquire({JDK}/AbstractQueuedSynchronizer.java:715)",
+         f"java.util.concurrent.locks.ReentrantLock.lock({JDK}/ReentrantLock.java:322)",
+         "org.example.Ledger.post(Ledger.java:12)", *RUN_WORKER],
+    ),
+    "its own queue, taken by application code": (
+        "WAITING (parking)",
+        [*CONDITION_AWAIT,
+         f"java.util.concurrent.LinkedBlockingQueue.take({JDK}/LinkedBlockingQueue.java:435)",
+         "org.example.BatchConsumer.next(BatchConsumer.java:23)", *HANDLER],
+    ),
+    "a socket read to a downstream (JDK 8-12)": (
+        "RUNNABLE",
+        ["java.net.SocketInputStream.socketRead0(Native Method)",
+         "java.net.SocketInputStream.socketRead(SocketInputStream.java:116)",
+         "java.net.SocketInputStream.read(SocketInputStream.java:171)",
+         "java.net.SocketInputStream.read(SocketInputStream.java:141)",
+         "com.mysql.cj.protocol.ReadAheadInputStream.fill(ReadAheadInputStream.java:107)",
+         "com.mysql.cj.protocol.ReadAheadInputStream.read(ReadAheadInputStream.java:186)",
+         *HANDLER],
+    ),
+    "a socket read to a downstream (JDK 13+)": (
+        "RUNNABLE",
+        [f"sun.nio.ch.Net.poll({JDK}/Native Method)",
+         f"sun.nio.ch.NioSocketImpl.park({JDK}/NioSocketImpl.java:186)",
+         f"sun.nio.ch.NioSocketImpl.timedRead({JDK}/NioSocketImpl.java:290)",
+         f"sun.nio.ch.NioSocketImpl.implRead({JDK}/NioSocketImpl.java:314)",
+         f"sun.nio.ch.NioSocketImpl.read({JDK}/NioSocketImpl.java:355)",
+         f"java.net.Socket$SocketInputStream.read({JDK}/Socket.java:976)",
+         *HANDLER],
+    ),
+}  # fmt: skip
+
+IN_QUEUE: dict[str, tuple[str, list[str]]] = {
+    "LinkedBlockingQueue.take (JDK 17)": (
+        "WAITING (parking)",
+        [*CONDITION_AWAIT,
+         f"java.util.concurrent.LinkedBlockingQueue.take({JDK}/LinkedBlockingQueue.java:435)",
+         *GET_TASK],
+    ),
+    "SynchronousQueue.poll (JDK 17)": (
+        "TIMED_WAITING (parking)",
+        [*PARK_NANOS,
+         f"java.util.concurrent.SynchronousQueue$TransferStack.awaitFulfill({JDK}/SynchronousQueue.java:462)",
+         f"java.util.concurrent.SynchronousQueue$TransferStack.transfer({JDK}/SynchronousQueue.java:361)",
+         f"java.util.concurrent.SynchronousQueue.poll({JDK}/SynchronousQueue.java:937)",
+         *GET_TASK],
+    ),
+    "LinkedTransferQueue under SynchronousQueue (JDK 21)": (
+        "TIMED_WAITING (parking)",
+        [*PARK_NANOS,
+         "java.util.concurrent.LinkedTransferQueue$DualNode.await(java.base@21/LinkedTransferQueue.java:458)",
+         "java.util.concurrent.LinkedTransferQueue.xfer(java.base@21/LinkedTransferQueue.java:613)",
+         "java.util.concurrent.SynchronousQueue.xfer(java.base@21/SynchronousQueue.java:257)",
+         "java.util.concurrent.SynchronousQueue.poll(java.base@21/SynchronousQueue.java:193)",
+         *GET_TASK],
+    ),
+    "Tomcat TaskQueue.take, getTask beyond the kept frames": (
+        "WAITING (parking)",
+        [*CONDITION_AWAIT,
+         f"java.util.concurrent.LinkedBlockingQueue.take({JDK}/LinkedBlockingQueue.java:435)",
+         "org.apache.tomcat.util.threads.TaskQueue.take(TaskQueue.java:141)",
+         "org.apache.tomcat.util.threads.ThreadPoolExecutor.getTask(ThreadPoolExecutor.java:1114)",
+         "org.apache.tomcat.util.threads.ThreadPoolExecutor.runWorker(ThreadPoolExecutor.java:1176)",
+         "org.apache.tomcat.util.threads.ThreadPoolExecutor$Worker.run(ThreadPoolExecutor.java:659)",
+         "org.apache.tomcat.util.threads.TaskThread$WrappingRunnable.run(TaskThread.java:61)",
+         f"java.lang.Thread.run({JDK}/Thread.java:840)"],
+    ),
+    "ForkJoinPool.awaitWork": (
+        "WAITING (parking)",
+        [f"jdk.internal.misc.Unsafe.park({JDK}/Native Method)",
+         f"java.util.concurrent.ForkJoinPool.awaitWork({JDK}/ForkJoinPool.java:1724)",
+         f"java.util.concurrent.ForkJoinPool.runWorker({JDK}/ForkJoinPool.java:1623)",
+         f"java.util.concurrent.ForkJoinWorkerThread.run({JDK}/ForkJoinWorkerThread.java:165)"],
+    ),
+    "RUNNABLE in a native accept": (
+        "RUNNABLE",
+        [f"sun.nio.ch.Net.accept({JDK}/Native Method)",
+         f"sun.nio.ch.NioSocketImpl.accept({JDK}/NioSocketImpl.java:755)",
+         f"java.net.ServerSocket.implAccept({JDK}/ServerSocket.java:675)",
+         "org.example.Listener.run(Listener.java:30)"],
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("size", [8, 20, 200])
+@pytest.mark.parametrize("how", list(IN_TASK))
+def test_a_worker_waiting_inside_a_task_is_busy(tmp_path, how: str, size: int) -> None:  # type: ignore[no-untyped-def]
+    """From the pool's point of view a worker inside a task is occupied, sleeping or waiting
+    on a downstream as much as on CPU: every one of them in a task is a full pool."""
+    finding = check(_jstack(tmp_path, [IN_TASK[how]] * size))
+    assert finding.verdict == "likely", (how, finding.summary)
+    assert f"{size} of {size} threads busy (100 %" in finding.summary
+
+
+@pytest.mark.parametrize("size", [8, 20, 200])
+@pytest.mark.parametrize("how", list(IN_QUEUE))
+def test_a_worker_in_its_pools_wait_is_idle(tmp_path, how: str, size: int) -> None:  # type: ignore[no-untyped-def]
+    """Healthy contrast: only a worker waiting for new work is free."""
+    finding = check(_jstack(tmp_path, [IN_QUEUE[how]] * size))
+    assert finding.verdict == "insufficient_data", (how, finding.summary)
+    text = " ".join(e.summary for e in finding.evidence)
+    assert f"0 of {size} threads busy" in text
+
+
+@pytest.mark.parametrize(("in_task", "idle", "verdict"), [(19, 1, "likely"), (18, 2, "likely"),
+                                                          (17, 3, "insufficient_data"),
+                                                          (10, 10, "insufficient_data")])  # fmt: skip
+def test_the_busy_share_counts_tasks_against_queue_waits(  # type: ignore[no-untyped-def]
+    tmp_path, in_task: int, idle: int, verdict: str
+) -> None:
+    workers = [IN_TASK["CompletableFuture.get"]] * in_task
+    workers += [IN_QUEUE["LinkedBlockingQueue.take (JDK 17)"]] * idle
+    finding = check(_jstack(tmp_path, workers))
+    assert finding.verdict == verdict
+    dump = next(e.summary for e in finding.evidence if e.summary.startswith("thread dump"))
+    assert f"{in_task} of {in_task + idle} threads busy" in dump
+    assert f"waiting inside a task ({in_task}:" in dump
+    assert f"{idle} in the pool's wait for its next task" in dump
+    assert "do not say" not in dump
+
+
+def test_a_wait_the_frames_do_not_place_is_not_counted_busy(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A pool whose idle loop Rootline does not know (a short stack, the wait called by the
+    worker's own run loop) is not taken for a busy one: not counted, and said."""
+    own_loop = ("WAITING (on object monitor)",
+                [f"java.lang.Object.wait({JDK}/Native Method)",
+                 "org.example.pool.MiniPool$Worker.run(MiniPool.java:52)",
+                 f"java.lang.Thread.run({JDK}/Thread.java:840)"])  # fmt: skip
+    finding = check(_jstack(tmp_path, [own_loop] * 20))
+    assert finding.verdict == "insufficient_data"
+    dump = next(e.summary for e in finding.evidence if e.summary.startswith("thread dump"))
+    assert "0 of 20 threads busy" in dump
+    assert "not counted busy: 20 waiting where the frames kept do not say" in dump
+
+
+def test_selector_threads_keep_their_old_reading(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Netty / NIO selector threads are not workers: skipped by name, and a generically named
+    thread RUNNABLE in epoll is waiting for events."""
+    epoll = ("RUNNABLE",
+             [f"sun.nio.ch.EPoll.wait({JDK}/Native Method)",
+              f"sun.nio.ch.EPollSelectorImpl.doSelect({JDK}/EPollSelectorImpl.java:118)",
+              f"sun.nio.ch.SelectorImpl.lockAndDoSelect({JDK}/SelectorImpl.java:129)",
+              f"sun.nio.ch.SelectorImpl.select({JDK}/SelectorImpl.java:146)",
+              "io.netty.channel.nio.NioEventLoop.select(NioEventLoop.java:813)",
+              "io.netty.channel.nio.NioEventLoop.run(NioEventLoop.java:460)"])  # fmt: skip
+    named = check(_jstack(tmp_path, [epoll] * 20, pool="nioEventLoopGroup-2"))
+    assert named.verdict == "insufficient_data" and not named.evidence
+    generic = check(_jstack(tmp_path, [epoll] * 20, pool="io-worker"))
+    assert generic.verdict == "insufficient_data"
+    assert any("0 of 20 threads busy" in e.summary for e in generic.evidence)
+
+
+def test_the_real_saturated_pool_dump_shows_its_workers_busy_in_tasks() -> None:
+    """The committed jstack of PoolSaturation.java (tests/fixtures/thread_dump/README.md): the
+    pool is saturated (active 8 of 8, queue 50 of 50) and all 8 order-service workers sleep
+    inside their tasks (TIMED_WAITING in Thread.sleep under ThreadPoolExecutor.runWorker).
+    Reading a sleeping worker as idle called this pool free; it is full."""
+    finding = check(fixture_incident("thread_dump/pool-saturation-jdk17-jstack-3-dumps.txt"))
+    assert finding.verdict == "likely"
+    assert finding.summary.startswith("Pool order-service ran near its limits")
+    assert "8 of 8 threads busy (100 %" in finding.summary
+    assert "waiting inside a task (8:" in finding.summary
+
+
+def test_unnamed_threads_are_not_a_pool(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """java.lang.Thread names every thread started without a name "Thread-N": twenty of them
+    busy in their own work are no pool to exhaust (a named pool alike is, the contrast)."""
+    sleeping = IN_TASK["Thread.sleep in a task"]
+    unnamed = check(_jstack(tmp_path, [sleeping] * 20, pool="Thread"))
+    assert unnamed.verdict == "insufficient_data" and not unnamed.evidence
+    assert check(_jstack(tmp_path, [sleeping] * 20, pool="report-pool")).verdict == "likely"

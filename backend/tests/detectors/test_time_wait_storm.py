@@ -8,8 +8,12 @@ from hypothesis import HealthCheck, given, settings
 
 from rootline.detectors import registry
 from rootline.detectors.base import Finding, IncidentData
+from rootline.detectors.data import MemoryIncidentData, ParsedArtifact
+from rootline.parsers.base import ParseContext
+from rootline.parsers.registry import parse_bytes
 from tests.detectors.conn_incident import LAB_FIXTURES, connection, lab_incident
 from tests.detectors.net_incident import (
+    T0,
     Capture,
     assert_well_formed,
     fixture_incident,
@@ -364,3 +368,198 @@ def test_no_ratio_is_shown_over_zero_established_sockets() -> None:
     counted = check(incident(states([0, 4000, 8000, 11263], [5, 5, 5, 5])))
     ratio = next(e for e in counted.evidence if e.threshold_name == "tw_per_estab_min")
     assert ratio.observed == pytest.approx(11263 / 5) and ratio.threshold == 10
+
+
+def _side_text(finding: Finding) -> str:
+    return " ".join(
+        [finding.summary, finding.explanation, *(e.summary for e in finding.evidence)]
+    ).lower()
+
+
+SIDE_CLAIMS = ("closes first:", "the side that closes first, judged")
+
+
+@pytest.mark.parametrize("side", ["server", "client"])
+@pytest.mark.parametrize("closes_counted", [True, False])
+@pytest.mark.parametrize("snapshots", [1, 3, 30])
+def test_no_side_is_claimed_without_a_time_wait_socket(
+    side: str, closes_counted: bool, snapshots: int
+) -> None:
+    """The side that closes first holds TIME-WAIT: with 0 TIME-WAIT sockets (and the kernel
+    counting no close into it) there is nothing to place, so no "the server closes first"
+    and no side remedies, whatever the open counters say."""
+    capture = states([0] * snapshots, [40] * snapshots)
+    n = max(snapshots, 2)
+    opened = [0.0] * (n - 1) if side == "server" else [500.0] * (n - 1)
+    accepted = [500.0] * (n - 1) if side == "server" else [0.0] * (n - 1)
+    capture.counter("TcpActiveOpens", opened).counter("TcpPassiveOpens", accepted)
+    if closes_counted:
+        capture.counter("TcpExtTW", [0.0] * (n - 1))
+    labels = {"local": "0.0.0.0:8080", "port": "8080"}
+    capture.series("tcp.listen.backlog", [128] * snapshots, labels=labels, unit="connections")
+    finding = check(incident(capture))
+    assert finding.verdict == "ruled_out"
+    text = _side_text(finding)
+    assert not any(claim in text for claim in SIDE_CLAIMS), text
+    remedies = " ".join(finding.remedies)
+    assert "closes first" not in remedies and "tcp_tw_reuse=1" not in remedies
+
+
+def test_the_side_is_still_placed_when_time_wait_sockets_exist() -> None:
+    """Healthy contrast: 40 TIME-WAIT sockets (or closes counted into TIME-WAIT) on a host
+    that only accepted connections are the server's, said beside the ruled-out numbers."""
+
+    def accepting(capture: Capture, closes: float) -> Capture:
+        capture.counter("TcpActiveOpens", [0.0, 0.0]).counter("TcpPassiveOpens", [20.0, 20.0])
+        return capture.counter("TcpExtTW", [closes, closes])
+
+    finding = check(incident(accepting(states([30, 40, 35], [200] * 3), 0.0)))
+    assert finding.verdict == "ruled_out"
+    assert "the server closes first" in _side_text(finding)
+    # no TIME-WAIT count at all, the kernel's TcpExtTW counts the closes: still placed
+    counted = check(incident(accepting(Capture(kind="nstat", host="h1"), 15.0)))
+    assert counted.verdict == "ruled_out"
+    assert "the server closes first" in _side_text(counted)
+
+
+def test_a_real_listing_without_time_wait_places_no_side() -> None:
+    """The corpus' Ubuntu ss -a listing: 17 LISTEN, 3 ESTAB, no TIME-WAIT row. Its ruled-out
+    summary said "the server closes first" from the listed connections' ports; with no
+    TIME-WAIT socket there is no side to name."""
+    from tests.detectors.runtime_incident import corpus_incident
+
+    finding = check(corpus_incident("ss/ss-noemitauOH-oneline-tcpinfo-skmem-ubuntu-pcp.txt"))
+    assert finding.verdict == "ruled_out"
+    assert "TIME-WAIT peaked at 0 sockets" in finding.summary
+    assert not any(claim in _side_text(finding) for claim in SIDE_CLAIMS), finding.summary
+
+
+# --- the TIME-WAIT sockets themselves, by local port ----------------------------------------
+
+
+def _listing(tmp_path, tool: str, *, server: int, client: int, listen: bool = True):  # type: ignore[no-untyped-def]
+    """An ``ss -tan`` or ``netstat -nat`` listing of host h1 (10.0.0.1), parsed for real:
+    ``server`` TIME-WAIT sockets on its listening port 8080 (accepted from 10.0.0.9), ``client``
+    on ephemeral ports 40000.. towards 10.0.0.7:5432, one ESTABLISHED each way."""
+    rows = [("LISTEN", "0.0.0.0:8080", "0.0.0.0:*")] if listen else []
+    rows += [
+        ("ESTAB", "10.0.0.1:8080", "10.0.0.9:50000"),
+        ("ESTAB", "10.0.0.1:39999", "10.0.0.7:5432"),
+    ]
+    rows += [("TIME-WAIT", "10.0.0.1:8080", f"10.0.0.9:{51000 + i}") for i in range(server)]
+    rows += [("TIME-WAIT", f"10.0.0.1:{40000 + i}", "10.0.0.7:5432") for i in range(client)]
+    if tool == "ss":
+        text = "State Recv-Q Send-Q Local Address:Port Peer Address:Port\n" + "".join(
+            f"{state} 0 0 {local} {peer}\n" for state, local, peer in rows
+        )
+    else:
+        words = {"ESTAB": "ESTABLISHED", "TIME-WAIT": "TIME_WAIT", "LISTEN": "LISTEN"}
+        text = (
+            "Active Internet connections (servers and established)\n"
+            "Proto Recv-Q Send-Q Local Address           Foreign Address         State\n"
+            + "".join(f"tcp 0 0 {local} {peer} {words[state]}\n" for state, local, peer in rows)
+        )
+    path = tmp_path / f"{tool}-listing.txt"
+    path.write_text(text)
+    result = parse_bytes(path.read_bytes(), ParseContext.for_zone("UTC", default_time_ms=T0))
+    return ParsedArtifact(path.name, "h1", result)
+
+
+def _with(listing, *captures: Capture) -> MemoryIncidentData:  # type: ignore[no-untyped-def]
+    return MemoryIncidentData([listing, *(c.artifact() for c in captures)])
+
+
+def _counters(*, accepted: float, opened: float, closes: float) -> Capture:
+    capture = Capture(kind="nstat", host="h1")
+    capture.counter("TcpActiveOpens", [opened, opened])
+    capture.counter("TcpPassiveOpens", [accepted, accepted])
+    capture.counter("TcpExtTW", [closes, closes])
+    return capture.fact("net.ipv4.ip_local_port_range", "32768 60999")
+
+
+def _texts(finding: Finding) -> str:
+    return " | ".join(e.summary for e in finding.evidence)
+
+
+@pytest.mark.parametrize("tool", ["ss", "netstat"])
+@pytest.mark.parametrize("count", [20, 300, 1500])
+def test_the_listed_time_wait_sockets_corroborate_the_counters(
+    tmp_path, tool: str, count: int
+) -> None:  # type: ignore[no-untyped-def]
+    """The counters place the side (primary); the listed TIME-WAIT sockets by local port are
+    computed and shown beside them whenever a listing has them."""
+    server = _with(
+        _listing(tmp_path, tool, server=count, client=0),
+        _counters(accepted=50.0, opened=0.0, closes=10.0),
+    )
+    finding = check(server)
+    text = _texts(finding)
+    assert "the server closes first: this host accepted 100 connections" in text
+    assert (
+        f"by local port, {count:,} of the {count:,} TIME-WAIT sockets listed at" in text
+    ) and "sit on a listening port (8080), 0 on other local ports" in text
+    item = next(e for e in finding.evidence if e.summary.startswith("by local port"))
+    assert item.corroborates and item.met is True
+
+    client = _with(
+        _listing(tmp_path, tool, server=0, client=count),
+        _counters(accepted=0.0, opened=50.0, closes=10.0),
+    )
+    text = _texts(check(client))
+    assert "the client closes first: this host opened 100 connections" in text
+    assert (
+        f"by local port, {count:,} of the {count:,} TIME-WAIT sockets listed at" in text
+        and "sit on ephemeral ports of ip_local_port_range 32768-60999 "
+        f"(40000-{40000 + count - 1}), 0 on a listening port"
+        in text
+    )
+
+
+def test_listed_sockets_that_disagree_with_the_counters_are_shown_unmet(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Counters saying "server" beside a listing whose TIME-WAIT sits on ephemeral ports: the
+    counters stay the verdict's footing, the listing is shown as not agreeing."""
+    finding = check(
+        _with(
+            _listing(tmp_path, "ss", server=2, client=40),
+            _counters(accepted=50.0, opened=0.0, closes=10.0),
+        )
+    )
+    assert "the server closes first" in _texts(finding)
+    item = next(e for e in finding.evidence if e.summary.startswith("by local port"))
+    assert item.met is False and "2 of the 42 TIME-WAIT sockets" in item.summary
+
+
+@pytest.mark.parametrize("tool", ["ss", "netstat"])
+def test_without_counters_the_listed_time_wait_sockets_place_the_side(tmp_path, tool: str) -> None:  # type: ignore[no-untyped-def]
+    server = check(_with(_listing(tmp_path, tool, server=1200, client=3)))
+    assert "the server closes first: 1,200 of the 1,203 TIME-WAIT sockets listed at" in (
+        server.summary
+    )
+    assert "sit on its listening port (8080), 3 on other local ports" in server.summary
+    assert "judged from the TIME-WAIT sockets: server" in server.explanation
+    client = check(
+        _with(
+            _listing(tmp_path, tool, server=0, client=1200),
+            Capture(host="h1").fact("net.ipv4.ip_local_port_range", "32768 60999"),
+        )
+    )
+    assert "the client closes first: 1,200 of the 1,200 TIME-WAIT sockets listed" in (
+        client.summary
+    )
+    # the listening port is known from the shared local port alone when no LISTEN row is listed
+    unlisted = check(_with(_listing(tmp_path, tool, server=1200, client=0, listen=False)))
+    assert "the server closes first: 1,200 of the 1,200" in unlisted.summary
+
+
+def test_counters_of_a_host_on_both_sides_defer_to_the_listed_sockets(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A proxy accepts and opens alike: the counters cannot say which side its TIME-WAIT
+    sits on, the sockets' local ports can."""
+    finding = check(
+        _with(
+            _listing(tmp_path, "ss", server=1500, client=0),
+            _counters(accepted=50.0, opened=50.0, closes=10.0),
+        )
+    )
+    text = _texts(finding)
+    assert "the server closes first: 1,500 of the 1,500 TIME-WAIT sockets listed" in text
+    assert "Find which side closes first" not in " ".join(finding.remedies)

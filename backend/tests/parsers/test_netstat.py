@@ -59,8 +59,17 @@ def test_state_counts_and_queues_match_a_recount(name: str) -> None:
     assert series["tcp.connections.recvq.bytes"] == [float(recvq)]
     assert series["tcp.connections.sendq.bytes"] == [float(sendq)]
     assert all(
-        s.times_ms[0] == 42 and s.unit in ("sockets", "bytes", "connections") for s in result.series
+        s.times_ms[0] == 42 and s.unit in ("sockets", "bytes", "connections", "port")
+        for s in result.series
     )
+    # every TIME-WAIT socket counted once by its local port: on a listed or shared port, or
+    # among the other ports
+    by_port = sum(
+        s.values[0]
+        for s in result.series
+        if s.name in ("tcp.time_wait.local_port", "tcp.time_wait.other_ports")
+    )
+    assert by_port == states["time-wait"]
     assert result.status == "parsed"
 
 

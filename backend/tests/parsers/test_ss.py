@@ -730,3 +730,31 @@ def test_a_line_short_of_a_number_and_one_over_do_not_shift_columns() -> None:
             s for s in result.series if s.name == "tcp.conn.rto_ms" and s.labels["peer"] == peer
         ]
         assert [s.values[0] for s in rtos] == ([] if rto is None else [rto])
+
+
+def test_time_wait_sockets_are_counted_by_local_port() -> None:
+    """Which side holds TIME-WAIT is its local port: a listening port's (every accepted
+    connection shares it) or ephemeral ones (one socket each). A listed LISTEN port is
+    counted apart however few sit on it; so is a port many share; the rest are summed."""
+    rows = ["State Recv-Q Send-Q Local Address:Port Peer Address:Port",
+            "LISTEN 0 128 0.0.0.0:8080 0.0.0.0:*",
+            "ESTAB 0 0 10.0.0.1:8080 10.0.0.9:50000"]  # fmt: skip
+    rows += [f"TIME-WAIT 0 0 10.0.0.1:8080 10.0.0.9:{51000 + i}" for i in range(3)]
+    rows += [f"TIME-WAIT 0 0 10.0.0.1:9090 10.0.0.8:{52000 + i}" for i in range(16)]
+    rows += [f"TIME-WAIT 0 0 10.0.0.1:{40000 + i} 10.0.0.7:5432" for i in range(20)]
+    result = ss.parse("\n".join(rows) + "\n", ParseContext())
+    found = {
+        (s.name, s.labels.get("port")): s.values[0]
+        for s in result.series
+        if s.name.startswith("tcp.time_wait.")
+    }
+    assert found == {
+        ("tcp.time_wait.local_port", "8080"): 3.0,
+        ("tcp.time_wait.local_port", "9090"): 16.0,
+        ("tcp.time_wait.other_ports", None): 20.0,
+        ("tcp.time_wait.other_port_min", None): 40000.0,
+        ("tcp.time_wait.other_port_max", None): 40019.0,
+    }
+    # a listing without TIME-WAIT sockets writes none of them
+    quiet = ss.parse("\n".join(rows[:3]) + "\n", ParseContext())
+    assert not [s for s in quiet.series if s.name.startswith("tcp.time_wait.")]

@@ -250,6 +250,36 @@ def test_runnable_top_frames_are_kept_per_pool() -> None:
     json.dumps(stacks)  # stored as event attrs
 
 
+QUEUE_WAIT = [
+    "jdk.internal.misc.Unsafe.park(java.base@17/Native Method)",
+    "java.util.concurrent.locks.LockSupport.park(java.base@17/LockSupport.java:341)",
+    "java.util.concurrent.LinkedBlockingQueue.take(java.base@17/LinkedBlockingQueue.java:435)",
+    "java.util.concurrent.ThreadPoolExecutor.getTask(java.base@17/ThreadPoolExecutor.java:1062)",
+]
+SLEEP_IN_TASK = [
+    "java.lang.Thread.sleep(java.base@17/Native Method)",
+    *(f"org.example.Deep.level{i}(Deep.java:{i})" for i in range(12)),
+]
+
+
+def test_waiting_top_frames_are_kept_per_pool() -> None:
+    """A waiting worker is idle in its pool's queue or busy inside a task: the frames tell
+    which, so the split pools keep them (pool_waiting_stacks), with whether the stack goes
+    deeper than the frames kept."""
+    threads = [(f"exec-{i}", "WAITING (parking)", QUEUE_WAIT) for i in range(3)]
+    threads += [(f"exec-{i}", "TIMED_WAITING (sleeping)", SLEEP_IN_TASK) for i in range(3, 5)]
+    threads += [("exec-9", "RUNNABLE", WORK), ("exec-10", "BLOCKED (on object monitor)", WORK)]
+    result = thread_dump.parse(_jstack(threads), ParseContext())
+    stacks = _dump_events(result)[0].attrs["pool_waiting_stacks"]
+    assert stacks == {
+        "exec": [
+            {"frames": QUEUE_WAIT, "count": 3, "deeper": False},
+            {"frames": SLEEP_IN_TASK[: thread_dump.STACK_FRAMES], "count": 2, "deeper": True},
+        ]
+    }
+    json.dumps(stacks)  # stored as event attrs
+
+
 def test_runnable_stacks_of_the_sap_dump_show_rfc_listen() -> None:
     path = next((p for p in CORPUS_DUMPS if p.name.startswith("sap-jvm")), None)
     if path is None:
