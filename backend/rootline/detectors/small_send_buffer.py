@@ -16,7 +16,10 @@ delivery rate seen to the same peer; no second run needed.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
+import numpy.typing as npt
 
 from rootline.detectors.base import Anchor, IncidentData, Measurement, Params, SeriesView
 from rootline.detectors.quantities import (
@@ -52,6 +55,7 @@ FIELDS = (
     "cwnd",
     "snd_wnd",
     "retrans",
+    "app_limited",
 )
 
 
@@ -123,7 +127,9 @@ def _connection(
         buffer_payload / (rtt_ms / 1000.0) if buffer_payload is not None and rtt_ms else None
     )
     goodput = _goodput(row.get("bytes_acked"))
-    capacity, capacity_source = _capacity(row, rtt_ms, best_rate.get((host, _address(peer))))
+    capacity, capacity_source = _capacity(
+        row, rtt_ms, best_rate.get((host, _address(peer))), _idle_times(row, times)
+    )
     bdp = capacity * rtt_ms / 1000.0 if capacity is not None and rtt_ms else None
 
     bound_share, bound_count = _buffer_bound_share(row, times, queued, pinned_mask, params)
@@ -200,17 +206,36 @@ def _goodput(acked: SeriesView | None) -> float | None:
     return float(moved[active].sum() / seconds[active].sum())
 
 
+def _sending(series: SeriesView | None, idle_ms: npt.NDArray[np.int64]) -> SeriesView | None:
+    """``series`` without the snapshots at ``idle_ms``, where the application had nothing to
+    send (see :func:`_capacity`)."""
+    if series is None or not len(idle_ms):
+        return series
+    keep = ~np.isin(series.times_ms, idle_ms)
+    return dataclasses.replace(series, times_ms=series.times_ms[keep], values=series.values[keep])
+
+
 def _capacity(
-    row: dict[str, SeriesView], rtt_ms: float | None, best_peer_rate_bps: float | None
+    row: dict[str, SeriesView],
+    rtt_ms: float | None,
+    best_peer_rate_bps: float | None,
+    idle_ms: npt.NDArray[np.int64],
 ) -> tuple[float | None, str]:
-    """What the path carries, from the connection itself (bytes/s) and where it comes from."""
+    """What the path carries, from the connection itself (bytes/s) and where it comes from.
+
+    Its cwnd and pacing rate are read without the snapshots ``idle_ms`` where ss marked it
+    ``app_limited`` with nothing queued: the application had nothing more to send, so cwnd
+    never had to grow and the pacing rate (derived from cwnd / RTT) says what was sent, not
+    what the path would carry (DOMAIN: the connection tells the path's capacity only when not
+    application-limited). A full small buffer is marked app_limited too (all of it in flight,
+    nothing unsent): those snapshots, with data queued, are kept."""
     candidates: list[tuple[float, str]] = []
     if rtt_ms and "cwnd" in row and "mss" in row:
-        cwnd = _median(row["cwnd"], positive=True)
+        cwnd = _median(_sending(row["cwnd"], idle_ms), positive=True)
         mss = _median(row["mss"], positive=True)
         if cwnd and mss:
             candidates.append((cwnd * mss / (rtt_ms / 1000.0), "cwnd x mss / RTT"))
-    pacing = _median(row.get("pacing_rate_bps"), positive=True)
+    pacing = _median(_sending(row.get("pacing_rate_bps"), idle_ms), positive=True)
     if pacing:
         candidates.append((pacing / 8.0, "pacing rate"))
     if best_peer_rate_bps:
@@ -221,17 +246,35 @@ def _capacity(
     return value, source
 
 
+def _idle_times(row: dict[str, SeriesView], times: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """The snapshots of ``times`` where ss marked the connection ``app_limited`` with nothing
+    queued: the application had nothing more to send (see :func:`_capacity`)."""
+    if "app_limited" not in row or not len(times):
+        return times[:0]
+    flagged = field_at(row, "app_limited", times) == 1.0
+    queued = np.maximum(field_at(row, "sendq.bytes", times), field_at(row, "skmem_w", times))
+    idle: npt.NDArray[np.int64] = times[flagged & ~(queued > 0)]
+    return idle
+
+
 def _best_rate_by_peer(
     table: dict[ConnectionKey, dict[str, SeriesView]],
 ) -> dict[tuple[str | None, str], float]:
+    """Per (host, peer address), the best delivery rate any connection to it reached outside
+    its application-limited idle snapshots."""
     best: dict[tuple[str | None, str], float] = {}
     for (host, _local, peer), row in table.items():
-        rate = row.get("delivery_rate_bps")
+        rate = _sending(row.get("delivery_rate_bps"), _idle_times(row, _times_of(row)))
         if rate is None or not len(rate):
             continue
         slot = (host, _address(peer))
         best[slot] = max(best.get(slot, 0.0), float(np.max(rate.values)))
     return best
+
+
+def _times_of(row: dict[str, SeriesView]) -> npt.NDArray[np.int64]:
+    rate = row.get("delivery_rate_bps")
+    return rate.times_ms if rate is not None else np.empty(0, dtype=np.int64)
 
 
 def _buffer_bound_share(

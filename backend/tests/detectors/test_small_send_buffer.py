@@ -177,3 +177,37 @@ def test_odd_connection_series() -> None:
     connection(capture, "x", "y", skmem_tb=[0.0], sendq__bytes=[5.0], rtt_ms=[0.0])
     connection(capture, "[::1]:1", "[::1]:2", skmem_tb=[], busy_ms=[0.0, 0.0])
     check(incident(capture))
+
+
+def _idle_client(n: int, *, app_limited: float | None) -> Capture:
+    """A desktop's HTTPS connection (corpus: ss ... desktop-pcp): initial cwnd, 7.5 KB sent in
+    its life, pacing 2.37 Mbit/s from cwnd / RTT, nothing queued in an 85 KiB buffer."""
+    capture = Capture(kind="ss", host="desktop")
+    extra = {} if app_limited is None else {"app_limited": [app_limited] * n}
+    connection(
+        capture, "10.0.0.10:33370", "142.250.70.164:443",
+        skmem_tb=[87040.0] * n, skmem_w=[0.0] * n, sendq__bytes=[0.0] * n, cwnd=[10.0] * n,
+        mss=[1448.0] * n, rtt_ms=[48.0] * n, pacing_rate_bps=[2371376.0] * n,
+        bytes_acked=[7525.0] * n, busy_ms=[1150.0] * n, delivery_rate_bps=[460000.0] * n,
+        **extra,
+    )  # fmt: skip
+    return capture
+
+
+def test_an_application_limited_connection_does_not_tell_the_path_capacity() -> None:
+    """ss marks app_limited where the application had nothing more to send: its cwnd (still
+    the initial 10) and the pacing rate derived from it say what was sent, not what the path
+    would carry, so no capacity or BDP is stated from them (DOMAIN: only when not buffer- or
+    application-limited). The verdict is the same: nothing was ever queued."""
+    for n in (1, 5, 30):
+        limited = check(incident(_idle_client(n, app_limited=1.0)))
+        assert limited.verdict == "ruled_out"
+        assert "The path would carry" not in limited.explanation, limited.explanation
+        assert "pacing rate" not in limited.explanation + limited.summary
+        # Snapshots without the flag tell it, as before.
+        for flag in (None, 0.0):
+            free = check(incident(_idle_client(n, app_limited=flag)))
+            assert free.verdict == "ruled_out"
+            assert "The path would carry 295 KiB/s (cwnd x mss / RTT)" in free.explanation, (
+                free.explanation
+            )
