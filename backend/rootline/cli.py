@@ -16,7 +16,7 @@ import typer
 from rootline import offline
 from rootline.detectors.base import Finding
 from rootline.detectors.data import ParsedArtifact
-from rootline.parsers.base import ParseContext, ParseResult
+from rootline.parsers.base import TIME_ASSUMPTION_FACTS, ParseContext, ParseResult
 from rootline.timeutil import ms_to_iso, now_ms
 
 if TYPE_CHECKING:
@@ -563,6 +563,16 @@ def analyze(
     )
     findings, parsed = offline.analyze(paths, context)
     for item in parsed:
+        for fact in item.result.facts:
+            if fact.key in TIME_ASSUMPTION_FACTS:
+                # Lines with a time of day only are put on today's date: say so, as the
+                # server's artifact listing does, before anyone reads a time off them.
+                typer.echo(
+                    f"warning: {item.name}: some of its times were assumed ({fact.key} ="
+                    f" {fact.value}: {TIME_ASSUMPTION_FACTS[fact.key]}); if they belong to"
+                    " another day, give the file its dates before reading times off it",
+                    err=True,
+                )
         if not item.result.anchored:
             typer.echo(
                 f"warning: {item.name}: GC log with JVM uptime only and no start time: its"

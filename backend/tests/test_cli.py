@@ -118,3 +118,21 @@ def test_analyze_anchors_an_uptime_only_gc_log_with_jvm_start_and_warns_without(
     assert anchored.returncode == 0 and "warning:" not in anchored.stderr
     parsed = run("parse", "--json", "--jvm-start", "2026-11-21T07:00:00Z", log)
     assert json.loads(parsed.stdout)["from"].startswith("2026-11-21T07:00")
+
+
+def test_analyze_warns_when_log_lines_were_put_on_todays_date(tmp_path: Path) -> None:
+    """A log with a time of day only is put on today's date (the server's artifact listing
+    says so; a corpus audit found the CLI silent, a Dubbo rejection stamped with today)."""
+    undated = tmp_path / "provider.log"
+    undated.write_text(
+        "17:54:34,026 WARN [DubboServerHandler] Thread pool is EXHAUSTED! Thread Name:"
+        " DubboServerHandler-10.0.0.1:20880, Pool Size: 300 (active: 300, core: 300,"
+        " max: 300, largest: 300)\n"
+    )
+    dated = tmp_path / "dated.log"
+    dated.write_text("2026-11-21 " + undated.read_text())
+    (warning,) = [
+        line for line in run("analyze", str(undated)).stderr.splitlines() if "warning:" in line
+    ]
+    assert "provider.log" in warning and "app_log.date_assumed" in warning
+    assert "warning:" not in run("analyze", str(dated)).stderr
