@@ -96,7 +96,12 @@ def _available(
     aix_cache_t, aix_cache_v = merged_series(named.get("nmon.MEMNEW.fscache_pct", []))
     if len(aix_free_t) and len(aix_cache_t):
         pct = np.clip(aix_free_v + step_values_at(aix_cache_t, aix_cache_v, aix_free_t), 0, 100)
-        total = float(total_v.max()) if len(total_t) else float("nan")
+        # The total at each sample: memory added to a running LPAR (DLPAR) raises it midway.
+        total = (
+            step_values_at(total_t, total_v, aix_free_t)
+            if len(total_t)
+            else np.full(len(aix_free_t), np.nan)
+        )
         return aix_free_t, pct * total / 100.0, pct, "free % + file cache % (AIX)"
     empty = np.array([], dtype=np.float64)
     return np.array([], dtype=np.int64), empty, empty, ""
@@ -116,6 +121,8 @@ def _host(host: str | None, series: list[SeriesView], params: Params) -> Measure
     times, available_mb, available_pct, basis = _available(named)
     if len(times):
         low = int(np.argmin(available_pct))
+        if len(total_t):  # the total then, which a percentage is of (memory can be added)
+            values["total_mb"] = float(step_values_at(total_t, total_v, times[low : low + 1])[0])
         values.update(
             min_available_pct=float(available_pct[low]),
             min_available_mb=float(available_mb[low]) if np.isfinite(available_mb[low]) else None,

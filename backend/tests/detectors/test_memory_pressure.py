@@ -248,3 +248,24 @@ def test_free_memory_without_the_file_cache_does_not_rule_out_either() -> None:
     assert finding.verdict == "insufficient_data"
     assert finding.summary.startswith("No available memory on aixdb2")
     assert "swap use +41 MB of 8,192 MB" in finding.summary
+
+
+def test_a_percentage_is_of_the_total_at_that_time_when_memory_is_added() -> None:
+    """Memory added to a running LPAR (DLPAR) raises the total midway: the lowest available
+    memory is a share of the total then, not of the later one (a corpus audit: 3.2 % of
+    43,008 MB read as '1,540 MB, 3.2 % of 48,128 MB')."""
+    for n, low_at in ((10, 2), (40, 30)):
+        capture = Capture("nmon", "lpar-1")
+        total = [43008.0 if i < n // 2 else 48128.0 for i in range(n)]
+        free_pct = [20.0] * n
+        free_pct[low_at] = 1.0
+        capture.series("mem.total_mb", total, step_s=300, unit="MB")
+        capture.series("nmon.MEMNEW.free_pct", free_pct, step_s=300, unit="percent")
+        capture.series("nmon.MEMNEW.fscache_pct", [2.2] * n, step_s=300, unit="percent")
+        finding = check(incident(capture))
+        then = total[low_at]
+        assert f"3.2 % of {then:,.0f} MB" in finding.summary, finding.summary
+        assert f"{then * 0.032:,.0f} MB, 3.2 %" in finding.summary
+        # Linux MEM sums: the total at the low point too.
+        linux_capture = linux([8000.0] * 3 + [100.0] + [8000.0] * 3, total=16_000)
+        assert "of 16,000 MB" in check(incident(linux_capture)).summary
