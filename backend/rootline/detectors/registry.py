@@ -24,6 +24,7 @@ from rootline.detectors import (
     slow_start_after_idle,
     small_send_buffer,
     tcp_retransmissions,
+    thread_lock_contention,
     threadpool_exhaustion,
     time_wait_storm,
 )
@@ -41,6 +42,7 @@ _MODULES: tuple[ModuleType, ...] = (
     heartbeat_storm,
     threadpool_exhaustion,
     gc_pauses,
+    thread_lock_contention,
     tcp_retransmissions,
     cpu_saturation,
     memory_pressure,

@@ -30,8 +30,11 @@ event ``thread_dump``                                 total, vm_threads, by_stat
                                                       pool_runnable_stacks,
                                                       pool_waiting_stacks (see below)
 event ``thread_contention``                           monitor, class, owner, owner_state,
-                                                      waiters, waiter_names (first 10)
-event ``thread_deadlock``                             threads, monitors
+                                                      waiters, waiter_names (first 10),
+                                                      waiters_by_pool (every waiter),
+                                                      pool_threads (those pools' sizes)
+event ``thread_deadlock``                             threads, monitors, cycle (per thread:
+                                                      thread, monitor, class, held_by)
 ==========================================  ========  ======================================
 
 Counting: when a dump has ``java.lang.Thread.State:`` lines, threads without one are VM
@@ -39,6 +42,17 @@ internals (GC, compiler threads) and only counted in ``vm_threads``; dumps witho
 JRockit, HP-UX, the JMX ``id=N in STATE`` form) take the state from the header (see
 :func:`state_from_header`), and JDK 21 JSON from the top frame (``states_inferred``).
 A pool is the thread name without its trailing number (:func:`pool_of`).
+
+``thread_contention``: one event per lock that threads wait to acquire, BLOCKED on a monitor
+(``waiting to lock``) or parked on a ``java.util.concurrent`` lock's ``Sync`` (``parking to
+wait for``). ``waiters_by_pool`` counts every waiter per pool, ``pool_threads`` how many
+threads those pools hold in the dump (counted threads, as ``by_pool``), so that a share of a
+pool can be told for any pool, not only the :data:`TOP_POOLS` biggest.
+
+``thread_deadlock``: one event per ``Found one Java-level deadlock`` section. ``cycle``
+lists its threads in the JVM's order, each with the lock it waits for (``monitor``, the
+object's address, or an ownable synchronizer's; ``class``) and the thread holding it
+(``held_by``): the JVM prints the cycle in order, each thread held up by the next.
 
 ``pool_runnable_stacks``: for each of the :data:`TOP_POOLS` pools, the top frames (first
 :data:`RUNNABLE_STACK_FRAMES`) of its RUNNABLE threads, as ``{pool: [{"frames": [...],
@@ -121,6 +135,9 @@ JROCKIT_LOCK_RE = re.compile(
 DEADLOCK_WAIT_RE = re.compile(
     r"waiting to lock (?:monitor \S+ \(object (?P<object>[^,]+), a (?P<cls>[^)]+)\)|(?P<sync>.+?)),?$"
 )
+DEADLOCK_SYNCHRONIZER_RE = re.compile(
+    r"waiting for ownable synchronizer (?P<sync>[^,\s]+),? \(a (?P<cls>[^)]+)\),?$"
+)
 DEADLOCK_HELD_RE = re.compile(r'which is held by "(?P<owner>[^"]*)"')
 CDATE_RE = re.compile(
     r"(?:[A-Z][a-z]{2} )?(?P<mon>[A-Z][a-z]{2}) +(?P<day>\d{1,2}) (?P<clock>\d{2}:\d{2}:\d{2})(?: (?P<zone>[A-Z]{2,5}))? (?P<year>\d{4})"
@@ -131,6 +148,8 @@ MONTHS = {
         ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1
     )
 }
+# A member number followed by what the thread is doing: "ToeThread #73: http://host/path".
+DESCRIBED_MEMBER_RE = re.compile(r"^(?P<member>.*?[-#_ ]\d+):(?:\s.*)?$")
 # The thread-name suffix that numbers a pool's members: "-thread-42", "-7", "#3", " [12]", "Thread0".
 POOL_SUFFIX_RE = re.compile(r"(?:\s*\[[^\]]*\]|(?:[-_ ]thread)?[-#_ ]\d+|(?<=[A-Za-z])\d+)$")
 QUOTED_NUMBER_RE = re.compile(r"'\d+'")
@@ -168,8 +187,16 @@ def pool_of(name: str) -> str:
     'DubboServerHandler-10.0.0.1:20880'
     >>> pool_of("http-nio-8080-exec-7"), pool_of("pool-3-thread-9"), pool_of("GC Thread#0")
     ('http-nio-8080-exec', 'pool-3', 'GC Thread')
+    >>> pool_of("ToeThread #73: http://example.com/robots.txt")
+    'ToeThread'
     """
-    pool = POOL_SUFFIX_RE.sub("", QUOTED_NUMBER_RE.sub("'*'", name.strip()))
+    stripped = name.strip()
+    described = (
+        DESCRIBED_MEMBER_RE.match(stripped) if ": " in stripped or stripped.endswith(":") else None
+    )
+    if described:
+        stripped = described["member"]
+    pool = POOL_SUFFIX_RE.sub("", QUOTED_NUMBER_RE.sub("'*'", stripped)).strip()
     return pool or name
 
 
@@ -328,7 +355,7 @@ class _Reader:
             return
         if line.startswith("Found one Java-level deadlock") or line.startswith("Found a total of"):
             self.thread = None
-            self.deadlock = {"threads": [], "monitors": [], "owners": []}
+            self.deadlock = {"threads": [], "monitors": [], "owners": [], "cycle": []}
             if self.dump is not None:
                 self.dump.deadlocks.append(self.deadlock)
             self.in_deadlock_stacks = False
@@ -362,6 +389,9 @@ class _Reader:
             # '"name":' lines of a deadlock report: the thread is listed above, not a new one.
             if not self.in_deadlock_stacks:
                 self.deadlock["threads"].append(match["name"])
+                self.deadlock["cycle"].append(
+                    {"thread": match["name"], "monitor": None, "class": None, "held_by": None}
+                )
             self.thread = None
             return
         self.deadlock = None
@@ -418,13 +448,25 @@ class _Reader:
             return True
         if line[0] == "=":
             return True
+        cycle = deadlock["cycle"]
         wait = DEADLOCK_WAIT_RE.match(line)
         if wait:
             deadlock["monitors"].append(wait["object"] or wait["sync"])
+            if cycle:
+                cycle[-1]["monitor"] = wait["object"] or wait["sync"]
+                cycle[-1]["class"] = wait["cls"]
+            return True
+        synchronizer = DEADLOCK_SYNCHRONIZER_RE.match(line)
+        if synchronizer:
+            if cycle:
+                cycle[-1]["monitor"] = synchronizer["sync"]
+                cycle[-1]["class"] = synchronizer["cls"]
             return True
         held = DEADLOCK_HELD_RE.search(line)
         if held:
             deadlock["owners"].append(held["owner"])
+            if cycle:
+                cycle[-1]["held_by"] = held["owner"]
             return True
         return line.startswith(
             ("waiting for ownable synchronizer", "which is held", "in JNI, which is held")
@@ -582,7 +624,7 @@ def _summarise(dump: _Dump, context: ParseContext, series: SeriesSet, result: Pa
             },
         )
     )
-    _contention_events(dump, time_ms, result)
+    _contention_events(dump, time_ms, result, pools)
     for deadlock in dump.deadlocks:
         result.events.append(
             EventData(
@@ -591,6 +633,7 @@ def _summarise(dump: _Dump, context: ParseContext, series: SeriesSet, result: Pa
                 attrs={
                     "threads": deadlock["threads"],
                     "monitors": deadlock["monitors"],
+                    "cycle": deadlock["cycle"],
                     "dump_index": dump.index,
                 },
             )
@@ -645,7 +688,7 @@ def _pool_waiting_stacks(
     }
 
 
-def _contention_events(dump: _Dump, time_ms: int, result: ParseResult) -> None:
+def _contention_events(dump: _Dump, time_ms: int, result: ParseResult, pools: Counter[str]) -> None:
     owners: dict[str, _Thread] = {}
     for thread in dump.threads:
         for monitor in thread.locked:
@@ -675,6 +718,7 @@ def _contention_events(dump: _Dump, time_ms: int, result: ParseResult) -> None:
         )
         if owner_thread is None and owner_name:
             owner_thread = by_name.get(owner_name)
+        waiters_by_pool = Counter(pool_of(t.name) for t in waiting)
         result.events.append(
             EventData(
                 kind="thread_contention",
@@ -687,6 +731,10 @@ def _contention_events(dump: _Dump, time_ms: int, result: ParseResult) -> None:
                     "owner_state": owner_thread.state if owner_thread else None,
                     "waiters": len(waiting),
                     "waiter_names": [t.name for t in waiting[:WAITER_NAMES]],
+                    "waiters_by_pool": dict(
+                        sorted(waiters_by_pool.items(), key=lambda item: (-item[1], item[0]))
+                    ),
+                    "pool_threads": {pool: pools.get(pool, 0) for pool in waiters_by_pool},
                     "dump_index": dump.index,
                 },
             )

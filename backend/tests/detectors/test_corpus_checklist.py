@@ -353,15 +353,47 @@ PINS: dict[str, dict[str, Pin]] = {
     },
     "threads/jdk6-jboss-atg-http-worker-pool-threads-leogtzr.txt": {
         "threadpool_exhaustion": Pin(N, "http-0.0.0.0-8180: 1 of 7 threads RUNNABLE"),
+        "thread_lock_contention": Pin(R, "one thread waits for one lock (JCA PoolFiller's)"),
     },
     "threads/jdk7-jboss-ajp-runnable-thread-pool-famaridon.log": {
         "threadpool_exhaustion": Pin(N, "ajp-8009: 8 of 14 RUNNABLE, 4 of them in socketRead0"),
+        "thread_lock_contention": Pin(R, "no 'waiting to lock' line, no deadlock section"),
     },
     "threads/sap-jvm-j2ee-engine-std-server-dump-tda-fork.log": {
         "threadpool_exhaustion": Pin(
             N,
             "all 35 JCO.ServerThread are RUNNABLE in RfcListen -> nativeSAP_CMACCPTP, i.e. "
             "idle, waiting for the next RFC call (10-150 ms of CPU each)",
+        ),
+        "thread_lock_contention": Pin(
+            C,
+            "both dumps: 4 of 5 RMI/IIOP Workers BLOCKED on one Object held by RMI/IIOP Worker"
+            " [3], 7 then 10 of 15 HTTP Workers on the FCAServer monitor held by a RUNNABLE one",
+        ),
+    },
+    "threads/jdk25-jstack-java-level-deadlock-jthreaddump.txt": {
+        "thread_lock_contention": Pin(C, "Found one Java-level deadlock: A <-> B on two Objects"),
+    },
+    "threads/jdk25-readwritelock-contention-jthreaddump.txt": {
+        "thread_lock_contention": Pin(
+            C,
+            "Found 3 deadlocks (2 two-way, 1 three-way); beside them 3 of 3 ReadLockWaiters"
+            " parked on the RW lock a sleeping WriteLockHolder holds",
+        ),
+    },
+    "threads/jdk6-server-heritrix-rmi-monitor-contention-tda.log": {
+        "thread_lock_contention": Pin(
+            L,
+            "30 of 42 ToeThreads BLOCKED on the FrontierScheduler monitor held by a RUNNABLE"
+            " ToeThread: contention, in a single dump",
+        ),
+    },
+    "threads/jdk6-client-vm-multiple-dumps-tda.log": {
+        "thread_lock_contention": Pin(R, "3 dumps 5 s apart, no thread waits for a lock"),
+    },
+    "threads/jrockit-jdk14-dump-tda-fork.txt": {
+        "thread_lock_contention": Pin(
+            R, "2 of 4 JMS.TimerClientPool threads wait for the thread manager: a handoff"
         ),
     },
     # --- groups --------------------------------------------------------------------------

@@ -121,6 +121,31 @@ def test_monitor_contention(corpus_dir: Path) -> None:
     assert (top["monitor"], top["waiters"]) == ("0xd5bada80", 30)
     assert top["class"] == "org.archive.crawler.postprocessor.FrontierScheduler"
     assert top["owner"].startswith("ToeThread #18") and top["owner_state"] == "runnable"
+    # Every waiter counted per pool, beside the size of that pool in the dump: 30 of the 42
+    # ToeThreads (named "ToeThread #N: <the URL it fetches>").
+    assert top["waiters_by_pool"] == {"ToeThread": 30}
+    assert top["pool_threads"] == {"ToeThread": 42}
+    assert len(top["waiter_names"]) == 10  # the names stay the first ten
+
+
+def test_contention_counts_every_waiter_per_pool() -> None:
+    lines = ["Full thread dump OpenJDK 64-Bit Server VM (17 mixed mode):", ""]
+    lines += ['"holder" #1 prio=5 tid=0x1 nid=0x1 runnable', "   java.lang.Thread.State: RUNNABLE",
+              "\tat A.b(A.java:1)", "\t- locked <0x0000000000000abc> (a A)", ""]  # fmt: skip
+    for pool, n in (("http-nio-8080-exec", 14), ("Scheduler", 3)):
+        for i in range(n):
+            lines += [f'"{pool}-{i}" #2 prio=5 tid=0x2 nid=0x2 waiting for monitor entry',
+                      "   java.lang.Thread.State: BLOCKED (on object monitor)",
+                      "\tat A.c(A.java:2)", "\t- waiting to lock <0x0000000000000abc> (a A)",
+                      ""]  # fmt: skip
+    for i in range(6):
+        lines += [f'"http-nio-8080-exec-{14 + i}" #3 prio=5 tid=0x3 nid=0x3 waiting on condition',
+                  "   java.lang.Thread.State: WAITING (parking)", "\tat A.d(A.java:3)", ""]  # fmt: skip
+    result = thread_dump.parse("\n".join(lines), ParseContext())
+    [event] = [e for e in result.events if e.kind == "thread_contention"]
+    assert event.attrs["waiters"] == 17
+    assert event.attrs["waiters_by_pool"] == {"http-nio-8080-exec": 14, "Scheduler": 3}
+    assert event.attrs["pool_threads"] == {"http-nio-8080-exec": 20, "Scheduler": 3}
 
 
 @pytest.mark.corpus
@@ -130,8 +155,46 @@ def test_deadlock(corpus_dir: Path) -> None:
     [deadlock] = [e for e in result.events if e.kind == "thread_deadlock"]
     assert deadlock.attrs["threads"] == ["DeadlockThread-A", "DeadlockThread-B"]
     assert deadlock.attrs["monitors"] == ["0x000000052c830070", "0x000000052c830078"]
+    assert deadlock.attrs["cycle"] == [
+        {"thread": "DeadlockThread-A", "monitor": "0x000000052c830070",
+         "class": "java.lang.Object", "held_by": "DeadlockThread-B"},
+        {"thread": "DeadlockThread-B", "monitor": "0x000000052c830078",
+         "class": "java.lang.Object", "held_by": "DeadlockThread-A"},
+    ]  # fmt: skip
     # The stacks repeated under "Java stack information" are not counted twice.
     assert _dump_events(result)[0].attrs["total"] == text.count("java.lang.Thread.State:") == 16
+
+
+def test_deadlock_on_an_ownable_synchronizer_names_it_in_the_cycle() -> None:
+    text = "\n".join(
+        [
+            "Full thread dump OpenJDK 64-Bit Server VM (17 mixed mode):",
+            "",
+            '"main" #1 prio=5 tid=0x1 nid=0x1 waiting for monitor entry',
+            "   java.lang.Thread.State: BLOCKED (on object monitor)",
+            "\tat A.b(A.java:1)",
+            "",
+            "Found one Java-level deadlock:",
+            "=============================",
+            '"main":',
+            "  waiting to lock monitor 0x7f01 (object 0x00000000aaaa0001, a com.example.Ledger),",
+            '  which is held by "Timer-0"',
+            '"Timer-0":',
+            "  waiting for ownable synchronizer 0x00000000bbbb0002, (a java.util.concurrent.locks.ReentrantLock$NonfairSync),",
+            '  which is held by "main"',
+            "",
+            "Found 1 deadlock.",
+        ]
+    )
+    [deadlock] = [
+        e for e in thread_dump.parse(text, ParseContext()).events if e.kind == "thread_deadlock"
+    ]
+    assert deadlock.attrs["threads"] == ["main", "Timer-0"]
+    assert deadlock.attrs["monitors"] == ["0x00000000aaaa0001"]  # unchanged: monitors only
+    assert [(c["monitor"], c["class"], c["held_by"]) for c in deadlock.attrs["cycle"]] == [
+        ("0x00000000aaaa0001", "com.example.Ledger", "Timer-0"),
+        ("0x00000000bbbb0002", "java.util.concurrent.locks.ReentrantLock$NonfairSync", "main"),
+    ]
 
 
 def test_undated_dumps_are_spaced_from_the_default_time() -> None:
@@ -169,6 +232,8 @@ def test_empty_and_wrong_kind() -> None:
             "ExecuteThread: '*' for queue: 'weblogic.kernel.Default'",
         ),
         ("main", "main"),
+        ("ToeThread #73: http://shopping.example.com/robots.txt", "ToeThread"),
+        ("ToeThread #43:", "ToeThread"),
     ],
 )
 def test_pool_of(name: str, pool: str) -> None:

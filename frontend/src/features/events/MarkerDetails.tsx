@@ -1,7 +1,8 @@
 /**
  * The details of a clicked timeline marker, under the timeline: a GC pause (cause, phases, heap
  * before and after, duration), a listen overflow (how many, on which listener, with what backlog),
- * a thread dump (every thread, grouped by stack, compared with another dump), or any other event's
+ * a thread dump (every thread, grouped by stack, compared with another dump), a Java-level deadlock
+ * (each thread of the cycle, the lock it waits for and who holds it), or any other event's
  * attributes.
  */
 import { useQuery } from "@tanstack/react-query";
@@ -11,7 +12,7 @@ import { ErrorMessage, Loading } from "../../components/States";
 import { formatDuration, formatInstant, formatNumber } from "../../lib/time";
 import { MARKER_NAMES, type Marker } from "../../timeline/Markers";
 import { ThreadDumpView } from "../dumps/ThreadDumpView";
-import { attrText, findGcPause, listenersAt, overflowAt, type EventRead } from "./details";
+import { attrText, deadlockCycle, findGcPause, listenersAt, overflowAt, type EventRead } from "./details";
 
 /** How far around a pause its cycle's other phases are looked for (a G1 mark cycle takes seconds). */
 const GC_CYCLE_WINDOW_MS = 120_000;
@@ -53,6 +54,8 @@ export function MarkerDetails({
         <OverflowDetails apiBase={apiBase} marker={marker} timezone={timezone} />
       ) : marker.event?.kind === "thread_dump" ? (
         <ThreadDumpView apiBase={apiBase} event={marker.event} timezone={timezone} />
+      ) : marker.event?.kind === "thread_deadlock" ? (
+        <DeadlockDetails event={marker.event} />
       ) : marker.event ? (
         <Attributes event={marker.event} />
       ) : (
@@ -238,6 +241,35 @@ function OverflowDetails({ apiBase, marker, timezone }: { apiBase: string; marke
           </tbody>
         </table>
       )}
+    </>
+  );
+}
+
+function DeadlockDetails({ event }: { event: EventRead }) {
+  const steps = deadlockCycle(event.attrs);
+  if (steps.length === 0) return <Attributes event={event} />;
+  return (
+    <>
+      <p>
+        The JVM found a Java-level deadlock in this dump: each thread below waits for a lock the next one holds, so none
+        of them can go on until the JVM restarts.
+      </p>
+      <ol className="deadlock-cycle" aria-label="Deadlock cycle" data-testid="deadlock-cycle">
+        {steps.map((step, i) => (
+          <li key={`${i}-${step.thread}`}>
+            <strong className="mono">{step.thread}</strong> waits for{" "}
+            {step.lock ? (
+              <span className="mono">
+                &lt;{step.lock}&gt;{step.lockClass && <span className="muted"> (a {step.lockClass})</span>}
+              </span>
+            ) : (
+              "a lock"
+            )}{" "}
+            held by <strong className="mono">{step.heldBy ?? "a thread the dump does not name"}</strong>
+          </li>
+        ))}
+      </ol>
+      {event.host && <p className="muted small">Host {event.host}</p>}
     </>
   );
 }

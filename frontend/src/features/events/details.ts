@@ -115,3 +115,42 @@ export function listenersAt(series: readonly TimelineSeries[], t: number): Liste
     (a, b) => (b.peakQueued ?? -1) / Math.max(1, b.backlog ?? 1) - (a.peakQueued ?? -1) / Math.max(1, a.backlog ?? 1),
   );
 }
+
+/** One step of a deadlock cycle: `thread` waits for `lock` (an address, with its class) held by `heldBy`. */
+export interface DeadlockStep {
+  thread: string;
+  lock: string | null;
+  lockClass: string | null;
+  heldBy: string | null;
+}
+
+function text(value: unknown): string | null {
+  return typeof value === "string" && value !== "" ? value : null;
+}
+
+/**
+ * The cycle of a `thread_deadlock` event: its `cycle` attribute (thread, monitor, class, held_by);
+ * events parsed before it was kept carry `threads` and `monitors` only, in the order the JVM prints
+ * them, each thread held up by the next and the last by the first.
+ */
+export function deadlockCycle(attrs: Record<string, unknown>): DeadlockStep[] {
+  const cycle = attrs.cycle;
+  if (Array.isArray(cycle) && cycle.length > 0) {
+    return cycle
+      .filter((step): step is Record<string, unknown> => typeof step === "object" && step !== null)
+      .map((step) => ({
+        thread: text(step.thread) ?? "?",
+        lock: text(step.monitor),
+        lockClass: text(step.class),
+        heldBy: text(step.held_by),
+      }));
+  }
+  const threads = Array.isArray(attrs.threads) ? attrs.threads.map((t) => String(t)) : [];
+  const monitors = Array.isArray(attrs.monitors) ? attrs.monitors.map((m) => String(m)) : [];
+  return threads.map((thread, i) => ({
+    thread,
+    lock: monitors[i] ?? null,
+    lockClass: null,
+    heldBy: threads.length > 1 ? (threads[(i + 1) % threads.length] ?? null) : null,
+  }));
+}
