@@ -38,6 +38,11 @@ class EvidenceRead(BaseModel):
     corroborates: bool = Field(
         default=False, description="A proxy that supports the mechanism but never decides alone."
     )
+    operator: Literal[">=", ">", "<=", "<", "==", "!=", "present", "absent"] | None = Field(
+        default=None,
+        description="How `observed` is compared with `threshold` to be `met` (null: no"
+        " threshold, or stored before it was recorded).",
+    )
 
 
 class ReferenceRead(BaseModel):

@@ -101,6 +101,7 @@ class Evidence:
     threshold_name: str | None = None
     symptom: str | None = None
     corroborates: bool = False  # a proxy: supports, never decides alone
+    operator: str | None = None  # how observed meets threshold (rule.Operator: ">=", ">" ...)
 
 
 @dataclass(slots=True)

@@ -341,6 +341,7 @@ class _Check:
     threshold: Any
     threshold_name: str | None
     met: bool | None
+    operator: str | None = None
 
 
 def _checks(rule: Rule, m: Measurement, params: Params) -> list[_Check]:
@@ -351,13 +352,13 @@ def _checks(rule: Rule, m: Measurement, params: Params) -> list[_Check]:
         observed = m.values.get(item.quantity)
         if observed is None or not holds(item.when, m.values, params):
             continue
-        met = threshold = threshold_name = None
+        met = threshold = threshold_name = operator = None
         if item.compare is not None:
             operator, operand = item.compare
             threshold = _operand(operand, params)
             threshold_name = operand if isinstance(operand, str) and operand in params else None
             met = bool(compare(observed, operator, threshold))
-        out.append(_Check(item, observed, threshold, threshold_name, met))
+        out.append(_Check(item, observed, threshold, threshold_name, met, operator))
     return out
 
 
@@ -392,6 +393,7 @@ def _evidence(rule: Rule, m: Measurement, params: Params) -> list[Evidence]:
                 threshold_name=c.threshold_name,
                 symptom=f"{c.item.symptom}@{m.key}" if c.item.symptom else None,
                 corroborates=c.item.corroborates,
+                operator=c.operator if c.item.show_observed else None,
             )
         )
     return items

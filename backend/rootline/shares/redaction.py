@@ -66,6 +66,7 @@ STRUCTURAL_KEYS = frozenset(
         "timezone",
         "event_kind",
         "threshold_name",
+        "operator",
         "explained_by",
         "finding_id",
         "incident_id",

@@ -86,6 +86,8 @@ def test_the_ladder_and_the_templates() -> None:
     assert confirmed.remedies == ["Always.", "Only for a big queue of 8.0 KiB."]
     assert [e.met for e in confirmed.evidence] == [True, True]
     assert confirmed.evidence[0].threshold_name == "queue_min"
+    # how each observation meets its threshold, for the chips ("threshold > 0 deadlocks")
+    assert [e.operator for e in confirmed.evidence] == [">=", ">="]
 
     likely = toy([{"queue": 2000, "share": 0.1}])
     assert likely.verdict == "likely"

@@ -1711,6 +1711,11 @@ export interface components {
             /** Observed */
             observed: number | string | null;
             /**
+             * Operator
+             * @description How `observed` is compared with `threshold` to be `met` (null: no threshold, or stored before it was recorded).
+             */
+            operator?: (">=" | ">" | "<=" | "<" | "==" | "!=" | "present" | "absent") | null;
+            /**
              * Series
              * @description Series name the evidence comes from, with `labels`.
              */

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ArtifactStatus, Symptom } from "../../api/types";
 import { artifact, finding, HOSTILE, renderWithData } from "../../test/fixtures";
 import { formatValue } from "../../timeline/format";
-import { Checklist, evidenceValue, ParseProgress } from "./Checklist";
+import { Checklist, evidenceValue, ParseProgress, thresholdOperator } from "./Checklist";
 
 afterEach(cleanup);
 
@@ -217,6 +217,22 @@ describe("evidence values", () => {
     expect(evidenceValue(3 * 1024 * 1024, "bytes")).toMatch(/MiB/);
     expect(evidenceValue(false, null)).toBe("no");
     expect(evidenceValue("cubic", null)).toBe("cubic");
+  });
+
+  it("says how an observation meets its threshold", () => {
+    const evidence = finding().evidence[0]!;
+    renderChecklist([
+      finding({
+        evidence: [
+          { ...evidence, summary: "deadlock", observed: 1, threshold: 0, unit: "deadlocks", operator: ">" },
+          { ...evidence, summary: "old row", observed: 5, threshold: 3, unit: "threads", operator: undefined },
+        ],
+      }),
+    ]);
+    expect(screen.getByText("1 deadlock (threshold > 0 deadlocks)")).toBeTruthy();
+    expect(screen.getByText("5 threads (threshold 3 threads)")).toBeTruthy();
+    expect(thresholdOperator(">=")).toBe("≥ ");
+    expect(thresholdOperator(null)).toBe("");
   });
 
   it("counts one thing in the singular, in the chip and its threshold alike", () => {

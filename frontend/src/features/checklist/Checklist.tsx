@@ -405,6 +405,15 @@ export function evidenceValue(v: number | string | boolean | null, unit: string 
   return formatValue(v, unit ?? "");
 }
 
+const OPERATORS: Record<string, string> = { ">=": "≥ ", ">": "> ", "<=": "≤ ", "<": "< ", "==": "= ", "!=": "≠ " };
+
+/** How the observation meets its threshold, before the threshold: "> 0 deadlocks" reads
+ * "any deadlock", where "0 deadlocks" read as if none were wanted. Nothing for findings stored
+ * before the operator was recorded. */
+export function thresholdOperator(operator: string | null | undefined): string {
+  return (operator && OPERATORS[operator]) ?? "";
+}
+
 function EvidenceMeta({ evidence, timezone }: { evidence: Evidence; timezone: string }) {
   return (
     <span className="evidence-meta">
@@ -413,7 +422,7 @@ function EvidenceMeta({ evidence, timezone }: { evidence: Evidence; timezone: st
           {evidenceValue(evidence.observed, evidence.unit)}
           {evidence.threshold !== null &&
             typeof evidence.threshold !== "boolean" &&
-            ` (threshold ${evidenceValue(evidence.threshold, evidence.unit)})`}
+            ` (threshold ${thresholdOperator(evidence.operator)}${evidenceValue(evidence.threshold, evidence.unit)})`}
         </span>
       )}
       {evidence.host && <span>host {evidence.host}</span>}
