@@ -17,6 +17,7 @@ delivery rate seen to the same peer; no second run needed.
 from __future__ import annotations
 
 import dataclasses
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -61,10 +62,11 @@ FIELDS = (
 
 def quantities(data: IncidentData, params: Params) -> list[Measurement]:
     table = connection_series(data, FIELDS)
-    best_rate = _best_rate_by_peer(table)
+    idle = {key: _idle(row) for key, row in table.items()}
+    best_rate = _best_rate_by_peer(table, idle)
     out = []
     for key, row in table.items():
-        m = _connection(data, key, row, best_rate, params)
+        m = _connection(data, key, row, best_rate, idle[key], params)
         if m is not None:
             out.append(m)
     return out
@@ -84,6 +86,7 @@ def _connection(
     key: ConnectionKey,
     row: dict[str, SeriesView],
     best_rate: dict[tuple[str | None, str], float],
+    idle: _Idle,
     params: Params,
 ) -> Measurement | None:
     tb_series = row.get("skmem_tb")
@@ -127,9 +130,7 @@ def _connection(
         buffer_payload / (rtt_ms / 1000.0) if buffer_payload is not None and rtt_ms else None
     )
     goodput = _goodput(row.get("bytes_acked"))
-    capacity, capacity_source = _capacity(
-        row, rtt_ms, best_rate.get((host, _address(peer))), _idle_times(row, times)
-    )
+    capacity, capacity_source = _capacity(row, rtt_ms, best_rate.get((host, _address(peer))), idle)
     bdp = capacity * rtt_ms / 1000.0 if capacity is not None and rtt_ms else None
 
     bound_share, bound_count = _buffer_bound_share(row, times, queued, pinned_mask, params)
@@ -206,12 +207,37 @@ def _goodput(acked: SeriesView | None) -> float | None:
     return float(moved[active].sum() / seconds[active].sum())
 
 
-def _sending(series: SeriesView | None, idle_ms: npt.NDArray[np.int64]) -> SeriesView | None:
-    """``series`` without the snapshots at ``idle_ms``, where the application had nothing to
-    send (see :func:`_capacity`)."""
-    if series is None or not len(idle_ms):
+class _Idle(NamedTuple):
+    """The snapshots (of ``times``, where ``mask`` holds) where ss marked a connection
+    ``app_limited`` with nothing queued: the application had nothing more to send (see
+    :func:`_capacity`). ``mask`` None: none."""
+
+    times: npt.NDArray[np.int64]
+    mask: npt.NDArray[np.bool_] | None
+
+
+def _idle(row: dict[str, SeriesView]) -> _Idle:
+    flag = row.get("app_limited")
+    anchor = row.get("skmem_tb")
+    if anchor is None:
+        anchor = row.get("delivery_rate_bps")
+    if flag is None or anchor is None or not (flag.values == 1.0).any():
+        return _Idle(np.empty(0, dtype=np.int64), None)
+    times = anchor.times_ms
+    flagged = field_at(row, "app_limited", times) == 1.0
+    queued = np.maximum(field_at(row, "sendq.bytes", times), field_at(row, "skmem_w", times))
+    mask = flagged & ~(queued > 0)
+    return _Idle(times, mask if mask.any() else None)
+
+
+def _sending(series: SeriesView | None, idle: _Idle) -> SeriesView | None:
+    """``series`` without the idle snapshots."""
+    if series is None or idle.mask is None:
         return series
-    keep = ~np.isin(series.times_ms, idle_ms)
+    if series.times_ms is idle.times:  # a connection's fields share its snapshot times
+        keep = ~idle.mask
+    else:
+        keep = ~np.isin(series.times_ms, idle.times[idle.mask])
     return dataclasses.replace(series, times_ms=series.times_ms[keep], values=series.values[keep])
 
 
@@ -219,11 +245,11 @@ def _capacity(
     row: dict[str, SeriesView],
     rtt_ms: float | None,
     best_peer_rate_bps: float | None,
-    idle_ms: npt.NDArray[np.int64],
+    idle: _Idle,
 ) -> tuple[float | None, str]:
     """What the path carries, from the connection itself (bytes/s) and where it comes from.
 
-    Its cwnd and pacing rate are read without the snapshots ``idle_ms`` where ss marked it
+    Its cwnd and pacing rate are read without the snapshots ``idle`` where ss marked it
     ``app_limited`` with nothing queued: the application had nothing more to send, so cwnd
     never had to grow and the pacing rate (derived from cwnd / RTT) says what was sent, not
     what the path would carry (DOMAIN: the connection tells the path's capacity only when not
@@ -231,11 +257,11 @@ def _capacity(
     nothing unsent): those snapshots, with data queued, are kept."""
     candidates: list[tuple[float, str]] = []
     if rtt_ms and "cwnd" in row and "mss" in row:
-        cwnd = _median(_sending(row["cwnd"], idle_ms), positive=True)
+        cwnd = _median(_sending(row["cwnd"], idle), positive=True)
         mss = _median(row["mss"], positive=True)
         if cwnd and mss:
             candidates.append((cwnd * mss / (rtt_ms / 1000.0), "cwnd x mss / RTT"))
-    pacing = _median(_sending(row.get("pacing_rate_bps"), idle_ms), positive=True)
+    pacing = _median(_sending(row.get("pacing_rate_bps"), idle), positive=True)
     if pacing:
         candidates.append((pacing / 8.0, "pacing rate"))
     if best_peer_rate_bps:
@@ -246,35 +272,20 @@ def _capacity(
     return value, source
 
 
-def _idle_times(row: dict[str, SeriesView], times: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """The snapshots of ``times`` where ss marked the connection ``app_limited`` with nothing
-    queued: the application had nothing more to send (see :func:`_capacity`)."""
-    if "app_limited" not in row or not len(times):
-        return times[:0]
-    flagged = field_at(row, "app_limited", times) == 1.0
-    queued = np.maximum(field_at(row, "sendq.bytes", times), field_at(row, "skmem_w", times))
-    idle: npt.NDArray[np.int64] = times[flagged & ~(queued > 0)]
-    return idle
-
-
 def _best_rate_by_peer(
-    table: dict[ConnectionKey, dict[str, SeriesView]],
+    table: dict[ConnectionKey, dict[str, SeriesView]], idle: dict[ConnectionKey, _Idle]
 ) -> dict[tuple[str | None, str], float]:
     """Per (host, peer address), the best delivery rate any connection to it reached outside
     its application-limited idle snapshots."""
     best: dict[tuple[str | None, str], float] = {}
-    for (host, _local, peer), row in table.items():
-        rate = _sending(row.get("delivery_rate_bps"), _idle_times(row, _times_of(row)))
+    for key, row in table.items():
+        rate = _sending(row.get("delivery_rate_bps"), idle[key])
         if rate is None or not len(rate):
             continue
+        host, _local, peer = key
         slot = (host, _address(peer))
         best[slot] = max(best.get(slot, 0.0), float(np.max(rate.values)))
     return best
-
-
-def _times_of(row: dict[str, SeriesView]) -> npt.NDArray[np.int64]:
-    rate = row.get("delivery_rate_bps")
-    return rate.times_ms if rate is not None else np.empty(0, dtype=np.int64)
 
 
 def _buffer_bound_share(
