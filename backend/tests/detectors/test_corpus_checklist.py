@@ -76,14 +76,18 @@ PINS: dict[str, dict[str, Pin]] = {
     # --- ss ------------------------------------------------------------------------------
     "ss/ss-a-centos77-jc.txt": {
         "time_wait_storm": Pin(R, "ss -a lists every state: no TIME-WAIT row (0) beside 2 ESTAB"),
-        "accept_queue_overflow": Pin(R, "4 tcp LISTEN sockets, every Recv-Q 0 (backlogs 100-128)"),
+        "accept_queue_overflow": Pin(
+            N, "one listing, 4 LISTEN Recv-Q 0: a drained queue, no counter"
+        ),
         "heartbeat_storm": Pin(
             N, "2 tcp ESTAB sockets in one listing, no CPU/packet series: a moment"
         ),
     },
     "ss/ss-a-ubuntu1804-jc.txt": {
         "time_wait_storm": Pin(R, "ss -a (its unix sockets ESTAB): tcp LISTEN only, 0 TIME-WAIT"),
-        "accept_queue_overflow": Pin(R, "4 tcp LISTEN sockets, every Recv-Q 0 (backlogs 100-128)"),
+        "accept_queue_overflow": Pin(
+            N, "one listing, 4 LISTEN Recv-Q 0: a drained queue, no counter"
+        ),
     },
     "ss/ss-itn-twoline-tcpinfo-mysql-clients-plantegg.txt": {
         "receiver_not_reading": Pin(R, "Recv-Q 0, no rwnd_limited in 44.6 min busy (app_limited)"),
@@ -91,20 +95,22 @@ PINS: dict[str, dict[str, Pin]] = {
     },
     "ss/ss-lt-listen-backlog-old-iproute2-k8s-node-plantegg.txt": {
         "time_wait_storm": Pin(N, "ss -lt: listening sockets only, nothing of TIME-WAIT"),
-        "accept_queue_overflow": Pin(R, "17 LISTEN sockets, every Recv-Q 0 (backlogs 10 and 128)"),
+        "accept_queue_overflow": Pin(
+            N, "one ss -lt, 17 LISTEN Recv-Q 0 (backlogs 10, 128): no burst"
+        ),
     },
     "ss/ss-noemitauOH-oneline-tcpinfo-skmem-desktop-pcp.txt": {
         "small_send_buffer": Pin(R, "41 ESTAB all Send-Q 0, no sndbuf_limited on any socket"),
         "receiver_not_reading": Pin(R, "every Recv-Q 0, no rwnd_limited on any socket"),
         "time_wait_storm": Pin(R, "4 TIME-WAIT beside 41 ESTAB"),
-        "accept_queue_overflow": Pin(R, "24 LISTEN sockets, every Recv-Q 0"),
+        "accept_queue_overflow": Pin(N, "one listing, 24 LISTEN Recv-Q 0: no counter"),
         "heartbeat_storm": Pin(N, "41 ESTAB in one listing, no series"),
     },
     "ss/ss-noemitauOH-oneline-tcpinfo-skmem-ubuntu-pcp.txt": {
         "time_wait_storm": Pin(R, "ss -a: 17 LISTEN, 3 ESTAB, no TIME-WAIT row (0)"),
         "small_send_buffer": Pin(R, "3 ESTAB, Send-Q 0, no sndbuf_limited"),
         "receiver_not_reading": Pin(R, "3 ESTAB, Recv-Q 0, no rwnd_limited"),
-        "accept_queue_overflow": Pin(R, "17 LISTEN sockets, every Recv-Q 0"),
+        "accept_queue_overflow": Pin(N, "one listing, 17 LISTEN Recv-Q 0: no counter"),
         "heartbeat_storm": Pin(N, "3 ESTAB in one listing, no series"),
     },
     "ss/ss-o-i-state-established-twoline-tcpinfo-kernel-doc.txt": {
@@ -115,17 +121,17 @@ PINS: dict[str, dict[str, Pin]] = {
         "heartbeat_storm": Pin(N, "ss -s: 1 established, read once, no series"),
     },
     "ss/ss-tulpen-ubuntu1804-jc.txt": {
-        "accept_queue_overflow": Pin(R, "listening sockets only, every Recv-Q 0"),
+        "accept_queue_overflow": Pin(N, "one listing of LISTEN sockets, Recv-Q 0"),
     },
     "ss/ss-tulpn-rhel-workstation-insights.txt": {
-        "accept_queue_overflow": Pin(R, "9 tcp LISTEN sockets, every Recv-Q 0 (backlogs 5-128)"),
+        "accept_queue_overflow": Pin(N, "one listing, 9 LISTEN Recv-Q 0 (backlogs 5-128)"),
     },
     "ss/ss-tulpne-wide-cgroup-mailserver-jc.txt": {
-        "accept_queue_overflow": Pin(R, "listening sockets only, every Recv-Q 0"),
+        "accept_queue_overflow": Pin(N, "one listing of LISTEN sockets, Recv-Q 0"),
     },
     "ss/ss-tupna-rhel-workstation-insights.txt": {
         "time_wait_storm": Pin(R, "3 TIME-WAIT beside 7 ESTAB"),
-        "accept_queue_overflow": Pin(R, "9 tcp LISTEN sockets, every Recv-Q 0"),
+        "accept_queue_overflow": Pin(N, "one listing, 9 LISTEN Recv-Q 0: no counter"),
         "heartbeat_storm": Pin(N, "7 ESTAB in one listing, no series"),
     },
     # --- netstat / nstat / /proc/net / sysctl -------------------------------------------
@@ -372,17 +378,17 @@ PINS: dict[str, dict[str, Pin]] = {
     # --- groups --------------------------------------------------------------------------
     "group:rhel-workstation-insights": {
         "time_wait_storm": Pin(R, "3 TIME-WAIT beside 7 ESTAB"),
-        "accept_queue_overflow": Pin(R, "every LISTEN Recv-Q 0 in both listings"),
+        "accept_queue_overflow": Pin(N, "two listings of one moment, LISTEN Recv-Q 0, no counter"),
         "heartbeat_storm": Pin(N, "7 ESTAB in two listings of one moment, no series"),
     },
     "group:centos77-jc": {
         "time_wait_storm": Pin(R, "netstat: 3 ESTABLISHED, no TIME_WAIT"),
-        "accept_queue_overflow": Pin(R, "4 tcp LISTEN sockets, every Recv-Q 0 (backlogs 100-128)"),
+        "accept_queue_overflow": Pin(N, "one listing, 4 LISTEN Recv-Q 0, no counter"),
         "slow_start_after_idle": Pin(N, "tcp_slow_start_after_idle = 1 but no ss -ti cwnd"),
     },
     "group:ubuntu1804-jc": {
         "time_wait_storm": Pin(R, "ss -a: no TIME-WAIT row, no ESTAB tcp socket"),
-        "accept_queue_overflow": Pin(R, "every LISTEN Recv-Q 0"),
+        "accept_queue_overflow": Pin(N, "listings of one moment, LISTEN Recv-Q 0, no counter"),
     },
     "group:centos7-kvm-nmon": {
         "heartbeat_storm": Pin(N, "a 60 s CPU wave in both runs, no connection count"),
