@@ -344,3 +344,13 @@ def test_corpus_1_s_nmon_without_a_period_still_rules_out() -> None:
     finding = _corpus("nmon/linux-rhel7-s390x-nmon16f-1000x1s-omp-nmonrrd.nmon")
     assert finding.verdict == "ruled_out"
     assert "no period between 5.0 s and 5.0 min" in finding.summary
+
+
+def test_capture_length_decides_whether_a_60_s_period_could_show() -> None:
+    """5 s samples: 2 min hold two 60 s periods (insufficient), 3 min and more hold three."""
+    for seconds, verdict in ((120, "insufficient_data"), (175, "insufficient_data")):
+        finding = check(incident(sampled(seconds, 5), connections(7000, seconds)))
+        assert finding.verdict == verdict, (seconds, finding.summary)
+    for seconds in (200, 600, 3600):
+        finding = check(incident(sampled(seconds, 5), connections(7000, seconds)))
+        assert finding.verdict == "ruled_out", (seconds, finding.summary)
