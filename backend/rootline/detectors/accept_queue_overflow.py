@@ -16,7 +16,10 @@ Quantities:
   ``since_boot`` when only a single reading exists;
 - the fullest listener of the host: ``listen_port``, ``max_queue`` (peak Recv-Q),
   ``queue_limit`` (its Send-Q), ``full_snapshots`` (Recv-Q at or past the limit) of
-  ``listen_snapshots``;
+  ``listen_snapshots``, taken every ``listen_interval_s`` over ``listen_s`` (absent for a
+  single listing); ``max_queue_share``: the highest peak Recv-Q over its limit of any listener
+  of the host (a LISTEN queue seen empty in one snapshot says nothing of a burst: only a loop
+  rules an overflow out, or the counter);
 - ``somaxconn`` (this host's), ``queue_cap``: which of the two limits the queue's
   ``queue_limit`` is (``the application's listen backlog`` when below somaxconn);
 - ``syn_retrans``, ``out_rsts``, ``abort_on_overflow``.
@@ -37,13 +40,15 @@ from rootline.detectors.quantities import (
     host_fact,
     host_measurement,
     single_counter_value,
+    typical_interval_ms,
     values_at,
 )
 
 _NAMES = (
     "overflows", "overflow_counter", "counter_snapshots", "counter_s", "since_boot",
     "listen_port", "max_queue", "queue_limit", "full_snapshots", "listen_snapshots",
-    "listeners", "somaxconn", "queue_cap", "syn_retrans", "out_rsts", "abort_on_overflow",
+    "listeners", "listen_s", "listen_interval_s", "max_queue_share",
+    "somaxconn", "queue_cap", "syn_retrans", "out_rsts", "abort_on_overflow",
 )  # fmt: skip
 
 
@@ -98,6 +103,19 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
                 listen_snapshots=len(worst.recvq),
                 listeners=len(host_listeners),
             )
+            # How the listing was sampled: a few snapshots see a drained queue; a loop every
+            # second or two across a reconnect sees a burst that fills it (see the rule).
+            instants = np.unique(worst.recvq.times_ms)
+            if len(instants) > 1:
+                values["listen_s"] = float(instants[-1] - instants[0]) / 1000.0
+                values["listen_interval_s"] = typical_interval_ms(instants) / 1000.0
+            shares = [
+                float(np.max(x.recvq.values)) / x.limit
+                for x in host_listeners
+                if x.limit is not None and x.limit > 0
+            ]
+            if shares:
+                values["max_queue_share"] = max(shares)
             times = worst.recvq.times_ms
             full_times = times[worst.full] if worst.full.any() else times
             anchors["full_snapshots"] = Anchor(

@@ -10,7 +10,8 @@ the largest ``rank`` quantities. Texts are the rule's templates, filled with the
 ``{entity}``, ``{judged}`` (entities judged), ``{alike}`` (entities with the same verdict),
 ``{met_evidence}`` / ``{unmet_evidence}`` (the evidence items at or past their threshold,
 and those short of it, joined) and ``{all_evidence}``, so a summary states exactly the
-observations behind it.
+observations behind it. An ``insufficient_data`` text has ``{met_evidence}`` too, unmeasured
+when nothing met (so a ``[[clause]]`` around it drops).
 
 Then the differential diagnosis: each evidence item may name the symptom it observes
 (``sendq_full``, ``recvq_full``, ``time_wait``...) on an entity. A finding whose every
@@ -424,7 +425,10 @@ def judge(item: Checklist, data: IncidentData, *, version: str | None = None) ->
     }
     if not judgeable:
         chosen = max(measurements, key=lambda m: _rank_key(rule, m)) if measurements else None
-        context = _context(rule, chosen, params, judged=len(measurements))
+        shown = _evidence(rule, chosen, params) if chosen else []
+        # What was seen past threshold leads the text (unmeasured here when nothing was).
+        met = "; ".join(e.summary for e in shown if e.met) or None
+        context = _context(rule, chosen, params, judged=len(measurements), met_evidence=met)
         return Finding(
             verdict="insufficient_data",
             summary=render(
@@ -436,7 +440,7 @@ def judge(item: Checklist, data: IncidentData, *, version: str | None = None) ->
             explanation=render(rule.explanation, context) if chosen else "",
             missing=[Missing(h.artifact, h.command) for h in rule.missing],
             remedies=_remedies(rule, chosen, params),
-            evidence=_evidence(rule, chosen, params) if chosen else [],
+            evidence=shown,
             entity=chosen.entity if chosen else "",
             **base,  # type: ignore[arg-type]
         )

@@ -21,8 +21,17 @@ peak, its height the period's strength. Quantities:
   ``<family>_autocorr`` is the raw autocorrelation and ``<family>_signal`` names it;
 - ``periodic_families``: the largest number of families whose periodic spikes agree (periods
   within ``period_agreement``), ``period_s`` their median period, ``families`` their names;
-- ``capture_s``: the longest signal examined (a capture must hold ``min_cycles`` heartbeat
-  periods to rule a storm out when connections are many);
+- what the series could show (absence of a period is evidence only where one could show):
+  per family ``<family>_from_s`` .. ``<family>_to_s``, the periods :func:`dominant_period`
+  can find in its series (at least two samples per period, ``min_cycles`` periods in the
+  capture), or ``<family>_blind_s`` / ``<family>_blind_span_s`` (its sampling interval and
+  length) when it can show none; per host ``sample_s``, ``capture_s`` and
+  ``searchable_from_s`` .. ``searchable_to_s`` of the series best able to show the
+  ``heartbeat_period_s`` (``blind_sample_s`` when the sampling alone hides every period of the
+  range); ``periodic_families`` is unmeasured when no series could show any period;
+- ``connection_readings`` (distinct instants the count was read), ``connections_span_s``;
+  ``count_only`` when a count is all there is; ``lone_period_s`` / ``lone_families`` when one
+  family repeats and no count was captured (not judged: the count is the missing half);
 - ``<family>_wave_lift`` for ``cpu`` and ``queue``: the harm measured at the waves
   themselves. With the spikes of the strongest periodic packet signal as the instants of the
   waves (thousands of heartbeats arriving together), the family's value at each wave
@@ -46,14 +55,73 @@ from rootline.detectors.quantities import (
     host_measurement,
     host_series,
     last_values_at,
+    resample_uniform,
 )
 
 FAMILIES = ("cpu", "packets", "queue")
 _NAMES = (
-    "connections", "periodic_families", "period_s", "families", "capture_s", "wave_signal",
-    "cpu_wave_lift", "queue_wave_lift",
-    *(f"{f}_{q}" for f in FAMILIES for q in ("period_s", "cycles", "spike_ratio", "strength", "autocorr", "signal")),
+    "connections", "connection_readings", "connections_span_s", "count_only",
+    "periodic_families", "period_s", "families", "lone_period_s", "lone_families",
+    "capture_s", "sample_s", "searchable_from_s", "searchable_to_s", "blind_sample_s",
+    "wave_signal", "cpu_wave_lift", "queue_wave_lift",
+    *(f"{f}_{q}" for f in FAMILIES for q in ("period_s", "cycles", "spike_ratio", "strength", "autocorr", "signal", "from_s", "to_s", "blind_s", "blind_span_s")),
 )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class _View:
+    """Which periods one series can show: ``from_s``..``to_s`` (None when none can)."""
+
+    sample_s: float
+    span_s: float
+    from_s: float | None
+    to_s: float | None
+
+    @property
+    def searchable(self) -> bool:
+        return self.from_s is not None
+
+    def sees(self, period_s: float) -> bool:
+        return (
+            self.from_s is not None
+            and self.to_s is not None
+            and (self.from_s <= period_s <= self.to_s)
+        )
+
+
+def _view(s: SeriesView, params: Params) -> _View:
+    """The periods :func:`dominant_period` can find in ``s``: at least two samples per period
+    (Nyquist: a lag of 2 steps), at most ``max_period_s``, ``min_cycles`` in the capture."""
+    grid, _ = resample_uniform(s.times_ms, s.values)
+    n = len(grid)
+    if n < 2:
+        return _View(0.0, 0.0, None, None)
+    step_s = float(grid[1] - grid[0]) / 1000.0
+    span_s = float(grid[-1] - grid[0]) / 1000.0
+    if n < 6 or step_s <= 0:
+        return _View(step_s, span_s, None, None)
+    lo = max(2, int(np.ceil(float(params["min_period_s"]) / step_s)))
+    hi = min(
+        int(np.floor(float(params["max_period_s"]) / step_s)),
+        int(np.floor((n - 1) / float(params["min_cycles"]))),
+    )
+    if hi <= lo:
+        return _View(step_s, span_s, None, None)
+    return _View(step_s, span_s, lo * step_s, hi * step_s)
+
+
+def _best_view(views: list[_View], heartbeat_s: float) -> _View:
+    """The view that sees the classic heartbeat period, else the widest, else the finest."""
+    return max(
+        views,
+        key=lambda v: (
+            v.sees(heartbeat_s),
+            v.searchable,
+            np.log((v.to_s or 1.0) / (v.from_s or 1.0)),
+            -v.sample_s,
+            v.span_s,
+        ),
+    )
 
 
 @dataclass(slots=True)
@@ -156,9 +224,12 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
         anchors: dict[str, Anchor] = {}
         default = Anchor(host=host)
         signals: list[_Signal] = []
-        longest = 0.0
+        views: list[_View] = []
+        family_views: dict[str, list[tuple[_View, str]]] = {}
         for family, name, label, s in candidates.get(host, []):
-            longest = max(longest, float(s.times_ms[-1] - s.times_ms[0]) / 1000.0)
+            view = _view(s, params)
+            views.append(view)
+            family_views.setdefault(family, []).append((view, label))
             found = dominant_period(
                 s.times_ms,
                 s.values,
@@ -168,11 +239,30 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
             )
             if found is not None:
                 signals.append(_Signal(family, name, label, found, s))
-            elif values[f"{family}_strength"] is None:
+        heartbeat_s = float(params["heartbeat_period_s"])
+        for family, items in family_views.items():
+            view, label = max(
+                items,
+                key=lambda x: (x[0].sees(heartbeat_s), x[0].searchable, -x[0].sample_s),
+            )
+            values[f"{family}_signal"] = label
+            if view.searchable:
+                # searched and nothing found (overwritten below when a period was found)
                 values[f"{family}_strength"] = 0.0
-                values[f"{family}_signal"] = label
-        if candidates.get(host):
-            values["capture_s"] = longest
+                values[f"{family}_from_s"] = view.from_s
+                values[f"{family}_to_s"] = view.to_s
+            else:
+                values[f"{family}_blind_s"] = view.sample_s
+                values[f"{family}_blind_span_s"] = view.span_s
+        if views:
+            seen = _best_view(views, heartbeat_s)
+            values["sample_s"], values["capture_s"] = seen.sample_s, seen.span_s
+            values["searchable_from_s"], values["searchable_to_s"] = seen.from_s, seen.to_s
+            # The sampling alone hides every period of the range (two samples per period).
+            if not any(v.searchable for v in views) and 2 * min(v.sample_s for v in views) > float(
+                params["max_period_s"]
+            ):
+                values["blind_sample_s"] = min(v.sample_s for v in views)
         strong = [sig for sig in signals if sig.strong(params)]
         for family in FAMILIES:
             mine = [sig for sig in signals if sig.family == family]
@@ -200,7 +290,9 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
                     values[f"{family}_wave_lift"] = max(lifts)
                     anchors[f"{family}_wave_lift"] = _signal_anchor(waves, host)
         agreeing = _agreeing(strong, float(params["period_agreement"]))
-        values["periodic_families"] = len(agreeing)
+        # No series that could show a period: "no signal repeats" would be absence, not data.
+        if any(v.searchable for v in views):
+            values["periodic_families"] = len(agreeing)
         if agreeing:
             values["period_s"] = float(np.median([sig.period.period_s for sig in agreeing]))
             values["families"] = " and ".join(sorted({sig.family for sig in agreeing}))
@@ -209,9 +301,21 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
         if conn_series is not None:
             peak = int(np.argmax(conn_series.values))
             values["connections"] = float(conn_series.values[peak])
+            instants = np.unique(conn_series.times_ms)
+            values["connection_readings"] = len(instants)
+            if len(instants) > 1:
+                values["connections_span_s"] = float(instants[-1] - instants[0]) / 1000.0
+            if not views:
+                values["count_only"] = values["connections"]
             at = int(conn_series.times_ms[peak])
             anchors["connections"] = Anchor(
                 conn_series.name, {}, at, at, host, conn_series.artifact
+            )
+        elif len(agreeing) == 1:
+            # one family with no count beside it: named, but not judged (see the rule)
+            values["lone_period_s"], values["lone_families"] = (
+                values["period_s"],
+                values["families"],
             )
         out.append(host_measurement(host, values, anchor=default, anchors=anchors))
     return out

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
+from rootline import offline
 from rootline.detectors import registry
 from rootline.detectors.base import Finding, IncidentData
+from rootline.parsers.base import ParseContext
+from tests.conftest import CORPUS_DIR
 from tests.detectors.conn_incident import lab_incident
 from tests.detectors.net_incident import (
     Capture,
@@ -73,7 +76,9 @@ def test_ruled_out_when_counters_flat_and_queues_short() -> None:
     finding = check(incident(overflows([0] * 9, start=12), listener([0, 3, 1], 128)))
     assert finding.verdict == "ruled_out"
     assert "rose 0 times over 10 snapshots" in finding.summary
-    assert "in 0 of 3 ss -lnt snapshots (peak 3 of 128" in finding.summary
+    assert "in 0 of 3 ss -lnt snapshots taken every 1.0 s over 2.0 s (peak 3 of 128" in (
+        finding.summary
+    )
 
 
 def test_ruled_out_when_zero_since_boot() -> None:
@@ -158,3 +163,78 @@ def test_lab_other_scenarios_ruled_out() -> None:
 @given(odd_incidents())
 def test_never_raises_on_odd_input(data) -> None:  # type: ignore[no-untyped-def]
     check(data)
+
+
+# --- an empty queue at one instant is not evidence of no burst ---------------------------
+
+
+def test_listen_snapshots_with_empty_queues_cannot_rule_out() -> None:
+    """One ss -lnt (or a few) with every Recv-Q 0 and no overflow counter: a drained queue is
+    empty at almost any instant; the burst of a reconnect is not in it."""
+    for queue in ([0], [0, 0, 0], [0] * 30, [2] * 59):  # 30 s loop: shorter than a storm
+        finding = check(incident(listener(queue, 128)))
+        assert finding.verdict == "insufficient_data", (len(queue), finding.summary)
+        assert "a few snapshots cannot rule them out" in finding.summary
+        assert "nstat -az TcpExtListenOverflows TcpExtListenDrops" in finding.summary
+        assert any(
+            "nstat -az TcpExtListenOverflows TcpExtListenDrops" in m.command
+            for m in finding.missing
+        )
+        # the listing stays as context
+        listing = [e for e in finding.evidence if "reached its backlog in 0 of" in e.summary]
+        assert listing
+
+
+def test_slow_listen_loop_cannot_rule_out() -> None:
+    """Snapshots every 10 s fall between reconnect waves (clients retry every 2 s)."""
+    slow = Capture(kind="ss")
+    labels = {"local": "0.0.0.0:8080", "port": "8080"}
+    slow.series("tcp.listen.recvq", [0] * 30, step_s=10, unit="connections", labels=labels)
+    slow.series("tcp.listen.backlog", [128] * 30, step_s=10, unit="connections", labels=labels)
+    assert check(incident(slow)).verdict == "insufficient_data"
+
+
+def test_long_fast_listen_loop_far_from_the_backlog_rules_out() -> None:
+    """Every second for 2 minutes, never near the backlog: a burst would have shown."""
+    finding = check(incident(listener([0, 1, 0, 3] * 30, 128)))
+    assert finding.verdict == "ruled_out", finding.summary
+    assert "in 0 of 120 ss -lnt snapshots taken every 1.0 s over 119 s" in finding.summary
+    # near the backlog (but never at it) between 1 s snapshots: it may have filled in between
+    near = check(incident(listener([0, 100, 0, 3] * 30, 128)))
+    assert near.verdict == "insufficient_data", near.summary
+    # at the backlog once: the burst was seen
+    assert check(incident(listener([0, 128, 0, 3] * 30, 128))).verdict == "likely"
+
+
+def test_the_kernels_count_still_rules_out_beside_a_single_snapshot() -> None:
+    flat = check(incident(overflows([0] * 60), listener([0], 128)))
+    assert flat.verdict == "ruled_out"
+    zero = Capture(kind="netstat_s").fact("netstat.TcpExtListenOverflows", "0")
+    assert check(incident(zero, listener([0], 128))).verdict == "ruled_out"
+
+
+def _corpus(*rel: str) -> Finding:
+    findings, _ = offline.analyze(
+        [CORPUS_DIR / r for r in rel],
+        ParseContext.for_zone("UTC", default_time_ms=1_700_000_000_000),
+    )
+    return next(f for f in findings if f.id == ID)
+
+
+def test_corpus_single_listen_snapshots_are_insufficient() -> None:
+    for rel in (
+        "ss/ss-a-centos77-jc.txt",
+        "ss/ss-lt-listen-backlog-old-iproute2-k8s-node-plantegg.txt",
+        "ss/ss-tulpn-rhel-workstation-insights.txt",
+        "ss/ss-noemitauOH-oneline-tcpinfo-skmem-desktop-pcp.txt",
+    ):
+        finding = _corpus(rel)
+        assert finding.verdict == "insufficient_data", (rel, finding.summary)
+        assert "a few snapshots cannot rule them out" in finding.summary
+
+
+def test_corpus_zero_overflows_since_boot_still_rule_out() -> None:
+    for rel in ("netstat/proc-net-netstat-jc.txt", "netstat/proc-net-netstat-node-exporter.txt"):
+        finding = _corpus(rel)
+        assert finding.verdict == "ruled_out", (rel, finding.summary)
+        assert "TcpExtListenOverflows 0 since boot" in finding.summary

@@ -76,55 +76,63 @@ PINS: dict[str, dict[str, Pin]] = {
     # --- ss ------------------------------------------------------------------------------
     "ss/ss-a-centos77-jc.txt": {
         "time_wait_storm": Pin(R, "ss -a lists every state: no TIME-WAIT row (0) beside 2 ESTAB"),
-        "accept_queue_overflow": Pin(R, "4 tcp LISTEN sockets, every Recv-Q 0 (backlogs 100-128)"),
-        "heartbeat_storm": Pin(R, "2 tcp ESTAB sockets: nowhere near thousands"),
+        "accept_queue_overflow": Pin(
+            N, "one listing, 4 LISTEN Recv-Q 0: a drained queue, no counter"
+        ),
+        "heartbeat_storm": Pin(
+            N, "2 tcp ESTAB sockets in one listing, no CPU/packet series: a moment"
+        ),
     },
     "ss/ss-a-ubuntu1804-jc.txt": {
         "time_wait_storm": Pin(R, "ss -a (its unix sockets ESTAB): tcp LISTEN only, 0 TIME-WAIT"),
-        "accept_queue_overflow": Pin(R, "4 tcp LISTEN sockets, every Recv-Q 0 (backlogs 100-128)"),
+        "accept_queue_overflow": Pin(
+            N, "one listing, 4 LISTEN Recv-Q 0: a drained queue, no counter"
+        ),
     },
     "ss/ss-itn-twoline-tcpinfo-mysql-clients-plantegg.txt": {
         "receiver_not_reading": Pin(R, "Recv-Q 0, no rwnd_limited in 44.6 min busy (app_limited)"),
-        "heartbeat_storm": Pin(R, "2 ESTAB MySQL client connections"),
+        "heartbeat_storm": Pin(N, "2 ESTAB MySQL client connections in one listing: a moment"),
     },
     "ss/ss-lt-listen-backlog-old-iproute2-k8s-node-plantegg.txt": {
         "time_wait_storm": Pin(N, "ss -lt: listening sockets only, nothing of TIME-WAIT"),
-        "accept_queue_overflow": Pin(R, "17 LISTEN sockets, every Recv-Q 0 (backlogs 10 and 128)"),
+        "accept_queue_overflow": Pin(
+            N, "one ss -lt, 17 LISTEN Recv-Q 0 (backlogs 10, 128): no burst"
+        ),
     },
     "ss/ss-noemitauOH-oneline-tcpinfo-skmem-desktop-pcp.txt": {
         "small_send_buffer": Pin(R, "41 ESTAB all Send-Q 0, no sndbuf_limited on any socket"),
         "receiver_not_reading": Pin(R, "every Recv-Q 0, no rwnd_limited on any socket"),
         "time_wait_storm": Pin(R, "4 TIME-WAIT beside 41 ESTAB"),
-        "accept_queue_overflow": Pin(R, "24 LISTEN sockets, every Recv-Q 0"),
-        "heartbeat_storm": Pin(R, "41 ESTAB connections"),
+        "accept_queue_overflow": Pin(N, "one listing, 24 LISTEN Recv-Q 0: no counter"),
+        "heartbeat_storm": Pin(N, "41 ESTAB in one listing, no series"),
     },
     "ss/ss-noemitauOH-oneline-tcpinfo-skmem-ubuntu-pcp.txt": {
         "time_wait_storm": Pin(R, "ss -a: 17 LISTEN, 3 ESTAB, no TIME-WAIT row (0)"),
         "small_send_buffer": Pin(R, "3 ESTAB, Send-Q 0, no sndbuf_limited"),
         "receiver_not_reading": Pin(R, "3 ESTAB, Recv-Q 0, no rwnd_limited"),
-        "accept_queue_overflow": Pin(R, "17 LISTEN sockets, every Recv-Q 0"),
-        "heartbeat_storm": Pin(R, "3 ESTAB connections"),
+        "accept_queue_overflow": Pin(N, "one listing, 17 LISTEN Recv-Q 0: no counter"),
+        "heartbeat_storm": Pin(N, "3 ESTAB in one listing, no series"),
     },
     "ss/ss-o-i-state-established-twoline-tcpinfo-kernel-doc.txt": {
         "small_send_buffer": Pin(N, "one socket, no skmem: the send buffer is not in the file"),
     },
     "ss/ss-s-summary-old-iproute2-orphaned-kernel-doc.txt": {
         "time_wait_storm": Pin(R, "ss -s: timewait 0/0, estab 1"),
-        "heartbeat_storm": Pin(R, "ss -s: 1 established"),
+        "heartbeat_storm": Pin(N, "ss -s: 1 established, read once, no series"),
     },
     "ss/ss-tulpen-ubuntu1804-jc.txt": {
-        "accept_queue_overflow": Pin(R, "listening sockets only, every Recv-Q 0"),
+        "accept_queue_overflow": Pin(N, "one listing of LISTEN sockets, Recv-Q 0"),
     },
     "ss/ss-tulpn-rhel-workstation-insights.txt": {
-        "accept_queue_overflow": Pin(R, "9 tcp LISTEN sockets, every Recv-Q 0 (backlogs 5-128)"),
+        "accept_queue_overflow": Pin(N, "one listing, 9 LISTEN Recv-Q 0 (backlogs 5-128)"),
     },
     "ss/ss-tulpne-wide-cgroup-mailserver-jc.txt": {
-        "accept_queue_overflow": Pin(R, "listening sockets only, every Recv-Q 0"),
+        "accept_queue_overflow": Pin(N, "one listing of LISTEN sockets, Recv-Q 0"),
     },
     "ss/ss-tupna-rhel-workstation-insights.txt": {
         "time_wait_storm": Pin(R, "3 TIME-WAIT beside 7 ESTAB"),
-        "accept_queue_overflow": Pin(R, "9 tcp LISTEN sockets, every Recv-Q 0"),
-        "heartbeat_storm": Pin(R, "7 ESTAB connections"),
+        "accept_queue_overflow": Pin(N, "one listing, 9 LISTEN Recv-Q 0: no counter"),
+        "heartbeat_storm": Pin(N, "7 ESTAB in one listing, no series"),
     },
     # --- netstat / nstat / /proc/net / sysctl -------------------------------------------
     "netstat/netstat-agn-group-memberships-insights.txt": {
@@ -132,11 +140,11 @@ PINS: dict[str, dict[str, Pin]] = {
     },
     "netstat/netstat-default-centos77-jc.txt": {
         "time_wait_storm": Pin(R, "connections w/o servers: 3 ESTABLISHED, no TIME_WAIT"),
-        "heartbeat_storm": Pin(R, "3 ESTABLISHED connections"),
+        "heartbeat_storm": Pin(N, "3 ESTABLISHED in one listing, no series"),
     },
     "netstat/netstat-default-fedora32-jc.txt": {
         "time_wait_storm": Pin(R, "1 ESTABLISHED, no TIME_WAIT"),
-        "heartbeat_storm": Pin(R, "1 ESTABLISHED connection"),
+        "heartbeat_storm": Pin(N, "1 ESTABLISHED in one listing, no series"),
     },
     "netstat/netstat-i-bonded-interfaces-insights.txt": {
         "tcp_retransmissions": Pin(N, "interface table: no TCP counter"),
@@ -146,10 +154,10 @@ PINS: dict[str, dict[str, Pin]] = {
     },
     "netstat/netstat-neopa-rhel-excerpt-insights.txt": {
         "time_wait_storm": Pin(R, "1 ESTABLISHED, 1 SYN_RECV, no TIME_WAIT"),
-        "heartbeat_storm": Pin(R, "1 ESTABLISHED connection"),
+        "heartbeat_storm": Pin(N, "1 ESTABLISHED in one listing, no series"),
     },
     "netstat/netstat-s-rhel7-insights.txt": {
-        "heartbeat_storm": Pin(R, "139 connections established"),
+        "heartbeat_storm": Pin(N, "139 connections established, one since-boot gauge, no series"),
         "tcp_retransmissions": Pin(N, "one since-boot reading (428 of 2,890,303): not placeable"),
     },
     "netstat/nstat-delta-kernel-header-tcp-client-kernel-doc.txt": {
@@ -165,13 +173,13 @@ PINS: dict[str, dict[str, Pin]] = {
         "accept_queue_overflow": Pin(R, "TcpExt ListenOverflows 0 since boot"),
     },
     "netstat/proc-net-snmp-kernel2.6.32-pcp.txt": {
-        "heartbeat_storm": Pin(R, "Tcp CurrEstab 10"),
+        "heartbeat_storm": Pin(N, "Tcp CurrEstab 10, read once, no series"),
     },
     "netstat/proc-net-snmp-kernel3.19-pcp.txt": {
-        "heartbeat_storm": Pin(R, "Tcp CurrEstab 42"),
+        "heartbeat_storm": Pin(N, "Tcp CurrEstab 42, read once, no series"),
     },
     "netstat/proc-net-snmp-node-exporter.txt": {
-        "heartbeat_storm": Pin(R, "Tcp CurrEstab 0"),
+        "heartbeat_storm": Pin(N, "Tcp CurrEstab 0, read once, no series"),
     },
     "netstat/proc-net-sockstat-busy-server-insights.txt": {
         "time_wait_storm": Pin(
@@ -189,7 +197,7 @@ PINS: dict[str, dict[str, Pin]] = {
             C, "PAGE pgsin 2.6k-47.9k/s, pgsout 2k-31.7k/s all 31 snapshots; paging space +6.6 GB"
         ),
         "cpu_saturation": Pin(R, "CPU_ALL user+sys peaks at 85.7 % (28 logical CPUs)"),
-        "heartbeat_storm": Pin(R, "20 min snapshots: no period to find, no connection count"),
+        "heartbeat_storm": Pin(N, "20 min snapshots cannot show a 5 s - 5 min period"),
     },
     "nmon/aix61-tl09-power7-topas-nmon-vg-diskserv-top-nmonchart-sampleD.nmon": {
         "cpu_saturation": Pin(
@@ -198,11 +206,12 @@ PINS: dict[str, dict[str, Pin]] = {
         "memory_pressure": Pin(
             L, "free 0.1 % + numperm down to ~3 % (minperm 3 %) for hours; pgsin/pgsout ~0"
         ),
-        "heartbeat_storm": Pin(R, "5 min snapshots: no periodic spike train"),
+        "heartbeat_storm": Pin(N, "5 min snapshots cannot show a 5 s - 5 min period"),
     },
     "nmon/aix71-tl03-power7-topas-nmon-300s-nmon2influxdb.nmon": {
         "cpu_saturation": Pin(R, "user+sys peaks at 80 %, busiest logical CPU 64 %"),
         "memory_pressure": Pin(R, "available never below 71 %, no paging-space I/O"),
+        "heartbeat_storm": Pin(N, "5 min snapshots cannot show a 5 s - 5 min period"),
     },
     "nmon/aix712-topas-nmon-1s-top-nfs-omp-nmonrrd.nmon": {
         "cpu_saturation": Pin(R, "user+sys peaks at 74 %; a CPU at >= 95 % for 3 s at most"),
@@ -215,7 +224,9 @@ PINS: dict[str, dict[str, Pin]] = {
     "nmon/linux-centos7-kvm-nmon16g-top-1000x5s-nmon-analysis-tools.nmon": {
         "cpu_saturation": Pin(R, "user+sys peaks at 10 % on 2 vCPUs"),
         "memory_pressure": Pin(R, "78 % available, no swap"),
-        "heartbeat_storm": Pin(R, "a 60 s CPU ripple at <= 10 % CPU, packets not periodic"),
+        "heartbeat_storm": Pin(
+            N, "a 60 s CPU wave (autocorrelation 0.6), packets not periodic, no connection count"
+        ),
     },
     "nmon/linux-nmon-headerless-fragment-5-snapshots-grafana-influx-nmon.csv": {
         "cpu_saturation": Pin(R, "user+sys peaks at 3.4 % on 12 CPUs"),
@@ -399,19 +410,20 @@ PINS: dict[str, dict[str, Pin]] = {
     # --- groups --------------------------------------------------------------------------
     "group:rhel-workstation-insights": {
         "time_wait_storm": Pin(R, "3 TIME-WAIT beside 7 ESTAB"),
-        "accept_queue_overflow": Pin(R, "every LISTEN Recv-Q 0 in both listings"),
-        "heartbeat_storm": Pin(R, "7 ESTAB connections"),
+        "accept_queue_overflow": Pin(N, "two listings of one moment, LISTEN Recv-Q 0, no counter"),
+        "heartbeat_storm": Pin(N, "7 ESTAB in two listings of one moment, no series"),
     },
     "group:centos77-jc": {
         "time_wait_storm": Pin(R, "netstat: 3 ESTABLISHED, no TIME_WAIT"),
-        "accept_queue_overflow": Pin(R, "4 tcp LISTEN sockets, every Recv-Q 0 (backlogs 100-128)"),
+        "accept_queue_overflow": Pin(N, "one listing, 4 LISTEN Recv-Q 0, no counter"),
         "slow_start_after_idle": Pin(N, "tcp_slow_start_after_idle = 1 but no ss -ti cwnd"),
     },
     "group:ubuntu1804-jc": {
         "time_wait_storm": Pin(R, "ss -a: no TIME-WAIT row, no ESTAB tcp socket"),
-        "accept_queue_overflow": Pin(R, "every LISTEN Recv-Q 0"),
+        "accept_queue_overflow": Pin(N, "listings of one moment, LISTEN Recv-Q 0, no counter"),
     },
     "group:centos7-kvm-nmon": {
+        "heartbeat_storm": Pin(N, "a 60 s CPU wave in both runs, no connection count"),
         "cpu_saturation": Pin(R, "user+sys peaks at 10 % on 2 vCPUs"),
         "memory_pressure": Pin(R, "78 % available, no swap"),
     },
