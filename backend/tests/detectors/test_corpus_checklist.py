@@ -191,7 +191,11 @@ PINS: dict[str, dict[str, Pin]] = {
         "memory_pressure": Pin(
             C, "PAGE pgsin 2.6k-47.9k/s, pgsout 2k-31.7k/s all 31 snapshots; paging space +6.6 GB"
         ),
-        "cpu_saturation": Pin(R, "CPU_ALL user+sys peaks at 85.7 % (28 logical CPUs)"),
+        "cpu_saturation": Pin(
+            C,
+            "PROC,T0027 Runnable 60.20 on 28 logical CPUs = 2.15 per CPU, averaged by "
+            "topas_nmon over the 1200 s interval (user+sys peaks at 85.7 %)",
+        ),
         "heartbeat_storm": Pin(R, "20 min snapshots: no period to find, no connection count"),
     },
     "nmon/aix61-tl09-power7-topas-nmon-vg-diskserv-top-nmonchart-sampleD.nmon": {
