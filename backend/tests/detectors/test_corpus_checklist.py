@@ -248,7 +248,11 @@ PINS: dict[str, dict[str, Pin]] = {
         "gc_pauses": Pin(C, "Pause Degenerated GC (Mark) 5619 ms after an allocation failure"),
     },
     "gc/jdk-ujl-zgc-allocation-stall-gcviewer.txt": {
-        "gc_pauses": Pin(L, "heap 100 % used at Mark End, allocation stalls up to 29 ms"),
+        "gc_pauses": Pin(
+            R,
+            "7 allocation stalls up to 29 ms (each blocks its own thread; likely from 200 ms), "
+            "3 sub-ms pauses, in a log of 1.3 s (heap 100 % used at Mark End)",
+        ),
     },
     "gc/jdk11plus-ujl-g1-time-uptime-decorations-gctoolkit.log": {
         "gc_pauses": Pin(L, "G1 young pauses of 300 and 428 ms, above G1's 200 ms goal"),
