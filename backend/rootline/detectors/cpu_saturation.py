@@ -10,9 +10,16 @@ else Prometheus ``prom.system_cpu_usage`` x 100), ``cpu.core.busy_pct{cpu}``,
 - ``core_pinned_run_ms``: the longest run of one core >= ``core_pinned_pct`` while the host
   average stays below ``cpu_busy_pct`` (one hot thread, e.g. the Netty I/O thread of one
   connection, with the rest idle; otherwise it is plain saturation).
-- ``runqueue_run_ms``: the longest run of run queue / cores >= ``runqueue_per_core``; a run
-  queue is a reading at an instant, so its run lasts from its first reading to its last (one
-  noisy reading is no evidence of anything).
+- ``runqueue_run_ms``: the longest run of run queue / cores >= ``runqueue_per_core``. Linux
+  nmon's Runnable is a reading at an instant (``procs_running``, a whole number), so its run
+  lasts from its first reading to its last (one noisy reading is no evidence of anything).
+  AIX topas_nmon's Runnable is averaged over the interval, which its fractional values show
+  (``60.20``): such a reading stands for its whole interval, like a CPU percentage, and a
+  run counts one interval per sample (``runqueue_averaged``).
+- ``sample_interval_ms`` (the typical interval of the CPU samples) and ``coarse_interval_ms``
+  (the same, only when longer than ``sustained_ms``): an average over 5 or 20 minutes cannot
+  show a saturation shorter than one sample, so a ruled-out says it judged only saturation
+  sustained across whole samples at that resolution.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from rootline.detectors.quantities import (
     longest_true_run,
     merged_series,
     step_values_at,
+    typical_interval_ms,
 )
 
 WANTED = (
@@ -162,10 +170,16 @@ def _host(
         values.update(
             runqueue_peak=float(runqueue_v[peak_i]), runqueue_peak_at=int(runqueue_t[peak_i])
         )
+        # A fractional run queue is an interval average (AIX topas_nmon), not a reading at an
+        # instant: each reading then stands for its interval, as a CPU percentage does.
+        averaged = bool(np.any(runqueue_v != np.round(runqueue_v)))
+        values["runqueue_averaged"] = averaged
         if cores:
             per_core = runqueue_v / cores
             run_ms, run_from, run_to = _run(
-                runqueue_t, per_core >= float(params["runqueue_per_core"]), instantaneous=True
+                runqueue_t,
+                per_core >= float(params["runqueue_per_core"]),
+                instantaneous=not averaged,
             )
             values.update(
                 runqueue_per_core_peak=float(per_core.max()),
@@ -176,6 +190,14 @@ def _host(
             anchors["runqueue_run_ms"] = Anchor(
                 "proc.runqueue", {}, *where, host, named["proc.runqueue"][0].artifact
             )
+    sampled = times if len(times) else runqueue_t
+    if len(sampled) < 2 and core_series:
+        sampled = merged_series(core_series[:1])[0]
+    interval = typical_interval_ms(sampled) if len(sampled) >= 2 else 0.0
+    if interval > 0:
+        values["sample_interval_ms"] = interval
+        if interval > float(params["sustained_ms"]):
+            values["coarse_interval_ms"] = interval
     return Measurement(
         entity=host or artifact,
         key=host_key(host),

@@ -12,8 +12,11 @@ Per log:
 
 - ``max_pause_ms`` (its type, cause, instant), ``p99_ms`` (nearest rank), ``total_ms``;
   ``window_share_pct``: the share of the densest ``share_window_ms`` window spent in pauses
-  (pauses are sequential, a pause longer than the window counts the window); ``span_ms`` from
-  the first pause to the end of the last, ``log_span_ms`` the time the log covers (fact
+  (pauses are sequential, a pause longer than the window counts the window); no window runs
+  past the log's end (the last pause's end plus the fact ``gc.log_tail_ms``), where nothing is
+  known: a burst in the log's last seconds is read over the log's last window, not over
+  seconds it does not cover. ``span_ms`` from the first pause to the end of the last and
+  ``span_share_pct`` the pauses' share of it; ``log_span_ms`` the time the log covers (fact
   ``gc.log_span_ms``: a log shorter than the window gives a lower bound of its share).
 - ``full_gc_count`` / ``longest_full_ms`` (full and degenerated collections),
   ``to_space_count`` (evacuation failures), ``stall_count`` / ``stall_max_ms`` (ZGC
@@ -155,11 +158,19 @@ def _measure(
         end = event.time_ms + round(event.duration_ms or 0.0)
         return Anchor(None, {}, event.time_ms, end, host, log.artifact, kind)
 
+    log_span_ms = _log_fact(data, log, "gc.log_span_ms")
     if log.pauses:
         pause_ms = np.array([p.duration_ms or 0.0 for p in log.pauses], dtype=np.float64)
         pause_at = np.array([p.time_ms for p in log.pauses], dtype=np.int64)
         longest = log.pauses[int(np.argmax(pause_ms))]
-        window_from, in_window = densest_window(pause_at, pause_ms, window_ms)
+        span_ms = float((pause_at + pause_ms).max() - pause_at.min())
+        end_ms = None
+        if log_span_ms is not None and log_span_ms >= window_ms:
+            # The log ends at its last line: the end of its last pause when no tail is known
+            # (data parsed before gc.log_tail_ms), which the log covers at least.
+            tail_ms = _log_fact(data, log, "gc.log_tail_ms") or 0.0
+            end_ms = int(np.ceil((pause_at + pause_ms).max() + tail_ms))
+        window_from, in_window = densest_window(pause_at, pause_ms, window_ms, end_ms=end_ms)
         values.update(
             max_pause_ms=float(pause_ms.max()),
             max_pause_type=str(longest.attrs.get("type", "?")),
@@ -169,7 +180,8 @@ def _measure(
             total_ms=float(pause_ms.sum()),
             window_share_pct=min(100.0, 100.0 * in_window / window_ms) if window_ms else None,
             window_from=window_from,
-            span_ms=float((pause_at + pause_ms).max() - pause_at.min()),
+            span_ms=span_ms,
+            span_share_pct=100.0 * float(pause_ms.sum()) / span_ms if span_ms > 0 else None,
         )
         anchors["max_pause_ms"] = at(longest, "gc_pause")
         anchors["p99_ms"] = Anchor(
@@ -245,10 +257,9 @@ def _measure(
     for key, name in (
         ("gc.allocation_rate_mb_s", "allocation_rate_mb_s"),
         ("gc.promotion_rate_mb_s", "promotion_rate_mb_s"),
-        ("gc.log_span_ms", "log_span_ms"),
     ):
-        found = [f for f in data.facts(key, host=host) if f.artifact == log.artifact]
-        values[name] = first_fact_number(found)
+        values[name] = _log_fact(data, log, key)
+    values["log_span_ms"] = log_span_ms
     heap = [
         float(p.attrs["heap_total_mb"])
         for p in log.pauses
@@ -261,6 +272,13 @@ def _measure(
         values=values,
         anchor=Anchor(None, {}, None, None, host, log.artifact, "gc_pause"),
         anchors=anchors,
+    )
+
+
+def _log_fact(data: IncidentData, log: _Log, key: str) -> float | None:
+    """A number the parser stated about this log (its artifact), or None."""
+    return first_fact_number(
+        [f for f in data.facts(key, host=log.host) if f.artifact == log.artifact]
     )
 
 

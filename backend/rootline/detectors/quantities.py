@@ -825,7 +825,11 @@ def nearest_rank_percentile(values: npt.ArrayLike, percent: float) -> float:
 
 
 def densest_window(
-    starts_ms: npt.NDArray[np.int64], durations_ms: npt.NDArray[np.float64], window_ms: int
+    starts_ms: npt.NDArray[np.int64],
+    durations_ms: npt.NDArray[np.float64],
+    window_ms: int,
+    *,
+    end_ms: int | None = None,
 ) -> tuple[int, float]:
     """The window of ``window_ms`` holding the most span time: ``(window_start_ms, total_ms)``.
 
@@ -834,10 +838,22 @@ def densest_window(
     window can reach past its end, and only its part inside counts, so one 30 s pause gives
     at most ``window_ms``. Vectorised: 200 000 pauses take milliseconds.
 
+    ``end_ms``, where the record ends (a GC log's last line): no window runs past it, since
+    nothing is known there; one that would is moved back to end there, so it holds the spans
+    of the record's last ``window_ms`` (the caller makes sure the record is that long).
+
     >>> densest_window(np.array([0, 1000, 50000]), np.array([100.0, 200.0, 900.0]), 10000)
     (50000, 900.0)
     >>> densest_window(np.array([0]), np.array([30000.0]), 10000)
     (0, 10000.0)
+    >>> densest_window(np.array([12000]), np.array([400.0]), 10000)  # runs to 22 s
+    (12000, 400.0)
+    >>> densest_window(np.array([12000]), np.array([400.0]), 10000, end_ms=12500)
+    (2500, 400.0)
+
+    The most a window holds does not change (the window from the first span in the record's
+    last ``window_ms`` held everything up to its end already); where it lies does, so the
+    window stated is one the record covers.
     """
     if not len(starts_ms) or window_ms <= 0:
         return 0, 0.0
@@ -845,14 +861,18 @@ def densest_window(
     starts = np.asarray(starts_ms, dtype=np.int64)[order]
     durations = np.maximum(np.asarray(durations_ms, dtype=np.float64)[order], 0.0)
     cumulative = np.concatenate(([0.0], np.cumsum(durations)))
-    window_ends = starts + window_ms
+    window_starts = starts
+    if end_ms is not None:
+        window_starts = np.minimum(starts, np.int64(end_ms - window_ms))
+    window_ends = window_starts + window_ms
+    first = np.searchsorted(starts, window_starts, side="left")  # first span in the window
     after_last = np.searchsorted(starts, window_ends, side="left")  # index past the window
-    totals = cumulative[after_last] - cumulative[np.arange(len(starts))]
-    last = after_last - 1
+    totals = cumulative[after_last] - cumulative[first]
+    last = np.maximum(after_last - 1, 0)
     overflow = np.maximum(starts[last] + durations[last] - window_ends, 0.0)
     totals = np.clip(totals - overflow, 0.0, float(window_ms))
     best = int(np.argmax(totals))
-    return int(starts[best]), float(totals[best])
+    return int(window_starts[best]), float(totals[best])
 
 
 def iso_ms(time_ms: float | None) -> str:

@@ -11,7 +11,8 @@ Two readings, the kernel's first:
   this host closed first);
 - its sockets (``ss``): a connection whose local port is one the host listens on (``ss -lnt``)
   is its server side; a local port inside that host's ``net.ipv4.ip_local_port_range`` that it
-  does not listen on is an ephemeral (client) port.
+  does not listen on is an ephemeral (client) port. Without the range, any local port it does
+  not listen on is the client side (when its listening ports are known; else unplaced).
 
 Not a checklist id (no rule file): the registry lists modules explicitly.
 """
@@ -73,8 +74,8 @@ class SocketRoles:
     """The connections ``ss`` listed on one host, by the role of their local port."""
 
     server: int  # local port is a listening port of the host
-    client: int  # local port ephemeral (inside the range, not listened on)
-    other: int  # neither (a bound client port outside the range, or no range known)
+    client: int  # local port ephemeral (inside the range, or not listened on: range unknown)
+    other: int  # neither (a bound port outside the range, or no range nor listening port known)
     destinations: frozenset[str]  # peer ``addr:port`` of the client-side connections
 
 
@@ -96,7 +97,12 @@ def socket_roles(data: IncidentData) -> dict[str | None, SocketRoles]:
                 other += 1
             elif port in listening:
                 server += 1
-            elif bounds is not None and bounds[0] <= port <= bounds[1]:
+            elif (bounds is not None and bounds[0] <= port <= bounds[1]) or (
+                bounds is None and listening
+            ):
+                # Without the host's port range, a local port it does not listen on (while
+                # its listening ports are known) is the connecting end: dropping those left
+                # one loopback server row deciding the side of forty client connections.
                 client += 1
                 address, peer_port = split_endpoint(peer)
                 destinations.add(f"{address}:{peer_port}")

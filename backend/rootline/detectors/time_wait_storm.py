@@ -243,13 +243,6 @@ def _side(
         entries = values.get("tw_entries")
         if isinstance(entries, float):
             values["closes_per_open"] = entries / host_opens.total
-    else:
-        host_roles = roles.get(host)
-        if host_roles is not None and host_roles.server + host_roles.client > 0:
-            values["server_conns"] = host_roles.server
-            values["client_conns"] = host_roles.client
-            server_share = host_roles.server / (host_roles.server + host_roles.client)
-            values["side_basis"] = "sockets"
     listed_share = values.get("tw_server_share")
     if isinstance(listed_share, float) and (
         server_share is None or minimum > max(server_share, 1.0 - server_share)
@@ -257,9 +250,19 @@ def _side(
         # The TIME-WAIT sockets themselves, by local port, where the counters say nothing or
         # that this host both accepts and opens: which side holds TIME-WAIT is then read off
         # the sockets (the counters, when they place it, stay first; see _time_wait_ports).
+        # They come before the host's other listed connections, which only say which side
+        # it mostly is: a desktop's one loopback server row beside forty HTTPS client
+        # connections must not outvote its four TIME-WAIT sockets on ephemeral ports.
         server_share = listed_share
         values["side_basis"] = "TIME-WAIT sockets"
         anchors["side_share"] = anchors.get("tw_server_share", Anchor(host=host))
+    elif server_share is None:
+        host_roles = roles.get(host)
+        if host_roles is not None and host_roles.server + host_roles.client > 0:
+            values["server_conns"] = host_roles.server
+            values["client_conns"] = host_roles.client
+            server_share = host_roles.server / (host_roles.server + host_roles.client)
+            values["side_basis"] = "sockets"
     closer = "unknown"
     if not _holds_time_wait(values):
         # The side that closes first is the side holding TIME-WAIT: with no socket in it and
@@ -344,7 +347,9 @@ def _time_wait_ports(
         tw_server_share=on_listen / listed,
         tw_client_share=on_other / listed,
     )
-    where = "other local ports"
+    # Without the port range, a local port the host is known not to listen on is still its
+    # connecting end: said so rather than "other".
+    where = "local ports it does not listen on" if listening else "other local ports"
     if bounds:
         values["tw_other_lo"], values["tw_other_hi"] = min(bounds), max(bounds)
         ephemeral = port_range(data, host)

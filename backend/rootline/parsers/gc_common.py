@@ -19,8 +19,9 @@ that carry the clock readings the line had (a wall-clock datestamp, a JVM uptime
 - facts ``jvm.start_time`` (ISO UTC, only when a line carries both a datestamp and an
   uptime), ``gc.collector``, ``gc.pause_count``, ``gc.pause_total_ms``, ``gc.pause_max_ms``,
   ``gc.pause_p99_ms`` (nearest rank), ``gc.log_span_ms`` (the time the log covers, from its
-  first clock reading to its last, or its pauses' span when longer), ``gc.time_share_pct``
-  (pause total / log span),
+  first clock reading to its last, or its pauses' span when longer), ``gc.log_tail_ms`` (from
+  the end of the last pause to the log's last clock reading, 0 when none is later),
+  ``gc.time_share_pct`` (pause total / log span),
   ``gc.allocation_rate_mb_s`` and ``gc.promotion_rate_mb_s`` (MB/s between the first and
   the last pause; promotion needs young-generation sizes).
 """
@@ -644,6 +645,10 @@ def _add_facts(
         if span_ms > 0:
             facts.append(Fact("gc.log_span_ms", _fmt(span_ms)))
             facts.append(Fact("gc.time_share_pct", _fmt(100.0 * total / span_ms)))
+            # Where the log ends after its last pause, as a duration (times may be shifted
+            # after parsing: a JVM start given at upload): no window of pauses runs past it.
+            last_end = max(s + d for s, d in zip(pause_starts, durations, strict=True))
+            facts.append(Fact("gc.log_tail_ms", _fmt(max(0.0, wall(log.last) - last_end))))
     _add_rates(log.pauses, pause_starts, facts)
 
 

@@ -102,7 +102,9 @@ PINS: dict[str, dict[str, Pin]] = {
     "ss/ss-noemitauOH-oneline-tcpinfo-skmem-desktop-pcp.txt": {
         "small_send_buffer": Pin(R, "41 ESTAB all Send-Q 0, no sndbuf_limited on any socket"),
         "receiver_not_reading": Pin(R, "every Recv-Q 0, no rwnd_limited on any socket"),
-        "time_wait_storm": Pin(R, "4 TIME-WAIT beside 41 ESTAB"),
+        "time_wait_storm": Pin(
+            R, "4 TIME-WAIT beside 41 ESTAB; all 4 on ephemeral ports to :443 (client side)"
+        ),
         "accept_queue_overflow": Pin(N, "one listing, 24 LISTEN Recv-Q 0: no counter"),
         "heartbeat_storm": Pin(N, "41 ESTAB in one listing, no series"),
     },
@@ -183,9 +185,10 @@ PINS: dict[str, dict[str, Pin]] = {
     },
     "netstat/proc-net-sockstat-busy-server-insights.txt": {
         "time_wait_storm": Pin(
-            R,
-            "tw 2030 beside TCP inuse 1365 (every socket but TIME-WAIT, so ESTAB <= 1365): "
-            "1.5 TIME-WAIT per socket in use on a busy server, one snapshot, side unknown",
+            N,
+            "tw 2030 (past 1,000) beside TCP inuse 1365 (every socket but TIME-WAIT, so "
+            "ESTAB <= 1365): the 1.5 per socket is a lower bound, one snapshot shows no rise, "
+            "no TcpExtTW: neither churn nor its absence is shown",
         ),
     },
     "netstat/sysctl-a-centos77-jc.txt": {
@@ -196,7 +199,11 @@ PINS: dict[str, dict[str, Pin]] = {
         "memory_pressure": Pin(
             C, "PAGE pgsin 2.6k-47.9k/s, pgsout 2k-31.7k/s all 31 snapshots; paging space +6.6 GB"
         ),
-        "cpu_saturation": Pin(R, "CPU_ALL user+sys peaks at 85.7 % (28 logical CPUs)"),
+        "cpu_saturation": Pin(
+            C,
+            "PROC,T0027 Runnable 60.20 on 28 logical CPUs = 2.15 per CPU, averaged by "
+            "topas_nmon over the 1200 s interval (user+sys peaks at 85.7 %)",
+        ),
         "heartbeat_storm": Pin(N, "20 min snapshots cannot show a 5 s - 5 min period"),
     },
     "nmon/aix61-tl09-power7-topas-nmon-vg-diskserv-top-nmonchart-sampleD.nmon": {
@@ -252,7 +259,11 @@ PINS: dict[str, dict[str, Pin]] = {
         "gc_pauses": Pin(C, "Pause Degenerated GC (Mark) 5619 ms after an allocation failure"),
     },
     "gc/jdk-ujl-zgc-allocation-stall-gcviewer.txt": {
-        "gc_pauses": Pin(L, "heap 100 % used at Mark End, allocation stalls up to 29 ms"),
+        "gc_pauses": Pin(
+            R,
+            "7 allocation stalls up to 29 ms (each blocks its own thread; likely from 200 ms), "
+            "3 sub-ms pauses, in a log of 1.3 s (heap 100 % used at Mark End)",
+        ),
     },
     "gc/jdk11plus-ujl-g1-time-uptime-decorations-gctoolkit.log": {
         "gc_pauses": Pin(L, "G1 young pauses of 300 and 428 ms, above G1's 200 ms goal"),

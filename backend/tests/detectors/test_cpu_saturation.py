@@ -165,3 +165,55 @@ def test_never_raises(user, core, times) -> None:  # type: ignore[no-untyped-def
     capture.fact("nmon.cpus", "0")
     finding = registry.judge(ID, incident(capture))
     assert finding.verdict in {"confirmed", "likely", "ruled_out", "insufficient_data"}
+
+
+def test_an_averaged_run_queue_reading_stands_for_its_interval() -> None:
+    """Corpus aix61-tl07 sampleC (audit item 3): ``PROC,T0027,60.20`` on 28 logical CPUs =
+    2.15 runnable per CPU, averaged by topas_nmon over the 1200 s interval, was read as an
+    instant ("run queue >= 2 per CPU for 0 ms in a row") and CPU ruled out. A fractional
+    Runnable is an interval average: the one reading stands for its 20 minutes."""
+    user = [15.4, 9.0, 67.9, 13.6]
+    finding = check(
+        incident(nmon(user, sys=[3.5, 2.7, 17.8, 6.6], runqueue=[4.43, 3.91, 60.20, 4.29],
+                      cpus=28, step_s=1200))
+    )  # fmt: skip
+    assert finding.verdict == "confirmed"
+    assert "run queue averaged >= 2 per CPU for 20.0 min in a row" in finding.summary
+    assert "Runnable averaged over each 20.0 min interval" in finding.summary
+
+
+def test_averaged_and_instant_run_queues_differ_by_one_interval() -> None:
+    """Variations at nmon -s 5 on 2 CPUs: two averaged readings of 4.5 cover 10 s (confirmed);
+    the same two as whole-number instants (Linux procs_running) span 5 s (likely); one
+    averaged reading covers 5 s (likely); a healthy averaged queue rules out."""
+
+    def verdict(runqueue: list[float]) -> str:
+        return check(incident(nmon([20.0] * 4, runqueue=runqueue, cpus=2, step_s=5))).verdict
+
+    assert verdict([0.5, 4.5, 4.5, 0.5]) == "confirmed"
+    assert verdict([1.0, 5.0, 5.0, 1.0]) == "likely"
+    assert verdict([0.5, 4.5, 0.5, 0.5]) == "likely"
+    assert verdict([1.0, 5.0, 1.0, 1.0]) == "ruled_out"  # one instant: no evidence
+    assert verdict([0.5, 3.9, 1.5, 0.5]) == "ruled_out"  # 1.95 per CPU at most
+
+
+def test_a_coarse_ruled_out_says_what_its_resolution_cannot_show() -> None:
+    """A 5 min or 20 min CPU average cannot exclude minutes at 100 %: the ruled-out says it
+    judged at that resolution; 1 s samples need no such caveat."""
+    coarse = check(incident(nmon([60.0, 85.7, 70.0], step_s=300)))
+    assert coarse.verdict == "ruled_out"
+    assert "each is a 5.0 min average, which cannot show a saturation shorter than one" in (
+        coarse.summary
+    )
+    fine = check(incident(nmon([60.0, 85.7, 70.0] * 5, step_s=1)))
+    assert fine.verdict == "ruled_out" and "resolution" not in fine.summary
+    at_threshold = check(incident(nmon([60.0, 85.7, 70.0], step_s=10)))  # 10 s = sustained_ms
+    assert "resolution" not in at_threshold.summary
+
+
+def test_corpus_aix_sample_c_run_queue_past_two_per_cpu() -> None:
+    finding = check(
+        corpus_incident("nmon/aix61-tl07-power7-topas-nmon-top-uarg-nfs-nmonchart-sampleC.nmon")
+    )
+    assert finding.verdict == "confirmed"
+    assert "peak 60.2 runnable on 28 logical CPUs" in finding.summary

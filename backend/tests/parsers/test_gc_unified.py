@@ -230,6 +230,13 @@ def test_the_time_the_log_covers_is_a_fact() -> None:
         "[1.000s][info][gc] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 4M->1M(8M) 2.500ms\n"
     )
     assert fact(pause, "gc.log_span_ms") == "2.5"  # one line: the pause's own span
+    assert fact(pause, "gc.log_tail_ms") == "0"  # nothing logged after the pause ends
+    tail = parse(
+        "[1.000s][info][gc] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 4M->1M(8M) 2.500ms\n"
+        "[3.000s][info][gc,heap,exit] Heap\n"
+    )
+    # where the log ends after its last pause: the pause line is written as it ends (1.000 s)
+    assert fact(tail, "gc.log_tail_ms") == "2000"
 
 
 # --- dialects: every number below is read off the lines by hand --------------------------
