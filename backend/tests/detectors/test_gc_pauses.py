@@ -105,6 +105,23 @@ def test_a_costly_share_outside_the_slow_period_is_likely() -> None:
     assert "no pause of this log falls in the slow period" in finding.summary
 
 
+def test_short_pauses_of_another_time_do_not_rule_gc_out_for_the_slow_period() -> None:
+    """A new user's walk: a 3.8 s G1 log of 2024 beside a pool exhausted in 2026 ruled GC out
+    ('stayed short in a log covering 3.8 s'). Every pause before or after the known slow
+    period says nothing of it: insufficient data, saying when the log runs; a pause signature
+    of its own still counts (the likely above)."""
+    pool = pool_capture([2] * 10 + [8] * 10 + [2] * 10, max_threads=8)
+    for start_s, count in ((60.0, 30), (3600.0 * 24 * 365, 5), (-3600.0, 200)):
+        finding = check(incident(pool, gc_log(young(count, 1.0, 3.0, start_s=start_s))))
+        assert finding.verdict == "insufficient_data", (start_s, finding.summary)
+        assert "none of it in the slow period" in finding.summary, finding.summary
+    # Overlapping the slow period, the same short pauses rule it out.
+    inside = check(incident(pool, gc_log(young(30, 1.0, 3.0, start_s=0.0))))
+    assert inside.verdict == "ruled_out", inside.summary
+    # Without a slow period, a log of short pauses rules out as before.
+    assert check(incident(gc_log(young(30, 1.0, 3.0)))).verdict == "ruled_out"
+
+
 def test_likely_on_p99_and_full_gcs() -> None:
     finding = check(incident(gc_log(young(20, 30.0, 250.0))))
     assert finding.verdict == "likely"
