@@ -176,15 +176,15 @@ def _host(
         values["runqueue_averaged"] = averaged
         if cores:
             per_core = runqueue_v / cores
-            run_ms, run_from, run_to = _run(
-                runqueue_t,
-                per_core >= float(params["runqueue_per_core"]),
-                instantaneous=not averaged,
-            )
+            over = per_core >= float(params["runqueue_per_core"])
+            run_ms, run_from, run_to = _run(runqueue_t, over, instantaneous=not averaged)
+            longest = longest_true_run(runqueue_t, over)
             values.update(
                 runqueue_per_core_peak=float(per_core.max()),
                 runqueue_run_ms=run_ms,
                 runqueue_run_from=run_from,
+                # readings in that run: one interval average alone confirms nothing
+                runqueue_run_samples=longest[1] - longest[0] + 1 if longest else 0,
             )
             where = (run_from, run_to) if run_from is not None else (int(runqueue_t[peak_i]),) * 2
             anchors["runqueue_run_ms"] = Anchor(

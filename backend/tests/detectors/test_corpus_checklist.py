@@ -200,9 +200,9 @@ PINS: dict[str, dict[str, Pin]] = {
             C, "PAGE pgsin 2.6k-47.9k/s, pgsout 2k-31.7k/s all 31 snapshots; paging space +6.6 GB"
         ),
         "cpu_saturation": Pin(
-            C,
+            L,
             "PROC,T0027 Runnable 60.20 on 28 logical CPUs = 2.15 per CPU, averaged by "
-            "topas_nmon over the 1200 s interval (user+sys peaks at 85.7 %)",
+            "topas_nmon over the 1200 s interval, one reading (user+sys peaks at 85.7 %)",
         ),
         "heartbeat_storm": Pin(N, "20 min snapshots cannot show a 5 s - 5 min period"),
     },
