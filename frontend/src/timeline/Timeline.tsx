@@ -37,7 +37,7 @@ import { batchIds, highlightMatches, hostsOf, pinKey, planLanes, seriesNames } f
 import type { LanePlan, Plan } from "./lanes";
 import { formatLayout, LAYOUT_PARAM, moveLane, orderLanes, parseLayout, patchLane } from "./layout";
 import type { LaneLayout, Layout } from "./layout";
-import { clampRange, maxPointsFor, panRange, sameRange, xToTime, zoomRange } from "./range";
+import { clampRange, maxPointsFor, panRange, sameRange, viewableExtent, xToTime, zoomRange } from "./range";
 import { laneStatus } from "./status";
 import type { LaneStatus } from "./status";
 import type { CursorAt } from "./tooltip";
@@ -135,7 +135,7 @@ export default function Timeline(props: TimelineProps) {
   const pinnedSeries = usePinnedSeries(apiBase, pins);
   const listData = useMemo(() => mergeSeries(list.data, pinnedSeries), [list.data, pinnedSeries]);
   const connectionsTotal = useConnectionCount(apiBase).data ?? 0;
-  const bounds = useMemo(() => incidentWindow ?? extentOf(listData), [incidentWindow, listData]);
+  const bounds = useMemo(() => viewableExtent(incidentWindow ?? extentOf(listData)), [incidentWindow, listData]);
   const visible = useMemo<TimeRange | null>(
     () => (range ? { from: range.from, to: range.to } : bounds),
     // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed by the range's numbers, not the objects' identity

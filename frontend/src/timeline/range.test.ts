@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clampRange, maxPointsFor, MIN_SPAN_MS, panRange, selectionToRange, timeToX, xToTime, zoomRange } from "./range";
+import { clampRange, maxPointsFor, MIN_SPAN_MS, panRange, selectionToRange, timeToX, viewableExtent, xToTime, zoomRange } from "./range";
 
 const W = { from: 0, to: 100_000 };
 
@@ -49,5 +49,15 @@ describe("range math", () => {
     expect(maxPointsFor(1250)).toBe(1300);
     expect(maxPointsFor(50)).toBe(200);
     expect(maxPointsFor(10_000)).toBe(3000);
+  });
+});
+
+describe("viewableExtent", () => {
+  it("widens an incident of one instant to a minute around it, and leaves wider ones alone", () => {
+    expect(viewableExtent({ from: 1_000_000, to: 1_000_000 })).toEqual({ from: 970_000, to: 1_030_000 });
+    expect(viewableExtent({ from: 0, to: 10_000 })).toEqual({ from: -25_000, to: 35_000 });
+    const wide = { from: 0, to: 120_000 };
+    expect(viewableExtent(wide)).toBe(wide);
+    expect(viewableExtent(null)).toBeNull();
   });
 });

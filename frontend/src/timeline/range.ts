@@ -6,6 +6,17 @@ export const MIN_SPAN_MS = 1000;
 /** A drag shorter than this (pixels) is a click, not a selection. */
 export const MIN_DRAG_PX = 4;
 
+/** An incident's whole extent is shown at least this wide: a single thread dump or an `ss`
+ * listing is one instant, and a 0 ms axis has no ticks to read (a new user's walk). */
+export const MIN_EXTENT_MS = 60_000;
+
+/** `extent`, widened around its middle to {@link MIN_EXTENT_MS} when narrower. */
+export function viewableExtent(extent: TimeRange | null): TimeRange | null {
+  if (!extent || extent.to - extent.from >= MIN_EXTENT_MS) return extent;
+  const mid = (extent.from + extent.to) / 2;
+  return { from: Math.round(mid - MIN_EXTENT_MS / 2), to: Math.round(mid + MIN_EXTENT_MS / 2) };
+}
+
 export function spanOf(range: TimeRange): number {
   return range.to - range.from;
 }
