@@ -33,7 +33,7 @@ export function DeleteIncidentDialog({
       title="Delete incident"
       message={
         <p>
-          Delete “{incident.title}” with its {incident.artifact_count} artifacts, findings, notes and share links?
+          Delete “{incident.title}” with its {incident.artifact_count === 1 ? "1 artifact" : `${incident.artifact_count} artifacts`}, findings, notes and share links?
           This cannot be undone.
         </p>
       }

@@ -20,7 +20,7 @@ export function IncidentHeader({ incident, children }: { incident: Incident; chi
             ` (${formatDuration(incident.window_end_ms - incident.window_start_ms)})`}
         </span>
         <span>Timezone <span className="mono">{incident.timezone}</span></span>
-        <span>{formatNumber(incident.artifact_count)} artifacts</span>
+        <span>{incident.artifact_count === 1 ? "1 artifact" : `${formatNumber(incident.artifact_count)} artifacts`}</span>
       </p>
       {incident.summary && <p className="incident-summary">{incident.summary}</p>}
     </header>
