@@ -149,7 +149,8 @@ def _connection(
         "snapshots": len(times),
         "snapshots_with_data": with_data,
         "pinned_snapshots": int(pinned_mask.sum()),
-        "pinned_share": int(pinned_mask.sum()) / with_data if with_data else 0.0,
+        # of no snapshot with data queued, no share (0 of 0 is not 0 %)
+        "pinned_share": int(pinned_mask.sum()) / with_data if with_data else None,
         "sndbuf_limited_pct": sndbuf_pct,
         "rwnd_limited_pct": rwnd_pct,
         "busy_s": busy_ms / 1000.0 if busy_ms else None,

@@ -202,6 +202,10 @@ def test_an_application_limited_connection_does_not_tell_the_path_capacity() -> 
     for n in (1, 5, 30):
         limited = check(incident(_idle_client(n, app_limited=1.0)))
         assert limited.verdict == "ruled_out"
+        # nothing was ever queued: no "0 % of the snapshots with data queued (0 of 0)"
+        assert "(0 of 0" not in limited.summary and not any(
+            "(0 of 0" in e.summary for e in limited.evidence
+        ), limited.summary
         assert "The path would carry" not in limited.explanation, limited.explanation
         assert "pacing rate" not in limited.explanation + limited.summary
         # Snapshots without the flag tell it, as before.
