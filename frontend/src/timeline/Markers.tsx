@@ -8,7 +8,7 @@ import { formatFull } from "./format";
 import { timeToX } from "./range";
 import type { EventRead, TimeRange } from "./types";
 
-export type MarkerKind = "gc" | "rejection" | "overflow" | "annotation" | "reset" | "dump" | "other";
+export type MarkerKind = "gc" | "rejection" | "overflow" | "annotation" | "reset" | "dump" | "deadlock" | "other";
 
 export interface Marker {
   kind: MarkerKind;
@@ -29,6 +29,7 @@ export const MARKER_COLORS: Record<MarkerKind, string> = {
   annotation: "#1565c0",
   reset: "#8b0000",
   dump: "#888888",
+  deadlock: "#b00020",
   other: "#555555",
 };
 
@@ -39,6 +40,7 @@ export const MARKER_NAMES: Record<MarkerKind, string> = {
   annotation: "annotations",
   reset: "resets / timeouts",
   dump: "thread dumps",
+  deadlock: "thread deadlocks",
   other: "other events",
 };
 

@@ -17,7 +17,8 @@ export const EVENT_MARKERS: Record<string, { kind: MarkerKind; name: string }> =
   gc_to_space_exhausted: { kind: "gc", name: "GC to-space exhausted" },
   gc_allocation_stall: { kind: "gc", name: "GC allocation stalls" },
   thread_dump: { kind: "dump", name: "thread dumps" },
-  thread_deadlock: { kind: "dump", name: "thread deadlocks" },
+  // Red, not the dumps' grey: a deadlock is a finding, and it sits on its dump's instant.
+  thread_deadlock: { kind: "deadlock", name: "thread deadlocks" },
 };
 
 export interface StripEntry {
