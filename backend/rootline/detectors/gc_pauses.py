@@ -52,11 +52,12 @@ from rootline.detectors.base import (
     Quantity,
 )
 from rootline.detectors.quantities import (
+    SlowPeriod,
     densest_window,
     first_fact_number,
     host_key,
     nearest_rank_percentile,
-    pool_saturation_windows,
+    slow_periods,
 )
 
 # GC logs anchored only by JVM uptime sit near epoch 0: not a threshold, a validity check
@@ -75,14 +76,6 @@ class _Log:
     to_space: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class _Period:
-    what: str
-    host: str | None
-    from_ms: int
-    to_ms: int
-
-
 def quantities(data: IncidentData, params: Params) -> list[Measurement]:
     logs = _logs(data)
     read = {(log.host, log.artifact) for log in logs}
@@ -99,14 +92,8 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
         for f in data.facts("gc.pause_count")
         if f.key == "gc.pause_count" and (f.host, f.artifact) not in read
     ]
-    saturated = [
-        _Period(f"pool {w.pool} saturated", w.host, w.from_ms, w.to_ms)
-        for w in pool_saturation_windows(data)
-    ]
-    periods = saturated + [
-        _Period("RPC timeout", e.host, e.time_ms - 1000, e.time_ms + 1000)
-        for e in data.events("rpc_timeout")
-    ]
+    periods = slow_periods(data)
+    saturated = [p for p in periods if p.pool]
     return [_measure(data, log, periods, saturated, params) for log in logs] + unread
 
 
@@ -132,8 +119,8 @@ def _label(log: _Log) -> str:
 def _measure(
     data: IncidentData,
     log: _Log,
-    periods: list[_Period],
-    saturated: list[_Period],
+    periods: list[SlowPeriod],
+    saturated: list[SlowPeriod],
     params: Params,
 ) -> Measurement:
     host = log.host

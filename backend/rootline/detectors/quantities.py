@@ -1104,6 +1104,29 @@ def pool_saturation_windows(data: IncidentData) -> list[PoolWindow]:
     return windows
 
 
+@dataclass(frozen=True, slots=True)
+class SlowPeriod:
+    """When the application is known to have been slow on a host: a pool saturated (or
+    rejecting work), or an RPC timing out (a second either side of the line)."""
+
+    what: str
+    host: str | None
+    from_ms: int
+    to_ms: int
+    pool: bool  # a saturated pool's window (not an RPC timeout)
+
+
+def slow_periods(data: IncidentData) -> list[SlowPeriod]:
+    """Every known slow period: the pools' saturation windows, then the RPC timeouts."""
+    return [
+        SlowPeriod(f"pool {w.pool} saturated", w.host, w.from_ms, w.to_ms, True)
+        for w in pool_saturation_windows(data)
+    ] + [
+        SlowPeriod("RPC timeout", e.host, e.time_ms - 1000, e.time_ms + 1000, False)
+        for e in data.events("rpc_timeout")
+    ]
+
+
 # --- reading progress and zero windows (single_connection_bottleneck, receiver_not_reading) --
 
 

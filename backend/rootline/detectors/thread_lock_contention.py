@@ -48,7 +48,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from rootline.detectors.base import Anchor, EventView, IncidentData, Measurement, Params, Quantity
-from rootline.detectors.quantities import host_key, iso_ms, pool_saturation_windows
+from rootline.detectors.quantities import SlowPeriod, host_key, iso_ms, slow_periods
 from rootline.parsers.thread_dump import pool_of
 
 # Cycles quoted in full in a finding; a dump holding more says how many.
@@ -90,23 +90,9 @@ class _Wait:
         return self.blocked / self.pool_threads if self.pool_threads else None
 
 
-@dataclass(frozen=True, slots=True)
-class _Period:
-    what: str
-    host: str | None
-    from_ms: int
-    to_ms: int
-
-
 def quantities(data: IncidentData, params: Params) -> list[Measurement]:
     jvms = _jvms(data)
-    periods = [
-        _Period(f"pool {w.pool} saturated", w.host, w.from_ms, w.to_ms)
-        for w in pool_saturation_windows(data)
-    ] + [
-        _Period("RPC timeout", e.host, e.time_ms - 1000, e.time_ms + 1000)
-        for e in data.events("rpc_timeout")
-    ]
+    periods = slow_periods(data)
     return [_measure(host, dumps, periods, params) for host, dumps in jvms.items()]
 
 
@@ -146,7 +132,7 @@ def _anchor(dump: _Dump, host: str | None) -> Anchor:
 
 
 def _measure(
-    host: str | None, dumps: list[_Dump], periods: list[_Period], params: Params
+    host: str | None, dumps: list[_Dump], periods: list[SlowPeriod], params: Params
 ) -> Measurement:
     margin = int(params["slow_period_margin_ms"])
     mine = [p for p in periods if p.host is None or host is None or p.host == host]
