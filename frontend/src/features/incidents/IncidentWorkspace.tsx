@@ -11,7 +11,6 @@ import { useViewState } from "../../lib/useViewState";
 // Bundled eagerly (not a lazy chunk): the timeline's /series and /timeline requests then start as
 // soon as the incident is read, instead of after one more round trip for the chunk.
 import Timeline, { type SeriesHighlight } from "../../timeline/Timeline";
-import { viewableExtent } from "../../timeline/range";
 import { ActionItemsPanel } from "../actions/ActionItems";
 import type { Marker } from "../../timeline/Markers";
 import { AnnotationForm, AnnotationList } from "../annotations/Annotations";
@@ -73,7 +72,7 @@ export function IncidentWorkspace({
   const extent = useMemo<TimeRange | null>(
     () =>
       incident.window_start_ms !== null && incident.window_end_ms !== null
-        ? viewableExtent({ from: incident.window_start_ms, to: incident.window_end_ms })
+        ? { from: incident.window_start_ms, to: incident.window_end_ms }
         : null,
     [incident.window_start_ms, incident.window_end_ms],
   );
