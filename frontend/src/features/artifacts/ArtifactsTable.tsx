@@ -1,4 +1,4 @@
-import { Fragment, useMemo, useState } from "react";
+import { Fragment, useMemo, useState, type ReactNode } from "react";
 import { useArtifacts, useReparse } from "../../api/queries";
 import { isQueued, type Artifact } from "../../api/types";
 import { Empty, ErrorMessage, Loading } from "../../components/States";
@@ -156,46 +156,28 @@ function ArtifactRow({
           </button>
         )}
         {artifact.placed_at_upload && (
-          <p className="warning" data-testid="placed-at-upload">
+          <TimeNote testId="placed-at-upload" action={readOnly ? null : "Set a clock offset…"} onAction={() => setEditing(true)}>
             No timestamp in this file: its data sits at the upload time
             {artifact.clock_offset_s ? ", shifted by its clock offset" : ""}. If it was captured at
             another time, shift it with a clock offset.
-            {!readOnly && (
-              <>
-                {" "}
-                <button type="button" className="button-link" onClick={() => setEditing(true)}>
-                  Set a clock offset…
-                </button>
-              </>
-            )}
-          </p>
+          </TimeNote>
         )}
         {timeAssumptionNotes(artifact).map((note) => (
-          <p key={note.key} className="warning" data-testid="time-assumed" data-key={note.key}>
+          <TimeNote
+            key={note.key}
+            testId="time-assumed"
+            dataKey={note.key}
+            action={readOnly ? null : "Set a clock offset…"}
+            onAction={() => setEditing(true)}
+          >
             {note.text}
-            {!readOnly && (
-              <>
-                {" "}
-                <button type="button" className="button-link" onClick={() => setEditing(true)}>
-                  Set a clock offset…
-                </button>
-              </>
-            )}
-          </p>
+          </TimeNote>
         ))}
         {!artifact.anchored && (
-          <p className="warning">
+          <TimeNote action={readOnly ? null : "Set the JVM start…"} onAction={() => setEditing(true)}>
             Unanchored: this GC log has only JVM uptimes and no start time, so its times are not
             placed on the clock.
-            {!readOnly && (
-              <>
-                {" "}
-                <button type="button" className="button-link" onClick={() => setEditing(true)}>
-                  Set the JVM start…
-                </button>
-              </>
-            )}
-          </p>
+          </TimeNote>
         )}
       </th>
       <td>{artifact.host ?? <span className="muted">—</span>}</td>
@@ -277,5 +259,34 @@ function Diagnostics({ artifact }: { artifact: Artifact }) {
         <p className="muted">and {formatNumber(artifact.diagnostics_dropped)} more not listed</p>
       )}
     </details>
+  );
+}
+
+/** A warning under a file's name about how its times were placed, with the edit that mends it. */
+function TimeNote({
+  testId,
+  dataKey,
+  action,
+  onAction,
+  children,
+}: {
+  testId?: string;
+  dataKey?: string;
+  action: string | null;
+  onAction: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <p className="warning" data-testid={testId} data-key={dataKey}>
+      {children}
+      {action && (
+        <>
+          {" "}
+          <button type="button" className="button-link" onClick={onAction}>
+            {action}
+          </button>
+        </>
+      )}
+    </p>
   );
 }
