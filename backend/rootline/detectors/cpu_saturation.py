@@ -24,6 +24,8 @@ else Prometheus ``prom.system_cpu_usage`` x 100), ``cpu.core.busy_pct{cpu}``,
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import numpy.typing as npt
 
@@ -82,17 +84,26 @@ def _busy(
     return np.array([], dtype=np.int64), np.array([], dtype=np.float64), ""
 
 
+class _Run(NamedTuple):
+    """The longest run of a mask: its duration (ms), from, to, and how many readings."""
+
+    ms: float
+    from_ms: int | None
+    to_ms: int | None
+    samples: int
+
+
 def _run(
     times: npt.NDArray[np.int64], mask: npt.NDArray[np.bool_], *, instantaneous: bool = False
-) -> tuple[float, int | None, int | None]:
-    """(duration ms, from, to) of the longest run of ``mask``; (0, None, None) for none."""
+) -> _Run:
+    """The longest run of ``mask``; (0, None, None, 0) for none."""
     run = longest_true_run(times, mask)
     if run is None:
-        return 0.0, None, None
+        return _Run(0.0, None, None, 0)
     first, last, duration = run
     if instantaneous:
         duration = float(times[last] - times[first])
-    return duration, int(times[first]), int(times[first] + duration)
+    return _Run(duration, int(times[first]), int(times[first] + duration), last - first + 1)
 
 
 def _host(
@@ -114,7 +125,7 @@ def _host(
 
     if len(times):
         peak = int(np.argmax(busy))
-        run_ms, run_from, run_to = _run(times, busy >= busy_pct)
+        run_ms, run_from, run_to, _ = _run(times, busy >= busy_pct)
         values.update(
             busy_peak_pct=float(busy[peak]),
             busy_peak_at=int(times[peak]),
@@ -138,7 +149,7 @@ def _host(
         if core_peak is None or core_v[peak_i] > core_peak[0]:
             core_peak = (float(core_v[peak_i]), label)
         host_busy = step_values_at(times, busy, core_t) if len(times) else np.zeros(len(core_t))
-        run_ms, run_from, run_to = _run(core_t, (core_v >= pinned_pct) & (host_busy < busy_pct))
+        run_ms, run_from, run_to, _ = _run(core_t, (core_v >= pinned_pct) & (host_busy < busy_pct))
         candidate = (run_ms, float(core_v[peak_i]), label, run_from, run_to,
                      int(core_t[peak_i]), s.artifact)  # fmt: skip
         if best is None or candidate[:2] > best[:2]:
@@ -177,14 +188,15 @@ def _host(
         if cores:
             per_core = runqueue_v / cores
             over = per_core >= float(params["runqueue_per_core"])
-            run_ms, run_from, run_to = _run(runqueue_t, over, instantaneous=not averaged)
-            longest = longest_true_run(runqueue_t, over)
+            run_ms, run_from, run_to, run_samples = _run(
+                runqueue_t, over, instantaneous=not averaged
+            )
             values.update(
                 runqueue_per_core_peak=float(per_core.max()),
                 runqueue_run_ms=run_ms,
                 runqueue_run_from=run_from,
                 # readings in that run: one interval average alone confirms nothing
-                runqueue_run_samples=longest[1] - longest[0] + 1 if longest else 0,
+                runqueue_run_samples=run_samples,
             )
             where = (run_from, run_to) if run_from is not None else (int(runqueue_t[peak_i]),) * 2
             anchors["runqueue_run_ms"] = Anchor(
