@@ -36,6 +36,7 @@ from rootline.detectors.quantities import (
     host_key,
     longest_true_run,
     merged_series,
+    runs_aix,
     step_values_at,
     typical_interval_ms,
 )
@@ -173,6 +174,7 @@ def _host(
     if cores is None and len(count_t):
         cores = float(count_v.max())
     values["cores"] = cores
+    values["aix"] = runs_aix(data, host)
     if len(runqueue_t):
         ok = runqueue_v >= 0
         runqueue_t, runqueue_v = runqueue_t[ok], runqueue_v[ok]

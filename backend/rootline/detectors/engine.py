@@ -486,7 +486,8 @@ def _remedies(rule: Rule, m: Measurement | None, params: Params) -> list[str]:
     context = _context(rule, m, params)
     out = []
     for remedy in rule.remedies:
-        if remedy.when is not None and (m is None or not holds(remedy.when, values, params)):
+        # With nothing measured, only a condition on what is absent can hold.
+        if remedy.when is not None and not holds(remedy.when, values, params):
             continue
         # A remedy that quotes a number (a buffer size, the BDP) applies when it was measured.
         if any(values.get(name) is None for name in _fields(remedy.text) if name != "t"):

@@ -29,6 +29,7 @@ from rootline.detectors.quantities import (
     host_key,
     longest_true_run,
     merged_series,
+    runs_aix,
     step_values_at,
     typical_interval_ms,
 )
@@ -66,7 +67,7 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
         series.extend(s for s in data.series(name) if s.name == name)
     out = []
     for host, items in by_host(series).items():
-        m = _host(host, items, params)
+        m = _host(host, items, params, aix=runs_aix(data, host))
         if m is not None:
             out.append(m)
     return out
@@ -107,12 +108,14 @@ def _available(
     return np.array([], dtype=np.int64), empty, empty, ""
 
 
-def _host(host: str | None, series: list[SeriesView], params: Params) -> Measurement | None:
+def _host(
+    host: str | None, series: list[SeriesView], params: Params, *, aix: bool
+) -> Measurement | None:
     named: dict[str, list[SeriesView]] = {}
     for s in series:
         named.setdefault(s.name, []).append(s)
     artifact = series[0].artifact
-    values: dict[str, Quantity] = {}
+    values: dict[str, Quantity] = {"aix": aix}
     anchors: dict[str, Anchor] = {}
     total_t, total_v = merged_series(named.get("mem.total_mb", []))
     if len(total_t):

@@ -253,6 +253,14 @@ def host_fact(data: IncidentData, key: str, host: str | None) -> FactView | None
     return max(own, key=lambda f: (f.time_ms or 0, f.artifact))
 
 
+def runs_aix(data: IncidentData, host: str | None) -> bool:
+    """Whether ``host`` runs AIX, as its nmon capture says (topas_nmon's ``AAA,AIX`` line, kept
+    as the fact ``nmon.os``): its remedies are ``vmo``, ``svmon`` and ``ps -mo THREAD``, not
+    ``sysctl``, ``/proc`` and cgroups."""
+    fact = host_fact(data, "nmon.os", host)
+    return fact is not None and fact.value.startswith("AIX")
+
+
 def fact_ints(fact: FactView | None) -> list[int]:
     """The whole numbers of a fact's value (``"32768 60999"`` -> [32768, 60999]); [] if none."""
     if fact is None:

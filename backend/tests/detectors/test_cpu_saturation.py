@@ -224,3 +224,13 @@ def test_corpus_aix_sample_c_run_queue_past_two_per_cpu() -> None:
     )
     assert finding.verdict == "likely"  # one 20 min average past 2 per CPU
     assert "peak 60.2 runnable on 28 logical CPUs" in finding.summary
+
+
+def test_remedies_follow_the_hosts_operating_system() -> None:
+    busy = [50.0] * 4 + [98.0] * 12 + [50.0] * 4
+    on_linux = check(incident(nmon(busy).fact("nmon.os", "Linux 5.14")))
+    on_aix = check(incident(nmon(busy).fact("nmon.os", "AIX 6.1.7.17")))
+    assert on_linux.verdict == on_aix.verdict == "confirmed"
+    assert "top -H -p PID" in " ".join(on_linux.remedies)
+    aix = " ".join(on_aix.remedies)
+    assert "ps -mo THREAD -p PID" in aix and "top -H" not in aix

@@ -269,3 +269,35 @@ def test_a_percentage_is_of_the_total_at_that_time_when_memory_is_added() -> Non
         # Linux MEM sums: the total at the low point too.
         linux_capture = linux([8000.0] * 3 + [100.0] + [8000.0] * 3, total=16_000)
         assert "of 16,000 MB" in check(incident(linux_capture)).summary
+
+
+def test_remedies_follow_the_hosts_operating_system() -> None:
+    # The same paging storm on a Linux host and on an AIX host (topas_nmon's AAA,AIX line,
+    # kept as the fact nmon.os): sysctl and /proc for one, vmo and svmon for the other.
+    storm = [0.0] * 5 + [400.0] * 15 + [0.0] * 5
+    on_linux = check(incident(linux([300.0] * 25, pswpin=storm).fact("nmon.os", "Linux 5.14")))
+    on_aix = check(incident(linux([300.0] * 25, pswpin=storm).fact("nmon.os", "AIX 7.2.5.0")))
+    unknown = check(incident(linux([300.0] * 25, pswpin=storm)))
+    assert on_linux.verdict == on_aix.verdict == unknown.verdict == "confirmed"
+    for linux_finding in (on_linux, unknown):
+        text = " ".join(linux_finding.remedies)
+        assert "vm.swappiness" in text and "ps aux --sort=-rss" in text and "vmo" not in text
+    text = " ".join(on_aix.remedies)
+    assert "vmo -p -o lru_file_repage=0" in text and "svmon -P" in text
+    assert "swappiness" not in text and "sysctl" not in text and "--sort" not in text
+    # Another host's AIX says nothing of this one.
+    mixed = check(
+        incident(
+            linux([300.0] * 25, pswpin=storm),
+            Capture("nmon", "db-aix").fact("nmon.os", "AIX 7.2.5.0"),
+        )
+    )
+    assert "vm.swappiness" in " ".join(mixed.remedies)
+
+
+def test_real_aix_capture_gets_aix_remedies() -> None:
+    finding = check(
+        corpus_incident("nmon/aix61-tl07-power7-topas-nmon-top-uarg-nfs-nmonchart-sampleC.nmon")
+    )
+    text = " ".join(finding.remedies)
+    assert "vmo" in text and "svmon" in text and "sysctl" not in text
