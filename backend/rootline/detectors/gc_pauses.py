@@ -252,6 +252,14 @@ def _measure(
         for p in log.pauses
         if isinstance(p.attrs.get("heap_total_mb"), int | float)
     ]
+    if not heap:
+        # Logs whose pause lines carry no heap (JRockit's -Xverbose:gcpause phases, ZGC's
+        # cycles) give it on their collection lines, which the parser made the heap series.
+        heap = [
+            float(s.values.max())
+            for s in data.series("gc.heap_total_mb", host=host)
+            if s.artifact == log.artifact and s.name == "gc.heap_total_mb" and len(s)
+        ]
     values["heap_max_mb"] = max(heap) if heap else None
     return Measurement(
         entity=f"the JVM of {_label(log)}",

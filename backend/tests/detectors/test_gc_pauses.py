@@ -425,3 +425,13 @@ def test_corpus_short_logs_say_how_short_when_ruled_out() -> None:
         finding = check(corpus_incident(rel))
         assert finding.verdict == "ruled_out"
         assert f"in a log covering {span}:" in finding.summary, finding.summary
+
+
+def test_heap_size_from_the_collection_lines_when_pause_lines_carry_none() -> None:
+    # JRockit -Xverbose:gcpause: the pauses are phase lines without a heap; the collection's
+    # summary line ("OC 270886KB->194351KB (524288KB)") carries it, as the heap series.
+    finding = check(
+        corpus_incident("gc-other-jvms/jrockit-r28-jdk6-gencon-verbose-memory-gcviewer.txt")
+    )
+    collector = next(e for e in finding.evidence if e.summary.startswith("collector "))
+    assert collector.summary.startswith("collector jrockit-gencon, heap up to 512 MB")
