@@ -169,12 +169,21 @@ class _Formatter(string.Formatter):
     ``{judged:count host}`` reads "1 host" or "3 hosts"; the last word of a phrase takes the
     plural (``{n:count ESTABLISHED connection}``), and an irregular one is given as
     ``singular|plural`` (``{n:count process|processes}``).
+
+    ``agree SINGULAR|PLURAL`` is the word alone, in the number of the value, for a verb whose
+    subject is a count: "{busy:num} of its {max:num thread} {busy:agree was|were} busy" reads
+    "1 of its 4 threads was busy" and "3 of its 4 threads were busy".
     """
 
     def format_field(self, value: Any, format_spec: str) -> str:
         if value is None or (isinstance(value, float) and math.isnan(value)):
             return "n/a"
         base, _, phrase = format_spec.partition(" ")
+        if base == "agree":
+            one, bar, many = phrase.partition("|")
+            if not bar or isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"agree needs a number and singular|plural, not {format_spec!r}")
+            return one if _SPECS["num"](float(value)) == "1" else many
         if phrase and base in ("count", "num"):
             if isinstance(value, bool) or not isinstance(value, int | float):
                 return f"{value} {phrase}"

@@ -2,14 +2,16 @@
 shared corpus when present, and the fixtures) and read every summary, explanation and
 evidence line. A quantity a capture lacks leaves its clause out ([[...]] in the templates) or
 picks another wording (an evidence item's ``when``); it never prints as "n/a". A count of one
-takes the singular ("1 host judged", never "1 hosts" or "1 host(s)")."""
+takes the singular ("1 host judged", never "1 hosts" or "1 host(s)"), and so does a verb whose
+subject is that one ("1 of its 4 threads was busy", never "were")."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
-from rootline.detectors import registry
+from rootline.detectors import engine, registry
 from rootline.detectors.data import MemoryIncidentData
 from tests.detectors.runtime_incident import CORPUS, FIXTURES, parsed
 
@@ -25,6 +27,22 @@ ONE_PLURAL = re.compile(
     r"(?!(?:is|was|has|does|its|this|thus|plus|as|us|always|series|ms|s)\b)[a-z][a-z-]*(?<!s)s\b"
     r"|\w\(s\)"
 )
+# A count of one as the subject of a plural verb: "1 of its 4 threads were busy", "1 of this
+# host's listed connections are", "1 connection were" (a template writes {n:agree was|were}).
+ONE_PLURAL_VERB = re.compile(
+    r"(?<![\d.,/+-])1 (?:of (?:[\w'+./-]+ ){1,6}?(?:\([^()]*\) )?|[a-z][\w-]* )(?:were|are|have)\b"
+)
+
+
+def _bad_prose(text: str) -> str | None:
+    """What is wrong with one text of a finding, or None."""
+    if "n/a" in text:
+        return "n/a"
+    if LEFTOVERS.search(text):
+        return "leftover"
+    if match := ONE_PLURAL.search(text) or ONE_PLURAL_VERB.search(text):
+        return repr(match[0])
+    return None
 
 
 def _captures() -> list[Path]:
@@ -50,11 +68,26 @@ def test_no_text_of_any_finding_reads_n_a_on_any_single_capture() -> None:
             texts = [("summary", finding.summary), ("explanation", finding.explanation)]
             texts += [("evidence", e.summary) for e in finding.evidence]
             for where, text in texts:
-                if "n/a" in text:
-                    bad.append(f"{path.name}: {finding.id} {where}: {text[:200]}")
-                elif LEFTOVERS.search(text):
-                    bad.append(f"{path.name}: {finding.id} {where} leftover: {text[:200]}")
-                elif match := ONE_PLURAL.search(text):
-                    bad.append(f"{path.name}: {finding.id} {where} {match[0]!r}: {text[:200]}")
+                if wrong := _bad_prose(text):
+                    bad.append(f"{path.name}: {finding.id} {where} {wrong}: {text[:200]}")
     assert read >= 20  # the fixtures alone hold more than that
     assert not bad, "\n".join(bad[:20])
+
+
+def test_every_template_agrees_with_a_count_of_one() -> None:
+    # The corpus does not hold every count at one: render each rule's texts with every
+    # quantity and threshold it names at 1, and read them as above.
+    bad: list[str] = []
+    for checklist_id, item in registry.checklists().items():
+        rule = item.rule
+        texts = [rule.explanation, *(e.summary for e in rule.evidence), *(r.text for r in rule.remedies)]
+        texts += [t for t in rule.summary.model_dump().values() if t]
+        for template in texts:
+            names = {name for name in engine._fields(template) if name != "t"}
+            context = {name: 1 for name in names}
+            context["t"] = SimpleNamespace(**{name: 1 for name in rule.thresholds})
+            text = engine.render(template, context)
+            match = ONE_PLURAL_VERB.search(text)
+            if match:
+                bad.append(f"{checklist_id} {match[0]!r}: {text[:200]}")
+    assert not bad, "\n".join(bad)
