@@ -391,7 +391,13 @@ def _ruled_out(draft: DraftInput) -> str:
     lines = []
     for finding in _by_verdict(draft, "ruled_out"):
         explained = [titles.get(i, i) for i in finding.explained_by]
-        why = f" Explained by {', '.join(escape(t) for t in explained)}." if explained else ""
+        # The checklist's summary of an explained finding opens with its causes' titles.
+        said = finding.summary.startswith("Explained by ")
+        why = (
+            f" Explained by {', '.join(escape(t) for t in explained)}."
+            if explained and not said
+            else ""
+        )
         lines.append(f"- **{escape(finding.title)}**: {escape(finding.summary)}{why}")
     missing = _by_verdict(draft, "insufficient_data")
     text = "\n".join(lines) if lines else "_Nothing was ruled out by the data._"

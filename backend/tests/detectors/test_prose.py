@@ -34,10 +34,17 @@ ONE_PLURAL_VERB = re.compile(
 )
 
 
+# A checklist id in a reader's text ("see single_connection_bottleneck"): a template writes
+# {title.single_connection_bottleneck}, the title the reader sees on that item's card.
+CHECKLIST_ID = re.compile(r"(?<![\w.])(?:" + "|".join(sorted(registry.checklists())) + r")(?!\w)")
+
+
 def _bad_prose(text: str) -> str | None:
     """What is wrong with one text of a finding, or None."""
     if "n/a" in text:
         return "n/a"
+    if match := CHECKLIST_ID.search(text):
+        return f"checklist id {match[0]!r}"
     if LEFTOVERS.search(text):
         return "leftover"
     if match := ONE_PLURAL.search(text) or ONE_PLURAL_VERB.search(text):
@@ -67,6 +74,7 @@ def test_no_text_of_any_finding_reads_n_a_on_any_single_capture() -> None:
         for finding in registry.run_all(MemoryIncidentData([artifact])):
             texts = [("summary", finding.summary), ("explanation", finding.explanation)]
             texts += [("evidence", e.summary) for e in finding.evidence]
+            texts += [("remedy", r) for r in finding.remedies]
             for where, text in texts:
                 if wrong := _bad_prose(text):
                     bad.append(f"{path.name}: {finding.id} {where} {wrong}: {text[:200]}")
@@ -80,12 +88,17 @@ def test_every_template_agrees_with_a_count_of_one() -> None:
     bad: list[str] = []
     for checklist_id, item in registry.checklists().items():
         rule = item.rule
-        texts = [rule.explanation, *(e.summary for e in rule.evidence), *(r.text for r in rule.remedies)]
+        texts = [
+            rule.explanation,
+            *(e.summary for e in rule.evidence),
+            *(r.text for r in rule.remedies),
+        ]
         texts += [t for t in rule.summary.model_dump().values() if t]
         for template in texts:
-            names = {name for name in engine._fields(template) if name != "t"}
-            context = {name: 1 for name in names}
+            names = engine._fields(template) - {"t", "title"}
+            context: dict[str, object] = {name: 1 for name in names}
             context["t"] = SimpleNamespace(**{name: 1 for name in rule.thresholds})
+            context["title"] = engine._Titles()
             text = engine.render(template, context)
             match = ONE_PLURAL_VERB.search(text)
             if match:

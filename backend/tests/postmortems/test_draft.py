@@ -116,3 +116,26 @@ def test_the_summary_counts_in_words_singular_and_plural() -> None:
     assert "read from 1 artifact of h." in single
     assert "1 other cause was ruled out with numbers" in single
     assert "(s)" not in plural + single
+
+
+def test_a_finding_explained_by_another_says_so_once() -> None:
+    cause = finding("gc_pauses", "confirmed", "Long pauses.")
+    explained = finding(
+        "threadpool_exhaustion",
+        "ruled_out",
+        'Explained by "Long GC pauses": what this item saw is that cause\'s symptom, not a second'
+        " cause. The pool ran full.",
+    )
+    explained.explained_by = ["gc_pauses"]
+    draft = DraftInput(
+        title="Provider slow",
+        summary="",
+        timezone="UTC",
+        window=(0, 60_000),
+        hosts=["provider-1"],
+        artifact_count=1,
+        findings=[cause, explained],
+    )
+    ruled_out = draft_sections(draft)["ruled_out"]
+    assert ruled_out.count("Explained by") == 1, ruled_out
+    assert "gc\\_pauses" not in ruled_out and "gc_pauses" not in ruled_out
