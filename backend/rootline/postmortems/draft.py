@@ -278,8 +278,13 @@ def key_moments(draft: DraftInput) -> list[Moment]:
     anomalies = [(e.from_ms, f, e) for f in flagged for e in _met(f) if e.from_ms is not None]
     if anomalies:
         time_ms, finding, item = min(anomalies, key=lambda a: a[0])
+        # An evidence line leaves the entity to its finding's summary: the row names it.
+        where = f", {escape(finding.entity)}" if finding.entity else ""
         moments.append(
-            Moment(time_ms, f"First anomaly: {escape(item.summary)} ({escape(finding.title)})")
+            Moment(
+                time_ms,
+                f"First anomaly: {escape(item.summary)} ({escape(finding.title)}{where})",
+            )
         )
     for finding in _by_verdict(draft, "confirmed"):
         cause_start, _ = cause_range(finding)

@@ -3,7 +3,8 @@ shared corpus when present, and the fixtures) and read every summary, explanatio
 evidence line. A quantity a capture lacks leaves its clause out ([[...]] in the templates) or
 picks another wording (an evidence item's ``when``); it never prints as "n/a". A count of one
 takes the singular ("1 host judged", never "1 hosts" or "1 host(s)"), and so does a verb whose
-subject is that one ("1 of its 4 threads was busy", never "were")."""
+subject is that one ("1 of its 4 threads was busy", never "were"). No text names a checklist item
+by its id, nor the host twice in one sentence."""
 
 from __future__ import annotations
 
@@ -33,6 +34,11 @@ ONE_PLURAL_VERB = re.compile(
     r"(?<![\d.,/+-])1 (?:of (?:[\w'+./-]+ ){1,6}?(?:\([^()]*\) )?|[a-z][\w-]* )(?:were|are|have)\b"
 )
 
+
+# The host named twice in one sentence ("on host h1: TIME-WAIT peaked at 0 sockets on host h1"):
+# the summary names the entity, its evidence does not again. Every capture is read as host h1.
+SENTENCE_END = re.compile(r"(?<=[\w)])\. (?=[A-Z])")
+HOST_TWICE = re.compile(r"\bh1\b.*\bh1\b")
 
 # A checklist id in a reader's text ("see single_connection_bottleneck"): a template writes
 # {title.single_connection_bottleneck}, the title the reader sees on that item's card.
@@ -78,6 +84,9 @@ def test_no_text_of_any_finding_reads_n_a_on_any_single_capture() -> None:
             for where, text in texts:
                 if wrong := _bad_prose(text):
                     bad.append(f"{path.name}: {finding.id} {where} {wrong}: {text[:200]}")
+                for sentence in SENTENCE_END.split(text):
+                    if HOST_TWICE.search(sentence):
+                        bad.append(f"{path.name}: {finding.id} {where} host twice: {sentence}")
     assert read >= 20  # the fixtures alone hold more than that
     assert not bad, "\n".join(bad[:20])
 

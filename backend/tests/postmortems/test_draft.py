@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rootline.checklist.schemas import FindingRead
+from rootline.checklist.schemas import EvidenceRead, FindingRead
 from rootline.postmortems.draft import DraftInput, draft_sections
 
 NETWORK = ("single_connection_bottleneck", "small_send_buffer", "receiver_not_reading")
@@ -32,6 +32,28 @@ def finding(id_: str, verdict: str, summary: str = "") -> FindingRead:
         entity="pool DubboServerHandler" if id_ == "threadpool_exhaustion" else "",
         review=None,
         computed_at_ms=0,
+    )
+
+
+def evidence(summary: str, from_ms: int, to_ms: int) -> EvidenceRead:
+    """An observation past its threshold over ``from_ms`` .. ``to_ms``."""
+    return EvidenceRead(
+        summary=summary,
+        observed=None,
+        threshold=None,
+        unit="",
+        from_ms=from_ms,
+        to_ms=to_ms,
+        series=None,
+        labels={},
+        event_kind=None,
+        artifact=None,
+        host=None,
+        met=True,
+        threshold_name=None,
+        symptom=None,
+        corroborates=False,
+        operator=None,
     )
 
 
@@ -139,3 +161,22 @@ def test_a_finding_explained_by_another_says_so_once() -> None:
     ruled_out = draft_sections(draft)["ruled_out"]
     assert ruled_out.count("Explained by") == 1, ruled_out
     assert "gc\\_pauses" not in ruled_out and "gc_pauses" not in ruled_out
+
+
+def test_the_first_anomaly_names_the_entity_its_evidence_leaves_to_the_summary() -> None:
+    storm = finding("threadpool_exhaustion", "confirmed", "The pool ran full on pool X.")
+    storm.evidence = [evidence("active 200 of max 200 for 30 s", 5_000, 35_000)]
+    draft = DraftInput(
+        title="t",
+        summary="",
+        timezone="UTC",
+        window=(0, 60_000),
+        hosts=["h"],
+        artifact_count=1,
+        findings=[storm],
+    )
+    timeline = draft_sections(draft)["timeline"]
+    assert (
+        "First anomaly: active 200 of max 200 for 30 s (Thread pool exhaustion,"
+        " pool DubboServerHandler)" in timeline
+    )
