@@ -516,6 +516,8 @@ def _remedies(rule: Rule, m: Measurement | None, params: Params) -> list[str]:
     for remedy in rule.remedies:
         if remedy.when is not None and (m is None or not holds(remedy.when, values, params)):
             continue
+        if remedy.unless is not None and m is not None and holds(remedy.unless, values, params):
+            continue
         # A remedy that quotes a number (a buffer size, the BDP) applies when it was measured.
         if any(values.get(name) is None for name in _fields(remedy.text) - _NOT_QUANTITIES):
             continue

@@ -10,7 +10,8 @@ application logs (one second either side), as ``gc_pauses`` reads it, widened by
 ``slow_period_margin_ms`` (a dump is an instant; a capture loop starts when someone notices).
 
 The dumps of one host are one JVM (a host-less upload is one group: ``jstack`` run three
-times gives three files), in time order. Waiting for a lock is either BLOCKED on a monitor
+times gives three files), in time order, named by its host (or, without one, its dump file)
+with the JVM's version and pid when the dumps give them (:func:`_label`). Waiting for a lock is either BLOCKED on a monitor
 (``- waiting to lock <0x..>``, ``synchronized``) or WAITING parked on a
 ``java.util.concurrent`` lock's ``Sync`` (``- parking to wait for <0x..> (a
 ...ReentrantLock$NonfairSync)``): the JVM names the states apart, the mechanism is the same.
@@ -19,7 +20,8 @@ Per JVM:
 
 - ``deadlock_count``: deadlocks the JVM itself reported (it walks the lock graph at the
   dump: a cycle is certain, not inferred); ``deadlock_cycle`` the first dump's cycles as
-  "A waits for <lock> held by B"; ``deadlock_at`` that dump's time; ``deadlock_before_slow_end``
+  "A waits for <lock> held by B" (stated once, in the explanation), ``deadlock_threads_named``
+  their threads by name (what the other texts say); ``deadlock_at`` that dump's time; ``deadlock_before_slow_end``
   whether a deadlock was seen at or before the end of the slow period (a Java-level deadlock
   never resolves by itself: seen before the slow period, it lasted through it; seen only
   after it, it may have formed later).
@@ -120,11 +122,21 @@ def _jvms(data: IncidentData) -> dict[str | None, list[_Dump]]:
 
 
 def _label(host: str | None, dumps: list[_Dump]) -> str:
+    """The JVM as a reader knows it: its host, with the JVM's version and pid when its dumps
+    agree on them ("the JVM (OpenJDK 25+36-LTS, pid 3862) on host app-1"); without a host,
+    the dump file it was read from ("the JVM (OpenJDK 25+36-LTS) in the dump jstack.txt")."""
+    about = [
+        f"{prefix}{values.pop()}"
+        for prefix, key in (("", "vm"), ("pid ", "pid"))
+        if len(values := {d.event.attrs.get(key) for d in dumps}) == 1 and None not in values
+    ]
+    jvm = f"the JVM ({', '.join(about)})" if about else "the JVM"
+    if host:
+        return f"{jvm} on host {host}"
     artifacts = sorted({d.event.artifact for d in dumps})
     if len(artifacts) == 1:
-        name = PurePosixPath(artifacts[0].rsplit("!", 1)[-1]).name
-        return f"the JVM of {name} on {host}" if host else f"the JVM of {name}"
-    return f"the JVM on {host}" if host else f"the JVM of {len(artifacts)} thread-dump files"
+        return f"{jvm} in the dump {PurePosixPath(artifacts[0].rsplit('!', 1)[-1]).name}"
+    return f"{jvm} in {len(artifacts)} thread-dump files"
 
 
 def _anchor(dump: _Dump, host: str | None) -> Anchor:
@@ -191,6 +203,7 @@ def _measure(
             deadlock_at=first.time_ms,
             deadlock_dumps=len(with_deadlock) if len(with_deadlock) > 1 else None,
             deadlock_cycle=_cycles(first.deadlocks),
+            deadlock_threads_named=_cycle_threads(first.deadlocks),
             deadlock_threads=sum(len(_cycle_of(e)) for e in first.deadlocks),
             deadlock_before_slow_end=slow_end is None
             or any(d.dated and d.time_ms <= slow_end for d in with_deadlock),
@@ -365,6 +378,16 @@ def _cycles(events: list[EventView]) -> str:
     more = len(events) - CYCLES_SHOWN
     text = "; ".join(texts)
     return text + (f"; and {more} more" if more > 0 else "")
+
+
+def _cycle_threads(events: list[EventView], shown: int = 6) -> str:
+    """The deadlocked threads by name, once each ('"A" and "B"'), for the texts that name the
+    deadlock again after its cycle was stated."""
+    names = list(dict.fromkeys(str(c.get("thread")) for e in events for c in _cycle_of(e)))
+    quoted = [f'"{n}"' for n in names[:shown]]
+    if len(names) > shown:
+        quoted.append(f"{len(names) - shown} more")
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
 def _lock_text(monitor: str, cls: str) -> str:

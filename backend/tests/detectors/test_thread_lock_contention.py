@@ -141,18 +141,29 @@ DEADLOCK_SECTION = [
 def test_corpus_deadlock_is_confirmed_with_its_cycle_and_time() -> None:
     finding = check(corpus_incident("threads/jdk25-jstack-java-level-deadlock-jthreaddump.txt"))
     assert finding.verdict == "confirmed"
-    assert "the JVM reported 1 Java-level deadlock in the dump at 2025-12-21T11:28:04Z" in (
-        finding.summary
+    # Named by what the dump says of it: the JVM's version (no host, no pid), and the file.
+    assert finding.entity == (
+        "the JVM (OpenJDK 25+36-LTS) in the dump jdk25-jstack-java-level-deadlock-jthreaddump.txt"
     )
     assert (
+        "the JVM reported 1 Java-level deadlock in the dump at 2025-12-21T11:28:04Z:"
+        ' "DeadlockThread-A" and "DeadlockThread-B" each wait for a lock another of them holds'
+    ) in finding.summary
+    # The cycle, lock by lock, is stated once: in the explanation.
+    cycle = (
         '"DeadlockThread-A" waits for <0x000000052c830070> (a java.lang.Object) held by'
         ' "DeadlockThread-B", "DeadlockThread-B" waits for <0x000000052c830078>'
         ' (a java.lang.Object) held by "DeadlockThread-A"'
-    ) in finding.summary
+    )
+    texts = [finding.summary, *(e.summary for e in finding.evidence), *finding.remedies]
+    assert cycle in finding.explanation and not any("waits for" in t for t in texts)
     lead = finding.evidence[0]
     assert lead.met and lead.event_kind == "thread_dump"
     assert lead.from_ms == lead.to_ms == 1_766_316_484_000  # the dump's own time
-    assert any("order" in r for r in finding.remedies)
+    # The deadlock's remedy only: no thread queued on a lock, so no hot lock to replace.
+    assert [r.split(":")[0] for r in finding.remedies] == [
+        'Break the deadlock of "DeadlockThread-A" and "DeadlockThread-B"'
+    ]
 
 
 def test_corpus_readwritelock_dump_reports_three_deadlocks_and_parked_readers() -> None:
@@ -161,7 +172,7 @@ def test_corpus_readwritelock_dump_reports_three_deadlocks_and_parked_readers() 
     finding = check(corpus_incident("threads/jdk25-readwritelock-contention-jthreaddump.txt"))
     assert finding.verdict == "confirmed"
     assert "3 Java-level deadlocks" in finding.summary
-    assert '"DeadlockThread-C" waits for <0x0000000540e324c8>' in finding.summary
+    assert '"DeadlockThread-C" waits for <0x0000000540e324c8>' in finding.explanation
     contention = next(e for e in finding.evidence if e.threshold_name == "blocked_share_min")
     assert contention.met
     assert "3 of the 3 threads of pool ReadLockWaiter (100 %) were parked (WAITING)" in (
@@ -277,7 +288,8 @@ def test_a_deadlock_among_non_pool_threads_names_both_lock_kinds(tmp_path: Path)
         '"main" waits for <0x00000000aaaa0001> (a com.example.Ledger) held by "Timer-0",'
         ' "Timer-0" waits for <0x00000000bbbb0002>'
         ' (a java.util.concurrent.locks.ReentrantLock$NonfairSync) held by "main"'
-    ) in finding.summary
+    ) in finding.explanation
+    assert finding.entity == "the JVM (OpenJDK 17.0.15+6) on host h1"
 
 
 # --- the slow period ------------------------------------------------------------------------
