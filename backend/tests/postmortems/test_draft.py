@@ -164,19 +164,68 @@ def test_a_finding_explained_by_another_says_so_once() -> None:
 
 
 def test_the_first_anomaly_names_the_entity_its_evidence_leaves_to_the_summary() -> None:
-    storm = finding("threadpool_exhaustion", "confirmed", "The pool ran full on pool X.")
-    storm.evidence = [evidence("active 200 of max 200 for 30 s", 5_000, 35_000)]
+    def timeline(verdict: str) -> str:
+        pool = finding("threadpool_exhaustion", verdict, "The pool ran full on pool X.")
+        pool.evidence = [evidence("active 200 of max 200 for 30 s", 5_000, 35_000)]
+        draft = DraftInput(
+            title="t",
+            summary="",
+            timezone="UTC",
+            window=(0, 60_000),
+            hosts=["h"],
+            artifact_count=1,
+            findings=[pool],
+        )
+        return draft_sections(draft)["timeline"]
+
+    # A likely cause: the row says whose anomaly it is, and where.
+    assert (
+        "| First anomaly: active 200 of max 200 for 30 s (Thread pool exhaustion,"
+        " pool DubboServerHandler) |" in timeline("likely")
+    )
+    # A confirmed cause that starts with it: one row, not two at the same instant.
+    confirmed = timeline("confirmed")
+    assert (
+        "| First anomaly: **Thread pool exhaustion** starts on pool DubboServerHandler:"
+        " active 200 of max 200 for 30 s |" in confirmed
+    )
+    assert confirmed.count("active 200") == 1 and confirmed.count("starts on") == 1
+
+
+def test_action_items_come_from_the_remedies_of_confirmed_and_likely_causes() -> None:
+    cause = finding("threadpool_exhaustion", "confirmed")
+    cause.remedies = ["Raise maxThreads."]
+    factor = finding("gc_pauses", "likely")
+    factor.remedies = ["Size the heap."]
+    judged_out = finding("small_send_buffer", "ruled_out")
+    judged_out.remedies = ["Let autotuning size the buffers."]
     draft = DraftInput(
         title="t",
         summary="",
         timezone="UTC",
-        window=(0, 60_000),
-        hosts=["h"],
+        window=(0, 1),
+        hosts=[],
         artifact_count=1,
-        findings=[storm],
+        findings=[cause, factor, judged_out],
     )
-    timeline = draft_sections(draft)["timeline"]
-    assert (
-        "First anomaly: active 200 of max 200 for 30 s (Thread pool exhaustion,"
-        " pool DubboServerHandler)" in timeline
+    actions = draft_sections(draft)["action_items"]
+    assert actions.startswith("Proposed from the remedies of the confirmed and likely causes")
+    assert "- [ ] Raise maxThreads. _(from Thread pool exhaustion)_" in actions
+    assert "- [ ] Size the heap. _(from Long GC pauses, contributing)_" in actions
+    assert "autotuning" not in actions
+
+
+def test_a_window_of_one_instant_is_called_one() -> None:
+    draft = DraftInput(
+        title="t",
+        summary="",
+        timezone="UTC",
+        window=(1_766_316_484_000, 1_766_316_484_000),
+        hosts=[],
+        artifact_count=1,
+        findings=[],
     )
+    drafted = draft_sections(draft)
+    assert drafted["summary"].startswith("**t**: at one instant, 2025-12-21 11:28:04 (UTC)")
+    assert "Capture: one instant" in drafted["timeline"]
+    assert "Capture starts" not in drafted["timeline"]
