@@ -37,6 +37,11 @@ Per JVM:
   which that pool has threads, no two further apart than ``persist_max_gap_ms``) in which its
   threads contend for a lock of the same class (an object's address may move in a GC; its
   class does not) at or past both thresholds; ``persist_*`` its pool, lock class and span.
+- ``pool_lock_dumps``: of the dumps taken while a thread pool of the same host was saturated
+  (its window widened by ``slow_period_margin_ms``), those showing contention at or past
+  both thresholds; ``pool_lock_*`` the worst of them. The pool's threads were held by a lock,
+  not busy with the load: the pool's saturation (``pool_saturated``, which
+  ``threadpool_exhaustion`` observes) is this cause's symptom.
 - ``most_blocked`` / ``most_blocked_pool_threads`` / ``most_blocked_pool``: the most threads of
   one pool waiting for one lock in any judged dump, thresholds aside (what a ruling-out
   quotes); ``no_waiters`` says it in words when no thread waited for any lock.
@@ -247,6 +252,7 @@ def _measure(
             blocked_how=_how(worst.lock_class),
         )
         anchors["blocked_share"] = _anchor(worst.dump, host)
+    _pool_held(values, anchors, host, [p for p in mine if p.pool], contended, margin)
     run = _longest_run(judged, contended, int(params["persist_max_gap_ms"]))
     values["persist_dumps"] = run[0] if run else (1 if contended else 0)
     if run:
@@ -269,6 +275,41 @@ def _measure(
         anchor=_anchor(judged[-1], host),
         anchors=anchors,
     )
+
+
+def _pool_held(
+    values: dict[str, Quantity],
+    anchors: dict[str, Anchor],
+    host: str | None,
+    saturated: list[SlowPeriod],
+    contended: list[_Wait],
+    margin_ms: int,
+) -> None:
+    """``pool_lock_dumps``: the dumps taken while a pool of this JVM's host was saturated (its
+    window widened by ``margin_ms``) that show a pool queued on one lock at or past both
+    thresholds; ``pool_lock_*`` the worst of them and the windows. The threads were held by
+    the lock, not busy with the load: the pool's saturation is this cause's symptom."""
+    if not saturated:
+        return
+    spans = [(p.from_ms - margin_ms, p.to_ms + margin_ms) for p in saturated]
+    inside = [
+        w for w in contended if w.dump.dated and any(a <= w.dump.time_ms <= b for a, b in spans)
+    ]
+    values["pool_lock_dumps"] = len({id(w.dump) for w in inside})
+    if not inside:
+        return
+    worst = max(inside, key=lambda w: (w.share or 0.0, w.blocked, -w.dump.time_ms))
+    names = sorted({p.what for p in saturated})
+    values.update(
+        pool_lock_what=", ".join(names[:3]) + (" ..." if len(names) > 3 else ""),
+        pool_lock_from=min(p.from_ms for p in saturated),
+        pool_lock_to=max(p.to_ms for p in saturated),
+        pool_lock_blocked=worst.blocked,
+        pool_lock_pool=worst.pool,
+        pool_lock_pool_threads=worst.pool_threads,
+        pool_lock_at=worst.dump.time_ms,
+    )
+    anchors["pool_lock_dumps"] = _anchor(worst.dump, host)
 
 
 def _waits(dump: _Dump) -> list[_Wait]:

@@ -349,3 +349,56 @@ def test_undated_dumps_cannot_be_placed_in_the_slow_period(tmp_path: Path) -> No
     finding = check(dumps_incident(tmp_path, undated, undated, others=[pool]))
     assert finding.verdict == "insufficient_data"
     assert "2 undated dumps among them" in " ".join(e.summary for e in finding.evidence)
+
+
+# --- what it explains -------------------------------------------------------------------------
+
+
+def _pool_item(data: IncidentData) -> Finding:
+    return next(f for f in registry.run_all(data) if f.id == "threadpool_exhaustion")
+
+
+def test_a_pool_saturated_while_its_threads_queue_on_a_lock_is_the_locks_symptom(
+    tmp_path: Path,
+) -> None:
+    """Pool saturated 0-10 s, half of it queued on one lock in the dumps at 0 and 5 s: the
+    lock held the threads, so the saturation is explained by it, not a second cause."""
+    pool = pool_capture([8] * 10 + [1] * 100, max_threads=8)
+    data = dumps_incident(tmp_path, dump(0, blocked=6), dump(5, blocked=6), others=[pool])
+    locks = check(data)
+    assert locks.verdict == "confirmed"
+    held = next(e for e in locks.evidence if e.threshold_name is None and e.symptom)
+    assert held.met and held.symptom == "pool_saturated@host:h1"
+    assert held.summary.startswith(
+        "2 dumps taken during the pools' saturation (pool biz saturated,"
+    )
+    assert "at worst 6 of the 10 threads of pool http-nio-8080-exec" in held.summary
+    assert locks.explains == ["pool_saturated@host:h1"]
+    pool_item = _pool_item(data)
+    assert pool_item.verdict == "ruled_out" and pool_item.explained_by == [ID]
+    assert pool_item.summary.startswith('Explained by "Thread lock contention and deadlocks"')
+
+
+@pytest.mark.parametrize(
+    ("dumps", "why"),
+    [
+        ([dump(0), dump(5)], "no thread queued on a lock while the pool was saturated"),
+        ([dump(0, blocked=2), dump(5, blocked=2)], "two waiters are a handoff, not a queue"),
+        ([dump(300, blocked=6), dump(305, blocked=6)], "the queue was at another time"),
+    ],
+)
+def test_a_pool_saturated_without_a_lock_queue_then_stands_on_its_own(
+    tmp_path: Path, dumps: list[list[str]], why: str
+) -> None:
+    pool = pool_capture([8] * 10 + [1] * 100, max_threads=8)
+    data = dumps_incident(tmp_path, *dumps, others=[pool])
+    assert check(data).explains == [], why
+    pool_item = _pool_item(data)
+    assert pool_item.verdict != "ruled_out" and not pool_item.explained_by, why
+
+
+def test_a_lock_queue_on_another_host_explains_nothing_here(tmp_path: Path) -> None:
+    pool = pool_capture([8] * 10 + [1] * 100, max_threads=8, host="h2")
+    data = dumps_incident(tmp_path, dump(0, blocked=6), dump(5, blocked=6), others=[pool])
+    assert check(data).explains == []
+    assert not _pool_item(data).explained_by
