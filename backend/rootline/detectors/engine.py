@@ -17,7 +17,8 @@ Then the differential diagnosis: each evidence item may name the symptom it obse
 (``sendq_full``, ``recvq_full``, ``time_wait``...) on an entity. A finding whose every
 observation past threshold is a symptom that a confirmed cause of higher precedence explains
 (its rule lists the symptom under ``explains``, on the same entity) is not a second cause:
-it is ruled out as such, says "explained by <id>", links to it, and ranks below it.
+it is ruled out as such, says "explained by <its title>", links to it, and ranks below it.
+A template names another item as ``{title.<id>}`` (its title in quotes), never by its id.
 
 The rules version is a hash of the rule files and of the quantities code: findings carry it,
 and those computed by another version are recomputed (:mod:`rootline.checklist.service`).
@@ -169,12 +170,21 @@ class _Formatter(string.Formatter):
     ``{judged:count host}`` reads "1 host" or "3 hosts"; the last word of a phrase takes the
     plural (``{n:count ESTABLISHED connection}``), and an irregular one is given as
     ``singular|plural`` (``{n:count process|processes}``).
+
+    ``agree SINGULAR|PLURAL`` is the word alone, in the number of the value, for a verb whose
+    subject is a count: "{busy:num} of its {max:num thread} {busy:agree was|were} busy" reads
+    "1 of its 4 threads was busy" and "3 of its 4 threads were busy".
     """
 
     def format_field(self, value: Any, format_spec: str) -> str:
         if value is None or (isinstance(value, float) and math.isnan(value)):
             return "n/a"
         base, _, phrase = format_spec.partition(" ")
+        if base == "agree":
+            one, bar, many = phrase.partition("|")
+            if not bar or isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"agree needs a number and singular|plural, not {format_spec!r}")
+            return one if _SPECS["num"](float(value)) == "1" else many
         if phrase and base in ("count", "num"):
             if isinstance(value, bool) or not isinstance(value, int | float):
                 return f"{value} {phrase}"
@@ -325,10 +335,28 @@ def _rank_key(rule: Rule, m: Measurement) -> tuple[float, ...]:
     return tuple(key)
 
 
+class _Titles:
+    """``{title.<checklist id>}`` in a template: another item of the checklist by the title a
+    reader sees on its card, in quotes, never by its id; an unknown id is a rule error."""
+
+    def __getattr__(self, checklist_id: str) -> str:
+        path = rules_dir() / f"{checklist_id}.toml"
+        if checklist_id.startswith("_") or not path.is_file():
+            raise AttributeError(f"no checklist item {checklist_id!r}")
+        return f'"{_rule_title(path, path.stat().st_mtime_ns)}"'
+
+
+@cache
+def _rule_title(path: Path, mtime_ns: int) -> str:
+    del mtime_ns  # the cache key: a rule file re-read when it changes
+    return load_rule(path).title
+
+
 def _context(rule: Rule, m: Measurement | None, params: Params, **extra: Any) -> _Values:
     items: dict[str, Any] = dict(m.values) if m else {}
     items.update(extra)
     items["t"] = SimpleNamespace(**params)
+    items["title"] = _Titles()
     items["entity"] = m.entity if m else ""
     return _Values(items)
 
@@ -489,11 +517,17 @@ def _remedies(rule: Rule, m: Measurement | None, params: Params) -> list[str]:
         # With nothing measured, only a condition on what is absent can hold.
         if remedy.when is not None and not holds(remedy.when, values, params):
             continue
+        if remedy.unless is not None and m is not None and holds(remedy.unless, values, params):
+            continue
         # A remedy that quotes a number (a buffer size, the BDP) applies when it was measured.
-        if any(values.get(name) is None for name in _fields(remedy.text) if name != "t"):
+        if any(values.get(name) is None for name in _fields(remedy.text) - _NOT_QUANTITIES):
             continue
         out.append(render(remedy.text, context))
     return out
+
+
+# Names a template fills in that are not an entity's quantities: thresholds, titles.
+_NOT_QUANTITIES = frozenset({"t", "title"})
 
 
 def _fields(template: str) -> set[str]:
@@ -533,10 +567,12 @@ def diagnose(findings: list[Finding], rules: Mapping[str, Rule]) -> list[Finding
                 break
             causes |= candidates
         else:
-            names = ", ".join(sorted(causes))
+            # Named by the titles a reader sees on the checklist, never by their ids.
+            names = ", ".join(f'"{rules[c].title}"' for c in sorted(causes))
             finding.explained_by = sorted(causes)
+            what = "that cause's symptom" if len(causes) == 1 else "those causes' symptom"
             finding.summary = (
-                f"Explained by {names}: what this item saw is that cause's symptom, not a"
+                f"Explained by {names}: what this item saw is {what}, not a"
                 f" second cause. {finding.summary}"
             )
             finding.verdict = "ruled_out"

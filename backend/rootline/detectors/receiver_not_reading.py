@@ -33,6 +33,10 @@ Quantities:
   ``rwnd_limited_min_pct`` of that interval's busy time) with data queued, and its
   ``bytes_acked``. ``reader_stalled_intervals`` / ``reader_held_intervals`` /
   ``reader_stalled_s`` and ``reader_counter`` (which counter) go with it.
+- ``receiver`` / ``sender`` / ``reader_end``: the ends those were read on;
+  ``receiver_other`` / ``sender_other`` / ``reader_end_other`` the same, only when it is not
+  the connection the finding names, without its host when that is the finding's (the
+  evidence does not name a connection or a host twice in a sentence).
 """
 
 from __future__ import annotations
@@ -179,6 +183,18 @@ def _connection(
         "reader_counter": reading[1].counter if reading else None,
         "reader_end": connection_label(reading[2]) if reading else None,
     }
+    # The evidence names an end only when it is not the connection the finding names already,
+    # and its host only when it is another host.
+    for name, end in (
+        ("receiver", pile[4] if pile else None),
+        ("sender", window[2] if window else None),
+        ("reader_end", reading[2] if reading else None),
+    ):
+        values[f"{name}_other"] = (
+            None
+            if end is None or end == shown
+            else connection_label((None, end[1], end[2]) if end[0] == shown[0] else end)
+        )
     anchors: dict[str, Anchor] = {}
     if pile:
         anchors["recv_full_run"] = pile[5]

@@ -137,7 +137,15 @@ class MissingHint(_Strict):
 
 class Remedy(_Strict):
     text: str
-    when: Group | None = None
+    when: Group | None = Field(
+        default=None, description="Offered only when this holds on the entity shown."
+    )
+    unless: Group | None = Field(
+        default=None,
+        description="Left out when this holds on the entity shown: general advice for one form"
+        " of the cause (a hot lock) that does not apply to another (a deadlock alone). Kept"
+        " when nothing was measured.",
+    )
 
 
 class Rule(_Strict):
@@ -219,4 +227,5 @@ def quantities_named(rule: Rule) -> set[str]:
     names |= set(rule.rank)
     for remedy in rule.remedies:
         names |= {c.quantity for c in _comparisons(remedy.when)}
+        names |= {c.quantity for c in _comparisons(remedy.unless)}
     return names

@@ -10,7 +10,8 @@ application logs (one second either side), as ``gc_pauses`` reads it, widened by
 ``slow_period_margin_ms`` (a dump is an instant; a capture loop starts when someone notices).
 
 The dumps of one host are one JVM (a host-less upload is one group: ``jstack`` run three
-times gives three files), in time order. Waiting for a lock is either BLOCKED on a monitor
+times gives three files), in time order, named by its host (or, without one, its dump file)
+with the JVM's version and pid when the dumps give them (:func:`_label`). Waiting for a lock is either BLOCKED on a monitor
 (``- waiting to lock <0x..>``, ``synchronized``) or WAITING parked on a
 ``java.util.concurrent`` lock's ``Sync`` (``- parking to wait for <0x..> (a
 ...ReentrantLock$NonfairSync)``): the JVM names the states apart, the mechanism is the same.
@@ -19,7 +20,8 @@ Per JVM:
 
 - ``deadlock_count``: deadlocks the JVM itself reported (it walks the lock graph at the
   dump: a cycle is certain, not inferred); ``deadlock_cycle`` the first dump's cycles as
-  "A waits for <lock> held by B"; ``deadlock_at`` that dump's time; ``deadlock_before_slow_end``
+  "A waits for <lock> held by B" (stated once, in the explanation), ``deadlock_threads_named``
+  their threads by name (what the other texts say); ``deadlock_at`` that dump's time; ``deadlock_before_slow_end``
   whether a deadlock was seen at or before the end of the slow period (a Java-level deadlock
   never resolves by itself: seen before the slow period, it lasted through it; seen only
   after it, it may have formed later).
@@ -35,6 +37,11 @@ Per JVM:
   which that pool has threads, no two further apart than ``persist_max_gap_ms``) in which its
   threads contend for a lock of the same class (an object's address may move in a GC; its
   class does not) at or past both thresholds; ``persist_*`` its pool, lock class and span.
+- ``pool_lock_dumps``: of the dumps taken while a thread pool of the same host was saturated
+  (its window widened by ``slow_period_margin_ms``), those showing contention at or past
+  both thresholds; ``pool_lock_*`` the worst of them. The pool's threads were held by a lock,
+  not busy with the load: the pool's saturation (``pool_saturated``, which
+  ``threadpool_exhaustion`` observes) is this cause's symptom.
 - ``most_blocked`` / ``most_blocked_pool_threads`` / ``most_blocked_pool``: the most threads of
   one pool waiting for one lock in any judged dump, thresholds aside (what a ruling-out
   quotes); ``no_waiters`` says it in words when no thread waited for any lock.
@@ -120,11 +127,21 @@ def _jvms(data: IncidentData) -> dict[str | None, list[_Dump]]:
 
 
 def _label(host: str | None, dumps: list[_Dump]) -> str:
+    """The JVM as a reader knows it: its host, with the JVM's version and pid when its dumps
+    agree on them ("the JVM (OpenJDK 25+36-LTS, pid 3862) on host app-1"); without a host,
+    the dump file it was read from ("the JVM (OpenJDK 25+36-LTS) in the dump jstack.txt")."""
+    about = [
+        f"{prefix}{values.pop()}"
+        for prefix, key in (("", "vm"), ("pid ", "pid"))
+        if len(values := {d.event.attrs.get(key) for d in dumps}) == 1 and None not in values
+    ]
+    jvm = f"the JVM ({', '.join(about)})" if about else "the JVM"
+    if host:
+        return f"{jvm} on host {host}"
     artifacts = sorted({d.event.artifact for d in dumps})
     if len(artifacts) == 1:
-        name = PurePosixPath(artifacts[0].rsplit("!", 1)[-1]).name
-        return f"the JVM of {name} on {host}" if host else f"the JVM of {name}"
-    return f"the JVM on {host}" if host else f"the JVM of {len(artifacts)} thread-dump files"
+        return f"{jvm} in the dump {PurePosixPath(artifacts[0].rsplit('!', 1)[-1]).name}"
+    return f"{jvm} in {len(artifacts)} thread-dump files"
 
 
 def _anchor(dump: _Dump, host: str | None) -> Anchor:
@@ -191,6 +208,7 @@ def _measure(
             deadlock_at=first.time_ms,
             deadlock_dumps=len(with_deadlock) if len(with_deadlock) > 1 else None,
             deadlock_cycle=_cycles(first.deadlocks),
+            deadlock_threads_named=_cycle_threads(first.deadlocks),
             deadlock_threads=sum(len(_cycle_of(e)) for e in first.deadlocks),
             deadlock_before_slow_end=slow_end is None
             or any(d.dated and d.time_ms <= slow_end for d in with_deadlock),
@@ -234,6 +252,7 @@ def _measure(
             blocked_how=_how(worst.lock_class),
         )
         anchors["blocked_share"] = _anchor(worst.dump, host)
+    _pool_held(values, anchors, host, [p for p in mine if p.pool], contended, margin)
     run = _longest_run(judged, contended, int(params["persist_max_gap_ms"]))
     values["persist_dumps"] = run[0] if run else (1 if contended else 0)
     if run:
@@ -256,6 +275,41 @@ def _measure(
         anchor=_anchor(judged[-1], host),
         anchors=anchors,
     )
+
+
+def _pool_held(
+    values: dict[str, Quantity],
+    anchors: dict[str, Anchor],
+    host: str | None,
+    saturated: list[SlowPeriod],
+    contended: list[_Wait],
+    margin_ms: int,
+) -> None:
+    """``pool_lock_dumps``: the dumps taken while a pool of this JVM's host was saturated (its
+    window widened by ``margin_ms``) that show a pool queued on one lock at or past both
+    thresholds; ``pool_lock_*`` the worst of them and the windows. The threads were held by
+    the lock, not busy with the load: the pool's saturation is this cause's symptom."""
+    if not saturated:
+        return
+    spans = [(p.from_ms - margin_ms, p.to_ms + margin_ms) for p in saturated]
+    inside = [
+        w for w in contended if w.dump.dated and any(a <= w.dump.time_ms <= b for a, b in spans)
+    ]
+    values["pool_lock_dumps"] = len({id(w.dump) for w in inside})
+    if not inside:
+        return
+    worst = max(inside, key=lambda w: (w.share or 0.0, w.blocked, -w.dump.time_ms))
+    names = sorted({p.what for p in saturated})
+    values.update(
+        pool_lock_what=", ".join(names[:3]) + (" ..." if len(names) > 3 else ""),
+        pool_lock_from=min(p.from_ms for p in saturated),
+        pool_lock_to=max(p.to_ms for p in saturated),
+        pool_lock_blocked=worst.blocked,
+        pool_lock_pool=worst.pool,
+        pool_lock_pool_threads=worst.pool_threads,
+        pool_lock_at=worst.dump.time_ms,
+    )
+    anchors["pool_lock_dumps"] = _anchor(worst.dump, host)
 
 
 def _waits(dump: _Dump) -> list[_Wait]:
@@ -365,6 +419,16 @@ def _cycles(events: list[EventView]) -> str:
     more = len(events) - CYCLES_SHOWN
     text = "; ".join(texts)
     return text + (f"; and {more} more" if more > 0 else "")
+
+
+def _cycle_threads(events: list[EventView], shown: int = 6) -> str:
+    """The deadlocked threads by name, once each ('"A" and "B"'), for the texts that name the
+    deadlock again after its cycle was stated."""
+    names = list(dict.fromkeys(str(c.get("thread")) for e in events for c in _cycle_of(e)))
+    quoted = [f'"{n}"' for n in names[:shown]]
+    if len(names) > shown:
+        quoted.append(f"{len(names) - shown} more")
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
 def _lock_text(monitor: str, cls: str) -> str:

@@ -28,7 +28,10 @@ event ``thread_dump``                                 total, vm_threads, by_stat
                                                       (top 20), top_stacks (top 10: frames
                                                       (first 8), count), states_inferred,
                                                       pool_runnable_stacks,
-                                                      pool_waiting_stacks (see below)
+                                                      pool_waiting_stacks (see below),
+                                                      vm (the JVM and its version, when the
+                                                      dump names them: :func:`vm_of`),
+                                                      pid (JSON's processId)
 event ``thread_contention``                           monitor, class, owner, owner_state,
                                                       waiters, waiter_names (first 10),
                                                       waiters_by_pool (every waiter),
@@ -121,6 +124,9 @@ WAITER_NAMES = 10
 # One second between undated dumps of one file.
 UNDATED_DUMP_SPACING_MS = 1000
 
+# "Full thread dump OpenJDK 64-Bit Server VM (25+36-LTS mixed mode, sharing):", "... Client VM
+# 1.6.0_03-b05": the VM's name up to "VM", then its version (the first word, in brackets or not).
+VM_HEADER_RE = re.compile(r"Full thread dump (?P<name>.*?\bVM)\s*\(?(?P<version>[\w.+-]+)")
 THREAD_HEADER_RE = re.compile(r'"(?P<name>.*?)"(?P<rest>(?:[\s:].*)?)$')
 STATE_LINE_PREFIX = "java.lang.Thread.State:"
 JMX_STATE_RE = re.compile(r"\bin (RUNNABLE|BLOCKED|WAITING|TIMED_WAITING|NEW|TERMINATED)\b")
@@ -268,6 +274,24 @@ class _Thread:
         self.parked_on: tuple[str, str] | None = None
 
 
+def vm_of(header: str) -> str | None:
+    """The JVM a ``Full thread dump`` header names, short: its maker and version.
+
+    >>> vm_of("Full thread dump OpenJDK 64-Bit Server VM (25+36-LTS mixed mode, sharing):")
+    'OpenJDK 25+36-LTS'
+    >>> vm_of("Full thread dump Java HotSpot(TM) Client VM 1.6.0_03-b05")
+    'Java HotSpot 1.6.0_03-b05'
+    >>> vm_of("===== FULL THREAD DUMP ===============") is None
+    True
+    """
+    match = VM_HEADER_RE.search(header)
+    if match is None:
+        return None
+    name = re.sub(r"\((?:TM|R)\)", "", match["name"])
+    name = re.sub(r"\s*(?:64-Bit\s+)?(?:Server|Client)\s+VM$", "", name).strip() or match["name"]
+    return f"{name} {match['version']}"
+
+
 class _Dump:
     __slots__ = (
         "deadlocks",
@@ -275,13 +299,17 @@ class _Dump:
         "index",
         "inferred",
         "owned_synchronizers",
+        "pid",
         "threads",
         "time_ms",
+        "vm",
     )
 
-    def __init__(self, index: int, time_ms: int | None) -> None:
+    def __init__(self, index: int, time_ms: int | None, vm: str | None = None) -> None:
         self.index = index
         self.time_ms = time_ms
+        self.vm = vm
+        self.pid: str | None = None
         self.threads: list[_Thread] = []
         self.has_state_lines = False
         self.inferred = False
@@ -309,8 +337,8 @@ class _Reader:
         self.deadlock: dict[str, Any] | None = None
         self.in_deadlock_stacks = False
 
-    def open_dump(self) -> _Dump:
-        dump = _Dump(len(self.dumps), self.pending_time)
+    def open_dump(self, header: str = "") -> _Dump:
+        dump = _Dump(len(self.dumps), self.pending_time, vm_of(header))
         self.pending_time = None
         self.dumps.append(dump)
         self.dump = dump
@@ -351,7 +379,7 @@ class _Reader:
                 self.dump.has_state_lines = True
             return
         if "Full thread dump" in line or "FULL THREAD DUMP" in line:
-            self.open_dump()
+            self.open_dump(line)
             return
         if line.startswith("Found one Java-level deadlock") or line.startswith("Found a total of"):
             self.thread = None
@@ -548,7 +576,10 @@ def _read_json(
     if isinstance(body.get("time"), str):
         match = DATETIME_RE.match(body["time"])
         time_ms = match_to_ms(match, HourCache(context.timezone)) if match else None
-    dump = _Dump(0, time_ms)
+    version = body.get("runtimeVersion")
+    dump = _Dump(0, time_ms, f"Java {version}" if isinstance(version, str) and version else None)
+    pid = body.get("processId")
+    dump.pid = str(pid) if isinstance(pid, str | int) and str(pid) else None
     for container in containers if isinstance(containers, list) else []:
         threads = container.get("threads") if isinstance(container, dict) else None
         for entry in threads if isinstance(threads, list) else []:
@@ -621,6 +652,8 @@ def _summarise(dump: _Dump, context: ParseContext, series: SeriesSet, result: Pa
                 "states_inferred": dump.inferred,
                 "dump_index": dump.index,
                 "dated": dump.time_ms is not None,
+                "vm": dump.vm,
+                "pid": dump.pid,
             },
         )
     )

@@ -117,6 +117,14 @@ def _time(ms: int | None, draft: DraftInput) -> str:
     return NONE if ms is None else format_time(ms, draft.timezone)
 
 
+def _span(start: int | None, end: int | None, draft: DraftInput) -> str:
+    """``from <start> to <end>``; ``at one instant, <time>`` when they are the same (a single
+    thread dump or snapshot: never "from 11:28:04 to 11:28:04")."""
+    if start is not None and (end is None or end == start):
+        return f"at one instant, {_time(start, draft)}"
+    return f"from {_time(start, draft)} to {_time(end, draft)}"
+
+
 def _by_verdict(draft: DraftInput, verdict: str) -> list[FindingRead]:
     return [f for f in draft.findings if f.effective_verdict == verdict]
 
@@ -209,7 +217,7 @@ def _summary(draft: DraftInput) -> str:
     start, end = draft.window
     hosts = ", ".join(escape(h) for h in draft.hosts) or "no named host"
     lines = [
-        f"**{escape(draft.title)}**: from {_time(start, draft)} to {_time(end, draft)}"
+        f"**{escape(draft.title)}**: {_span(start, end, draft)}"
         f" ({escape(draft.timezone)}), read from {_count(draft.artifact_count, 'artifact')}"
         f" of {hosts}."
     ]
@@ -272,18 +280,33 @@ def key_moments(draft: DraftInput) -> list[Moment]:
     """First anomaly, each confirmed cause's start and peak, annotations, capture edges."""
     moments: list[Moment] = []
     start, end = draft.window
-    if start is not None:
+    if start is not None and end == start:
+        moments.append(
+            Moment(start, "Capture: one instant (the uploaded artifacts hold no other time)")
+        )
+    elif start is not None:
         moments.append(Moment(start, "Capture starts (first sample of the uploaded artifacts)"))
     flagged = _by_verdict(draft, "confirmed") + _by_verdict(draft, "likely")
     anomalies = [(e.from_ms, f, e) for f in flagged for e in _met(f) if e.from_ms is not None]
+    first: tuple[int, str] | None = None
     if anomalies:
         time_ms, finding, item = min(anomalies, key=lambda a: a[0])
-        moments.append(
-            Moment(time_ms, f"First anomaly: {escape(item.summary)} ({escape(finding.title)})")
-        )
+        cause_start, _ = cause_range(finding)
+        if finding.effective_verdict == "confirmed" and cause_start == time_ms:
+            # The cause starts with the first anomaly: one row says both.
+            first = (time_ms, finding.id)
+            text = (
+                f"First anomaly: **{escape(finding.title)}** starts on {escape(finding.entity)}:"
+                f" {escape(item.summary)}"
+            )
+        else:
+            # An evidence line leaves the entity to its finding's summary: the row names it.
+            where = f", {escape(finding.entity)}" if finding.entity else ""
+            text = f"First anomaly: {escape(item.summary)} ({escape(finding.title)}{where})"
+        moments.append(Moment(time_ms, text))
     for finding in _by_verdict(draft, "confirmed"):
         cause_start, _ = cause_range(finding)
-        if cause_start is not None:
+        if cause_start is not None and (cause_start, finding.id) != first:
             moments.append(
                 Moment(
                     cause_start,
@@ -320,6 +343,15 @@ def _timeline(draft: DraftInput) -> str:
     return "\n".join(rows)
 
 
+def _lead(finding: FindingRead) -> str:
+    """The finding's summary without the observations it quotes (``{met_evidence}``, after a
+    colon) when the evidence list below states them: each said once in a section."""
+    met = "; ".join(e.summary for e in _met(finding))
+    if not met or f": {met}" not in finding.summary:
+        return finding.summary
+    return finding.summary.replace(f": {met}", "", 1)
+
+
 def _evidence_lines(finding: FindingRead, *, only_met: bool) -> list[str]:
     lines = []
     for item in finding.evidence:
@@ -346,11 +378,11 @@ def _root_causes(draft: DraftInput) -> str:
     parts = []
     for finding in confirmed:
         start, end = cause_range(finding)
-        block = [f"### {escape(finding.title)}", escape(finding.summary)]
+        block = [f"### {escape(finding.title)}", escape(_lead(finding))]
         if finding.entity or start is not None:
             where = f"**Where:** {escape(finding.entity)}" if finding.entity else "**When:**"
             if start is not None:
-                where += f", {_time(start, draft)} to {_time(end, draft)}"
+                where += f", {_span(start, end, draft)}"
             block.append(where)
         hedge = _symptom_hedge(draft, finding)
         if hedge is not None:
@@ -378,8 +410,9 @@ def _contributing(draft: DraftInput) -> str:
         return "_None: the checklist flagged no other cause as likely._"
     parts = []
     for finding in likely:
-        block = [f"### {escape(finding.title)}", escape(finding.summary)]
         evidence = _evidence_lines(finding, only_met=True)
+        summary = _lead(finding) if evidence else finding.summary
+        block = [f"### {escape(finding.title)}", escape(summary)]
         if evidence:
             block.append("\n".join(evidence))
         parts.append("\n\n".join(block))
@@ -391,7 +424,13 @@ def _ruled_out(draft: DraftInput) -> str:
     lines = []
     for finding in _by_verdict(draft, "ruled_out"):
         explained = [titles.get(i, i) for i in finding.explained_by]
-        why = f" Explained by {', '.join(escape(t) for t in explained)}." if explained else ""
+        # The checklist's summary of an explained finding opens with its causes' titles.
+        said = finding.summary.startswith("Explained by ")
+        why = (
+            f" Explained by {', '.join(escape(t) for t in explained)}."
+            if explained and not said
+            else ""
+        )
         lines.append(f"- **{escape(finding.title)}**: {escape(finding.summary)}{why}")
     missing = _by_verdict(draft, "insufficient_data")
     text = "\n".join(lines) if lines else "_Nothing was ruled out by the data._"
@@ -405,17 +444,22 @@ def _ruled_out(draft: DraftInput) -> str:
 def _action_items(draft: DraftInput) -> str:
     if draft.action_items is not None:
         return draft.action_items
+    # The checklist keeps only the remedies whose condition held on what was measured (a
+    # deadlock's remedy, not a hot lock's, when the dump shows a deadlock and no queue).
     remedies = [
-        (finding, remedy)
-        for finding in _by_verdict(draft, "confirmed")
+        (finding, remedy, "" if verdict == "confirmed" else ", contributing")
+        for verdict in ("confirmed", "likely")
+        for finding in _by_verdict(draft, verdict)
         for remedy in finding.remedies
     ]
     if not remedies:
         return "_What we will change, who owns it, and by when._"
-    return (
-        "Proposed from the remedies of the confirmed causes (owner, due date, ticket):\n\n"
-        + "\n".join(
-            f"- [ ] {escape(remedy)} _(from {escape(finding.title)})_"
-            for finding, remedy in remedies
-        )
+    which = (
+        "confirmed and likely causes"
+        if any(extra for _, _, extra in remedies)
+        else "confirmed causes"
+    )
+    return f"Proposed from the remedies of the {which} (owner, due date, ticket):\n\n" + "\n".join(
+        f"- [ ] {escape(remedy)} _(from {escape(finding.title)}{extra})_"
+        for finding, remedy, extra in remedies
     )

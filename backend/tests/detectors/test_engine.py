@@ -160,7 +160,11 @@ def test_one_symptom_one_cause() -> None:
     engine.diagnose([cause, echo, elsewhere], {k: c.rule for k, c in rules.items()})
     assert echo.verdict == "ruled_out" and echo.explained_by == ["small_send_buffer"]
     assert elsewhere.verdict == "ruled_out" and elsewhere.explained_by == ["small_send_buffer"]
-    assert echo.summary.startswith("Explained by small_send_buffer")
+    # Named by its title, as the checklist card names it, never by its id.
+    assert echo.summary.startswith(
+        'Explained by "Send buffer smaller than the bandwidth-delay product": what this item saw'
+        " is that cause's symptom, not a second cause. Seen."
+    )
     assert cause.verdict == "confirmed" and not cause.explained_by
     for standing in (own, other_conn):
         engine.diagnose([cause, standing], {k: c.rule for k, c in rules.items()})
@@ -242,3 +246,11 @@ def test_a_count_with_its_noun_is_singular_for_one_and_plural_otherwise() -> Non
     )
     # in a clause, unmeasured: dropped like any other field
     assert engine.render("A[[, {n:count host}]].", {"n": None}) == "A."
+
+
+def test_a_template_names_another_item_by_its_title() -> None:
+    context = engine._context(registry.checklists()["cpu_saturation"].rule, None, {})
+    text = engine.render("GC threads point to {title.gc_pauses}.", context)
+    assert text == 'GC threads point to "Long GC pauses".'
+    with pytest.raises(engine.RuleError, match="no checklist item 'gc_pause'"):
+        engine.render("see {title.gc_pause}", context)

@@ -174,7 +174,7 @@ def test_lab_time_wait_storm_churn_is_explained_by_the_storm() -> None:
     storm, churn = findings["time_wait_storm"], findings[ID]
     assert storm.verdict == "confirmed"
     assert churn.verdict == "ruled_out" and churn.explained_by == ["time_wait_storm"]
-    assert churn.summary.startswith("Explained by time_wait_storm")
+    assert churn.summary.startswith('Explained by "TIME_WAIT storm": what this item saw')
 
 
 def test_slow_start_keeps_it_standing_beside_a_storm() -> None:

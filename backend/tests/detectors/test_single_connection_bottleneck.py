@@ -181,7 +181,7 @@ def test_a_slow_reader_that_keeps_reading_is_the_connections_limit() -> None:
         assert f"{symptom}@{key}" in mine.explains, mine.explains
     reader = findings["receiver_not_reading"]
     assert reader.verdict == "ruled_out" and reader.explained_by == [ID], reader.summary
-    assert reader.summary.startswith(f"Explained by {ID}")
+    assert reader.summary.startswith(f'Explained by "{registry.title(ID)}"')
     stalled = next(e for e in reader.evidence if e.threshold_name == "reader_stalled_min_share")
     assert stalled.met is False and stalled.observed == 0.0
     # the proxies corroborate, they do not decide
@@ -353,7 +353,9 @@ def test_a_small_send_buffer_explains_the_full_send_queue() -> None:
     assert findings["small_send_buffer"].verdict == "confirmed"
     mine = findings[ID]
     assert mine.verdict == "ruled_out" and mine.explained_by == ["small_send_buffer"]
-    assert mine.summary.startswith("Explained by small_send_buffer")
+    assert mine.summary.startswith(
+        'Explained by "Send buffer smaller than the bandwidth-delay product"'
+    )
     # The receiver's Recv-Q pinned near rb is this id's own evidence: it keeps it standing.
     receiver = Capture(kind="ss", host="receiver")
     connection(

@@ -141,18 +141,29 @@ DEADLOCK_SECTION = [
 def test_corpus_deadlock_is_confirmed_with_its_cycle_and_time() -> None:
     finding = check(corpus_incident("threads/jdk25-jstack-java-level-deadlock-jthreaddump.txt"))
     assert finding.verdict == "confirmed"
-    assert "the JVM reported 1 Java-level deadlock in the dump at 2025-12-21T11:28:04Z" in (
-        finding.summary
+    # Named by what the dump says of it: the JVM's version (no host, no pid), and the file.
+    assert finding.entity == (
+        "the JVM (OpenJDK 25+36-LTS) in the dump jdk25-jstack-java-level-deadlock-jthreaddump.txt"
     )
     assert (
+        "the JVM reported 1 Java-level deadlock in the dump at 2025-12-21T11:28:04Z:"
+        ' "DeadlockThread-A" and "DeadlockThread-B" each wait for a lock another of them holds'
+    ) in finding.summary
+    # The cycle, lock by lock, is stated once: in the explanation.
+    cycle = (
         '"DeadlockThread-A" waits for <0x000000052c830070> (a java.lang.Object) held by'
         ' "DeadlockThread-B", "DeadlockThread-B" waits for <0x000000052c830078>'
         ' (a java.lang.Object) held by "DeadlockThread-A"'
-    ) in finding.summary
+    )
+    texts = [finding.summary, *(e.summary for e in finding.evidence), *finding.remedies]
+    assert cycle in finding.explanation and not any("waits for" in t for t in texts)
     lead = finding.evidence[0]
     assert lead.met and lead.event_kind == "thread_dump"
     assert lead.from_ms == lead.to_ms == 1_766_316_484_000  # the dump's own time
-    assert any("order" in r for r in finding.remedies)
+    # The deadlock's remedy only: no thread queued on a lock, so no hot lock to replace.
+    assert [r.split(":")[0] for r in finding.remedies] == [
+        'Break the deadlock of "DeadlockThread-A" and "DeadlockThread-B"'
+    ]
 
 
 def test_corpus_readwritelock_dump_reports_three_deadlocks_and_parked_readers() -> None:
@@ -161,7 +172,7 @@ def test_corpus_readwritelock_dump_reports_three_deadlocks_and_parked_readers() 
     finding = check(corpus_incident("threads/jdk25-readwritelock-contention-jthreaddump.txt"))
     assert finding.verdict == "confirmed"
     assert "3 Java-level deadlocks" in finding.summary
-    assert '"DeadlockThread-C" waits for <0x0000000540e324c8>' in finding.summary
+    assert '"DeadlockThread-C" waits for <0x0000000540e324c8>' in finding.explanation
     contention = next(e for e in finding.evidence if e.threshold_name == "blocked_share_min")
     assert contention.met
     assert "3 of the 3 threads of pool ReadLockWaiter (100 %) were parked (WAITING)" in (
@@ -277,7 +288,8 @@ def test_a_deadlock_among_non_pool_threads_names_both_lock_kinds(tmp_path: Path)
         '"main" waits for <0x00000000aaaa0001> (a com.example.Ledger) held by "Timer-0",'
         ' "Timer-0" waits for <0x00000000bbbb0002>'
         ' (a java.util.concurrent.locks.ReentrantLock$NonfairSync) held by "main"'
-    ) in finding.summary
+    ) in finding.explanation
+    assert finding.entity == "the JVM (OpenJDK 17.0.15+6) on host h1"
 
 
 # --- the slow period ------------------------------------------------------------------------
@@ -337,3 +349,56 @@ def test_undated_dumps_cannot_be_placed_in_the_slow_period(tmp_path: Path) -> No
     finding = check(dumps_incident(tmp_path, undated, undated, others=[pool]))
     assert finding.verdict == "insufficient_data"
     assert "2 undated dumps among them" in " ".join(e.summary for e in finding.evidence)
+
+
+# --- what it explains -------------------------------------------------------------------------
+
+
+def _pool_item(data: IncidentData) -> Finding:
+    return next(f for f in registry.run_all(data) if f.id == "threadpool_exhaustion")
+
+
+def test_a_pool_saturated_while_its_threads_queue_on_a_lock_is_the_locks_symptom(
+    tmp_path: Path,
+) -> None:
+    """Pool saturated 0-10 s, half of it queued on one lock in the dumps at 0 and 5 s: the
+    lock held the threads, so the saturation is explained by it, not a second cause."""
+    pool = pool_capture([8] * 10 + [1] * 100, max_threads=8)
+    data = dumps_incident(tmp_path, dump(0, blocked=6), dump(5, blocked=6), others=[pool])
+    locks = check(data)
+    assert locks.verdict == "confirmed"
+    held = next(e for e in locks.evidence if e.threshold_name is None and e.symptom)
+    assert held.met and held.symptom == "pool_saturated@host:h1"
+    assert held.summary.startswith(
+        "2 dumps taken during the pools' saturation (pool biz saturated,"
+    )
+    assert "at worst 6 of the 10 threads of pool http-nio-8080-exec" in held.summary
+    assert locks.explains == ["pool_saturated@host:h1"]
+    pool_item = _pool_item(data)
+    assert pool_item.verdict == "ruled_out" and pool_item.explained_by == [ID]
+    assert pool_item.summary.startswith('Explained by "Thread lock contention and deadlocks"')
+
+
+@pytest.mark.parametrize(
+    ("dumps", "why"),
+    [
+        ([dump(0), dump(5)], "no thread queued on a lock while the pool was saturated"),
+        ([dump(0, blocked=2), dump(5, blocked=2)], "two waiters are a handoff, not a queue"),
+        ([dump(300, blocked=6), dump(305, blocked=6)], "the queue was at another time"),
+    ],
+)
+def test_a_pool_saturated_without_a_lock_queue_then_stands_on_its_own(
+    tmp_path: Path, dumps: list[list[str]], why: str
+) -> None:
+    pool = pool_capture([8] * 10 + [1] * 100, max_threads=8)
+    data = dumps_incident(tmp_path, *dumps, others=[pool])
+    assert check(data).explains == [], why
+    pool_item = _pool_item(data)
+    assert pool_item.verdict != "ruled_out" and not pool_item.explained_by, why
+
+
+def test_a_lock_queue_on_another_host_explains_nothing_here(tmp_path: Path) -> None:
+    pool = pool_capture([8] * 10 + [1] * 100, max_threads=8, host="h2")
+    data = dumps_incident(tmp_path, dump(0, blocked=6), dump(5, blocked=6), others=[pool])
+    assert check(data).explains == []
+    assert not _pool_item(data).explained_by

@@ -374,3 +374,23 @@ def test_read_threads_gives_every_thread_and_whole_stacks() -> None:
     later = {t["name"]: t["state"] for t in dumps[1]["threads"]}
     assert states["payment-2"] == "blocked" and later["payment-2"] == "timed_waiting"
     assert "order-pool-4" in states and "order-pool-4" not in later
+
+
+@pytest.mark.parametrize(
+    ("name", "vm", "pid"),
+    [
+        ("jdk25-jstack-java-level-deadlock-jthreaddump.txt", "OpenJDK 25+36-LTS", None),
+        ("jdk11-eclipse-ide-hang-jstack-jstackfilter.txt", "Java HotSpot 11.0.6+8-LTS", None),
+        ("jdk6-client-vm-multiple-dumps-tda.log", "Java HotSpot 1.6.0_03-b05", None),
+        ("jdk21-jcmd-thread-dump-json-format-tda.json", "Java 21.0.10+7-LTS", "3862"),
+        ("jrockit-jdk14-dump-tda-fork.txt", None, None),  # its header names no VM
+    ],
+)
+def test_each_dump_names_its_jvm_and_pid_when_it_gives_them(
+    corpus_dir: Path, name: str, vm: str | None, pid: str | None
+) -> None:
+    path = corpus_dir / "threads" / name
+    if not path.exists():
+        pytest.skip(f"corpus file not available: {path}")
+    dumps = _dump_events(thread_dump.parse(text_of(path), ParseContext()))
+    assert dumps and all(d.attrs["vm"] == vm and d.attrs["pid"] == pid for d in dumps)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rootline.checklist.schemas import FindingRead
+from rootline.checklist.schemas import EvidenceRead, FindingRead
 from rootline.postmortems.draft import DraftInput, draft_sections
 
 NETWORK = ("single_connection_bottleneck", "small_send_buffer", "receiver_not_reading")
@@ -32,6 +32,28 @@ def finding(id_: str, verdict: str, summary: str = "") -> FindingRead:
         entity="pool DubboServerHandler" if id_ == "threadpool_exhaustion" else "",
         review=None,
         computed_at_ms=0,
+    )
+
+
+def evidence(summary: str, from_ms: int, to_ms: int) -> EvidenceRead:
+    """An observation past its threshold over ``from_ms`` .. ``to_ms``."""
+    return EvidenceRead(
+        summary=summary,
+        observed=None,
+        threshold=None,
+        unit="",
+        from_ms=from_ms,
+        to_ms=to_ms,
+        series=None,
+        labels={},
+        event_kind=None,
+        artifact=None,
+        host=None,
+        met=True,
+        threshold_name=None,
+        symptom=None,
+        corroborates=False,
+        operator=None,
     )
 
 
@@ -116,3 +138,94 @@ def test_the_summary_counts_in_words_singular_and_plural() -> None:
     assert "read from 1 artifact of h." in single
     assert "1 other cause was ruled out with numbers" in single
     assert "(s)" not in plural + single
+
+
+def test_a_finding_explained_by_another_says_so_once() -> None:
+    cause = finding("gc_pauses", "confirmed", "Long pauses.")
+    explained = finding(
+        "threadpool_exhaustion",
+        "ruled_out",
+        'Explained by "Long GC pauses": what this item saw is that cause\'s symptom, not a second'
+        " cause. The pool ran full.",
+    )
+    explained.explained_by = ["gc_pauses"]
+    draft = DraftInput(
+        title="Provider slow",
+        summary="",
+        timezone="UTC",
+        window=(0, 60_000),
+        hosts=["provider-1"],
+        artifact_count=1,
+        findings=[cause, explained],
+    )
+    ruled_out = draft_sections(draft)["ruled_out"]
+    assert ruled_out.count("Explained by") == 1, ruled_out
+    assert "gc\\_pauses" not in ruled_out and "gc_pauses" not in ruled_out
+
+
+def test_the_first_anomaly_names_the_entity_its_evidence_leaves_to_the_summary() -> None:
+    def timeline(verdict: str) -> str:
+        pool = finding("threadpool_exhaustion", verdict, "The pool ran full on pool X.")
+        pool.evidence = [evidence("active 200 of max 200 for 30 s", 5_000, 35_000)]
+        draft = DraftInput(
+            title="t",
+            summary="",
+            timezone="UTC",
+            window=(0, 60_000),
+            hosts=["h"],
+            artifact_count=1,
+            findings=[pool],
+        )
+        return draft_sections(draft)["timeline"]
+
+    # A likely cause: the row says whose anomaly it is, and where.
+    assert (
+        "| First anomaly: active 200 of max 200 for 30 s (Thread pool exhaustion,"
+        " pool DubboServerHandler) |" in timeline("likely")
+    )
+    # A confirmed cause that starts with it: one row, not two at the same instant.
+    confirmed = timeline("confirmed")
+    assert (
+        "| First anomaly: **Thread pool exhaustion** starts on pool DubboServerHandler:"
+        " active 200 of max 200 for 30 s |" in confirmed
+    )
+    assert confirmed.count("active 200") == 1 and confirmed.count("starts on") == 1
+
+
+def test_action_items_come_from_the_remedies_of_confirmed_and_likely_causes() -> None:
+    cause = finding("threadpool_exhaustion", "confirmed")
+    cause.remedies = ["Raise maxThreads."]
+    factor = finding("gc_pauses", "likely")
+    factor.remedies = ["Size the heap."]
+    judged_out = finding("small_send_buffer", "ruled_out")
+    judged_out.remedies = ["Let autotuning size the buffers."]
+    draft = DraftInput(
+        title="t",
+        summary="",
+        timezone="UTC",
+        window=(0, 1),
+        hosts=[],
+        artifact_count=1,
+        findings=[cause, factor, judged_out],
+    )
+    actions = draft_sections(draft)["action_items"]
+    assert actions.startswith("Proposed from the remedies of the confirmed and likely causes")
+    assert "- [ ] Raise maxThreads. _(from Thread pool exhaustion)_" in actions
+    assert "- [ ] Size the heap. _(from Long GC pauses, contributing)_" in actions
+    assert "autotuning" not in actions
+
+
+def test_a_window_of_one_instant_is_called_one() -> None:
+    draft = DraftInput(
+        title="t",
+        summary="",
+        timezone="UTC",
+        window=(1_766_316_484_000, 1_766_316_484_000),
+        hosts=[],
+        artifact_count=1,
+        findings=[],
+    )
+    drafted = draft_sections(draft)
+    assert drafted["summary"].startswith("**t**: at one instant, 2025-12-21 11:28:04 (UTC)")
+    assert "Capture: one instant" in drafted["timeline"]
+    assert "Capture starts" not in drafted["timeline"]

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatBytes, formatDuration, formatInstant, formatRange } from "./time";
+import { formatBytes, formatDuration, formatInstant, formatRange, formatSpan, formatWindow } from "./time";
 
 const T = Date.UTC(2026, 10, 21, 7, 50, 13, 914);
 
@@ -18,6 +18,14 @@ describe("dates in the incident's timezone", () => {
     expect(formatRange(T, T + 23_000, "UTC")).toBe("2026-11-21 07:50:13 – 07:50:36 UTC");
     expect(formatRange(T, T + 86_400_000, "UTC")).toBe("2026-11-21 07:50:13 UTC – 2026-11-22 07:50:13 UTC");
     expect(formatRange(null, null, "UTC")).toBe("—");
+  });
+
+  it("says a window of one instant is one, not 0 ms long", () => {
+    expect(formatWindow(T, T, "UTC")).toBe("one instant at 2026-11-21 07:50:13 UTC");
+    expect(formatWindow(T, T + 23_000, "UTC")).toBe("2026-11-21 07:50:13 – 07:50:36 UTC (23 s)");
+    expect(formatWindow(null, null, "UTC")).toBe("No data yet");
+    expect(formatSpan(T, T)).toBe("one instant");
+    expect(formatSpan(T, T + 250_000)).toBe("4 min 10 s");
   });
 
   it("formats durations and sizes", () => {

@@ -59,6 +59,27 @@ export function formatRange(
   return `${start} – ${end}`;
 }
 
+/**
+ * An incident's window with its length: `2026-11-21 07:50:13 – 07:50:36 UTC (23 s)`, and
+ * `one instant at 2026-11-21 07:50:13 UTC` when it starts and ends at the same time (a single
+ * thread dump or snapshot), never "(0 ms)". `No data yet` without a start.
+ */
+export function formatWindow(
+  fromMs: number | null | undefined,
+  toMs: number | null | undefined,
+  timeZone: string,
+): string {
+  if (fromMs == null) return "No data yet";
+  if (toMs == null) return formatRange(fromMs, toMs, timeZone);
+  if (toMs === fromMs) return `one instant at ${formatInstant(fromMs, timeZone)}`;
+  return `${formatRange(fromMs, toMs, timeZone)} (${formatDuration(toMs - fromMs)})`;
+}
+
+/** How long a window lasted, `one instant` when it did not (not `0 ms`). */
+export function formatSpan(fromMs: number, toMs: number): string {
+  return toMs === fromMs ? "one instant" : formatDuration(toMs - fromMs);
+}
+
 /** `23 s`, `4 min 10 s`, `2 h 5 min`, `3 d 4 h`. */
 export function formatDuration(ms: number): string {
   const seconds = Math.round(ms / 1000);

@@ -7,7 +7,7 @@ import { Table } from "../components/Table";
 import { StatusBadge } from "../components/VerdictBadge";
 import { DeleteIncidentDialog, EditIncidentDialog } from "../features/incidents/IncidentDialogs";
 import { IncidentFormDialog } from "../features/incidents/IncidentForm";
-import { formatDuration, formatNumber, formatRange } from "../lib/time";
+import { formatNumber, formatRange, formatSpan } from "../lib/time";
 import { useDocumentTitle } from "../lib/useDocumentTitle";
 
 export function IncidentsPage() {
@@ -100,7 +100,7 @@ export function IncidentsPage() {
                     <>
                       {formatRange(incident.window_start_ms, incident.window_end_ms, incident.timezone)}
                       {incident.window_end_ms !== null && (
-                        <div className="muted">{formatDuration(incident.window_end_ms - incident.window_start_ms)}</div>
+                        <div className="muted">{formatSpan(incident.window_start_ms, incident.window_end_ms)}</div>
                       )}
                     </>
                   ) : (
