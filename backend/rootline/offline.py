@@ -38,7 +38,7 @@ def _parse_data(
     if bundle is None:
         named = replace(context, filename=name.replace("\\", "/").rsplit("/", 1)[-1] or None)
         result = registry.parse_bytes(data, named, kind=kind)
-        return [ParsedArtifact(shown, context.host or result.host, result)]
+        return [ParsedArtifact(shown, context.host or result.host, result, context.default_time_ms)]
     results: list[ParsedArtifact] = []
     for member in bundle.members:
         # As the worker records a member: the host given for the bundle, else the one its

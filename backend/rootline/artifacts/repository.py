@@ -90,6 +90,28 @@ def parsed_kinds_and_hosts(session: Session, incident_id: uuid.UUID) -> tuple[se
     return kinds, hosts
 
 
+def time_placements(session: Session, incident_id: uuid.UUID) -> Sequence[Any]:
+    """Where each read artifact of the incident sits in time and how it was placed: id,
+    filename, host, kind, time_start_ms, time_end_ms, uploaded_at_ms, clock_offset_s,
+    anchored (bundles aside: their members are the artifacts)."""
+    query = select(
+        Artifact.id,
+        Artifact.filename,
+        Artifact.host,
+        Artifact.kind,
+        Artifact.time_start_ms,
+        Artifact.time_end_ms,
+        Artifact.uploaded_at_ms,
+        Artifact.clock_offset_s,
+        Artifact.anchored,
+    ).where(
+        Artifact.incident_id == incident_id,
+        Artifact.status.in_(("parsed", "partial")),
+        Artifact.kind != "bundle",
+    )
+    return session.execute(query.order_by(Artifact.uploaded_at_ms, Artifact.id)).all()
+
+
 def filenames(session: Session, incident_id: uuid.UUID) -> dict[uuid.UUID, str]:
     return dict(
         session.execute(

@@ -6,7 +6,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
 from rootline.parsers import registry
-from rootline.parsers.base import TIME_ASSUMPTION_FACTS
+from rootline.parsers.base import TIME_ASSUMPTION_FACTS, placed_at_default
 from rootline.timeutil import INSTANT_RANGE, check_clock_offset, check_zone, parse_instant
 from rootline.validation import RequestModel
 
@@ -75,9 +75,9 @@ class ArtifactRead(BaseModel):
     )
     @property
     def placed_at_upload(self) -> bool:
-        if self.time_start_ms is None or self.kind == "bundle":
-            return False
-        return self.time_start_ms == self.uploaded_at_ms + round(self.clock_offset_s * 1000)
+        return placed_at_default(
+            self.kind, self.time_start_ms, self.uploaded_at_ms + round(self.clock_offset_s * 1000)
+        )
 
 
 class UploadResult(BaseModel):

@@ -12,10 +12,17 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from rootline.artifacts import repository as artifacts_repository
-from rootline.detectors.base import EventView, FactView, IncidentData, SeriesView
+from rootline.detectors.base import (
+    ArtifactTime,
+    EventView,
+    FactView,
+    IncidentData,
+    SeriesView,
+)
 from rootline.detectors.quantities import within
 from rootline.events import repository as events_repository
 from rootline.facts import repository as facts_repository
+from rootline.parsers.base import TIME_ASSUMPTION_FACTS, assumed_times
 from rootline.series import codec
 from rootline.series import repository as series_repository
 from rootline.series import service as series_service
@@ -165,6 +172,35 @@ class DatabaseIncidentData:
     def hosts(self) -> set[str]:
         return set(self._kinds_and_hosts[1])
 
+    @cached_property
+    def _artifact_times(self) -> list[ArtifactTime]:
+        rows = artifacts_repository.time_placements(self._session, self._incident_id)
+        stated: dict[uuid.UUID, list[tuple[str, str]]] = defaultdict(list)
+        for fact in facts_repository.of_artifacts(
+            self._session, artifact_ids=[r.id for r in rows], keys=list(TIME_ASSUMPTION_FACTS)
+        ):
+            stated[fact.artifact_id].append((fact.key, fact.value))
+        return [
+            ArtifactTime(
+                r.filename,
+                r.host,
+                r.time_start_ms,
+                r.time_end_ms,
+                assumed_times(
+                    kind=r.kind,
+                    time_start_ms=r.time_start_ms,
+                    default_time_ms=r.uploaded_at_ms,
+                    anchored=r.anchored,
+                    facts=stated.get(r.id, []),
+                    clock_offset_ms=round((r.clock_offset_s or 0.0) * 1000),
+                ),
+            )
+            for r in rows
+        ]
+
+    def artifact_times(self) -> Sequence[ArtifactTime]:
+        return list(self._artifact_times)
+
 
 class _Names:
     """Series names or fact keys with their hosts, asked by name or ``prefix*`` and host
@@ -220,3 +256,6 @@ class WindowedIncidentData:
 
     def hosts(self) -> set[str]:
         return self._data.hosts()
+
+    def artifact_times(self) -> Sequence[ArtifactTime]:
+        return self._data.artifact_times()

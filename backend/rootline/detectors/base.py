@@ -64,6 +64,23 @@ class FactView:
     time_ms: int | None
 
 
+@dataclass(frozen=True, slots=True)
+class ArtifactTime:
+    """Where one artifact sits in time, and what of that was assumed rather than read.
+
+    ``assumed`` holds (what, detail) pairs from :func:`rootline.parsers.base.assumed_times`:
+    ``placed_at_upload`` (no timestamp: its data sits at the upload time), a key of
+    ``TIME_ASSUMPTION_FACTS`` with its value (``app_log.date_assumed``, the date put on lines
+    with a time of day only), ``unanchored`` (JVM uptimes only). Empty: its times are its own.
+    """
+
+    artifact: str
+    host: str | None
+    start_ms: int | None
+    end_ms: int | None
+    assumed: tuple[tuple[str, str], ...] = ()
+
+
 class IncidentData(Protocol):
     """What detectors may read about an incident: every host, every artifact."""
 
@@ -82,6 +99,10 @@ class IncidentData(Protocol):
         ...
 
     def hosts(self) -> set[str]: ...
+
+    def artifact_times(self) -> Sequence[ArtifactTime]:
+        """Every readable artifact's time span, and what of its times was assumed."""
+        ...
 
 
 @dataclass(slots=True)
@@ -102,6 +123,9 @@ class Evidence:
     symptom: str | None = None
     corroborates: bool = False  # a proxy: supports, never decides alone
     operator: str | None = None  # how observed meets threshold (rule.Operator: ">=", ">" ...)
+    # What of its artifact's time was assumed (``placed_at_upload``, ``app_log.date_assumed``,
+    # ``unanchored``; see ArtifactTime): where it sits on the timeline is a guess.
+    time_assumed: str | None = None
 
 
 @dataclass(slots=True)

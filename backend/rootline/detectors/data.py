@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rootline.detectors.base import EventView, FactView, SeriesView
-from rootline.parsers.base import ParseResult
+from rootline.detectors.base import ArtifactTime, EventView, FactView, SeriesView
+from rootline.parsers.base import ParseResult, assumed_times
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +17,9 @@ class ParsedArtifact:
     name: str
     host: str | None
     result: ParseResult
+    # The time its data was given for want of its own (``ParseContext.default_time_ms``: the
+    # moment ``rootline analyze`` ran); None when not known (nothing is then called placed).
+    default_time_ms: int | None = None
 
 
 def _matches(pattern: str, name: str) -> bool:
@@ -32,11 +35,29 @@ class MemoryIncidentData:
         self._facts: dict[str, list[FactView]] = defaultdict(list)
         self._kinds: set[str] = set()
         self._hosts: set[str] = set()
+        self._times: list[ArtifactTime] = []
         for artifact in artifacts:
             result = artifact.result
             host = artifact.host or result.host
             if host:
                 self._hosts.add(host)
+            if result.status != "failed" and result.kind != "bundle":
+                span = result.time_range()
+                self._times.append(
+                    ArtifactTime(
+                        artifact.name,
+                        host,
+                        span[0] if span else None,
+                        span[1] if span else None,
+                        assumed_times(
+                            kind=result.kind,
+                            time_start_ms=span[0] if span else None,
+                            default_time_ms=artifact.default_time_ms,
+                            anchored=result.anchored,
+                            facts=[(f.key, f.value) for f in result.facts],
+                        ),
+                    )
+                )
             if result.status != "failed":
                 self._kinds.add(result.kind)
             for s in result.series:
@@ -89,3 +110,6 @@ class MemoryIncidentData:
 
     def hosts(self) -> set[str]:
         return set(self._hosts)
+
+    def artifact_times(self) -> Sequence[ArtifactTime]:
+        return list(self._times)

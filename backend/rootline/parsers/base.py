@@ -46,13 +46,60 @@ LabelKey = tuple[tuple[str, str], ...]
 # Facts that say a parser had to assume part of the file's times (key: what was assumed).
 # The artifact listing shows them beside the file (``ArtifactRead.time_assumptions``): a
 # reader must know that a time on the timeline is a guess before reading an incident off it.
-# A file with no time of its own at all is told apart without a fact (``placed_at_upload``).
+# A file with no time of its own at all is told apart without a fact (``placed_at_upload``),
+# and so is a GC log with JVM uptimes only (``anchored`` false): see :func:`assumed_times`.
 TIME_ASSUMPTION_FACTS: dict[str, str] = {
     "app_log.date_assumed": (
         "log lines carry a time of day but no date; the value is the date they were put on "
         "(the upload's, in the file's zone), YYYY-MM-DD"
     ),
 }
+# The two assumptions told without a fact (:func:`assumed_times`).
+PLACED_AT_UPLOAD = "placed_at_upload"
+UNANCHORED = "unanchored"
+
+
+def placed_at_default(kind: str, time_start_ms: int | None, default_time_ms: int) -> bool:
+    """Whether a file's data sits at the time it was given for want of its own (the upload
+    time, plus any clock offset): it holds no timestamp, so when it was captured is unknown."""
+    return time_start_ms is not None and kind != "bundle" and time_start_ms == default_time_ms
+
+
+def assumed_times(
+    *,
+    kind: str,
+    time_start_ms: int | None,
+    default_time_ms: int | None,
+    anchored: bool,
+    facts: Iterable[tuple[str, str]],
+    clock_offset_ms: int = 0,
+) -> tuple[tuple[str, str], ...]:
+    """What of a file's times was assumed rather than read, as (what, detail) pairs: the
+    one list the checklist reads (``IncidentData.artifact_times``), online and offline.
+
+    - (``placed_at_upload``, ""): no time of its own; its data sits at ``default_time_ms``;
+    - (a key of :data:`TIME_ASSUMPTION_FACTS`, the fact's value): e.g. the date put on lines
+      with a time of day only;
+    - (``unanchored``, ""): JVM uptimes only, counted from the epoch.
+
+    A clock offset given to the file (``clock_offset_ms`` not 0) is its uploader stating when
+    it was captured: its placement and an assumed date are then theirs, not a guess.
+
+    >>> assumed_times(kind="ss", time_start_ms=5, default_time_ms=5, anchored=True, facts=[])
+    (('placed_at_upload', ''),)
+    >>> assumed_times(kind="app_log", time_start_ms=9, default_time_ms=5, anchored=True,
+    ...               facts=[("app_log.date_assumed", "2026-11-21"), ("other", "x")])
+    (('app_log.date_assumed', '2026-11-21'),)
+    """
+    found: list[tuple[str, str]] = []
+    if not anchored:
+        found.append((UNANCHORED, ""))
+    if clock_offset_ms:
+        return tuple(found)
+    if default_time_ms is not None and placed_at_default(kind, time_start_ms, default_time_ms):
+        found.append((PLACED_AT_UPLOAD, ""))
+    found += [(key, value) for key, value in facts if key in TIME_ASSUMPTION_FACTS]
+    return tuple(found)
 
 
 @dataclass(frozen=True, slots=True)
