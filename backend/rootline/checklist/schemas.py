@@ -43,6 +43,13 @@ class EvidenceRead(BaseModel):
         description="How `observed` is compared with `threshold` to be `met` (null: no"
         " threshold, or stored before it was recorded).",
     )
+    time_assumed: str | None = Field(
+        default=None,
+        description="What of its file's times was assumed rather than read: `placed_at_upload`"
+        " (no timestamp: placed at the upload time), `app_log.date_assumed` (times of day put"
+        " on the upload's date), `unanchored` (JVM uptimes only); several joined by `, `."
+        " Where it sits on the timeline is then a guess. Null: the file's own times.",
+    )
 
 
 class ReferenceRead(BaseModel):

@@ -39,6 +39,7 @@ from pathlib import Path
 from types import ModuleType, SimpleNamespace
 from typing import Any, cast
 
+from rootline.detectors import assumed_time
 from rootline.detectors import quantities as q
 from rootline.detectors.base import (
     VERDICT_ORDER,
@@ -439,7 +440,13 @@ def _plain(value: Any) -> float | str | None:
 
 def judge(item: Checklist, data: IncidentData, *, version: str | None = None) -> Finding:
     """One rule's finding over the incident's data (``version``: the rules version, when the
-    caller has read it already)."""
+    caller has read it already), with what evidence of assumed time (an undated listing placed
+    at the upload time ...) changes of it: :func:`assumed_time.qualify`."""
+    missing = [Missing(h.artifact, h.command) for h in item.rule.missing]
+    return assumed_time.qualify(_judge(item, data, version=version), data, missing)
+
+
+def _judge(item: Checklist, data: IncidentData, *, version: str | None = None) -> Finding:
     rule = item.rule
     params: Params = {name: t.value for name, t in rule.thresholds.items()}
     measurements = item.module.quantities(data, params)

@@ -27,8 +27,9 @@ Method (robust change detection, per series, on its points in time order):
    against its threshold on a tie), else the earliest error rise; none otherwise.
 
 Overlap: a finding overlaps the symptom when one of its timed evidence items that is not short
-of its threshold (``met`` true or unknown) has a range within :data:`OVERLAP_TOLERANCE_MS` of
-the window (a cause seen a little before the symptom still counts: snapshots are seconds apart,
+of its threshold (``met`` true or unknown) and whose time was read, not assumed (no
+``time_assumed``: see :mod:`rootline.detectors.assumed_time`), has a range within
+:data:`OVERLAP_TOLERANCE_MS` of the window (a cause seen a little before the symptom still counts: snapshots are seconds apart,
 nmon a minute). Only confirmed and likely findings are candidates; for the others the question
 is not asked (``None``).
 """
@@ -234,11 +235,20 @@ def overlap(
     """
     if symptom is None or verdict not in CAUSE_VERDICTS:
         return Overlap(None, None)
+    timed = [e for e in evidence if e.get("from_ms") is not None and e.get("met") is not False]
+    # Evidence whose time was assumed (an undated listing placed at the upload time) sits
+    # where it was put, not where it was seen: it overlaps nothing.
     ranges = [
         (int(e["from_ms"]), int(e.get("to_ms") or e["from_ms"]))
-        for e in evidence
-        if e.get("from_ms") is not None and e.get("met") is not False
+        for e in timed
+        if not e.get("time_assumed")
     ]
+    if timed and not ranges:
+        return Overlap(
+            None,
+            "Its evidence's time was assumed, not read (a file without a timestamp or a date),"
+            " so whether it overlaps the symptom is unknown.",
+        )
     if not ranges:
         return Overlap(
             None, "Its evidence carries no time, so whether it overlaps the symptom is unknown."

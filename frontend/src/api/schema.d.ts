@@ -1734,6 +1734,11 @@ export interface components {
              * @description The rule's name for the threshold.
              */
             threshold_name?: string | null;
+            /**
+             * Time Assumed
+             * @description What of its file's times was assumed rather than read: `placed_at_upload` (no timestamp: placed at the upload time), `app_log.date_assumed` (times of day put on the upload's date), `unanchored` (JVM uptimes only); several joined by `, `. Where it sits on the timeline is then a guess. Null: the file's own times.
+             */
+            time_assumed?: string | null;
             /** To Ms */
             to_ms: number | null;
             /** Unit */
