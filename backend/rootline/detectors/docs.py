@@ -77,6 +77,15 @@ def render_markdown() -> str:
         "A threshold change is one value in one rule file; findings stored by an older rules"
         " version are recomputed.",
         "",
+        "Every id, whatever its rule: a verdict resting only on files whose time was assumed"
+        " (an `ss` or `netstat` listing without a timestamp, placed at the upload time;"
+        " log lines with a time of day only, put on the upload's date; a GC log with JVM"
+        " uptimes only) says so. When the incident holds files with their own clock and none"
+        " lies near where those files were placed, **ruled out** becomes **insufficient"
+        " data** (the evidence cannot be shown to cover their time), and **confirmed** /"
+        " **likely** say the time is unknown; either way the summary says how to give the"
+        " file its time (`backend/rootline/detectors/assumed_time.py`).",
+        "",
         "| id | title | judges |",
         "|---|---|---|",
     ]
