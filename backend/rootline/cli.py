@@ -15,8 +15,14 @@ import typer
 
 from rootline import offline
 from rootline.detectors.base import Finding
-from rootline.detectors.data import ParsedArtifact
-from rootline.parsers.base import TIME_ASSUMPTION_FACTS, ParseContext, ParseResult
+from rootline.detectors.data import ParsedArtifact, artifact_time
+from rootline.parsers.base import (
+    PLACED_AT_UPLOAD,
+    TIME_ASSUMPTION_FACTS,
+    UNANCHORED,
+    ParseContext,
+    ParseResult,
+)
 from rootline.timeutil import ms_to_iso, now_ms
 
 if TYPE_CHECKING:
@@ -563,24 +569,36 @@ def analyze(
     )
     findings, parsed = offline.analyze(paths, context)
     for item in parsed:
-        for fact in item.result.facts:
-            if fact.key in TIME_ASSUMPTION_FACTS:
-                # Lines with a time of day only are put on today's date: say so, as the
-                # server's artifact listing does, before anyone reads a time off them.
+        placed = artifact_time(item)
+        if placed is None:
+            continue
+        # What of a file's times was assumed, as the server's artifact listing says it, before
+        # anyone reads a time off them (the checklist says it of the verdicts resting on them).
+        for what, detail in placed.assumed:
+            if what == PLACED_AT_UPLOAD:
                 typer.echo(
-                    f"warning: {item.name}: some of its times were assumed ({fact.key} ="
-                    f" {fact.value}: {TIME_ASSUMPTION_FACTS[fact.key]}); if they belong to"
+                    f"warning: {item.name}: no timestamp in the file: its data was placed at"
+                    f" the time of this run ({ms_to_iso(placed.start_ms)}); if"
+                    " it was captured at another time, re-capture it with a timestamp line"
+                    " before each reading (while :; do date -Is; <command>; sleep 5; done)",
+                    err=True,
+                )
+            elif what == UNANCHORED:
+                typer.echo(
+                    f"warning: {item.name}: GC log with JVM uptime only and no start time: its"
+                    " times are relative (counted from the Unix epoch), so they line up with no"
+                    " other capture; anchor them with --jvm-start <the JVM's start time, e.g."
+                    " 2026-11-21T07:00:00Z> (ps -o lstart= -p <pid>)",
+                    err=True,
+                )
+            else:
+                # Lines with a time of day only are put on today's date.
+                typer.echo(
+                    f"warning: {item.name}: some of its times were assumed ({what} ="
+                    f" {detail}: {TIME_ASSUMPTION_FACTS[what]}); if they belong to"
                     " another day, give the file its dates before reading times off it",
                     err=True,
                 )
-        if not item.result.anchored:
-            typer.echo(
-                f"warning: {item.name}: GC log with JVM uptime only and no start time: its"
-                " times are relative (counted from the Unix epoch), so they line up with no"
-                " other capture; anchor them with --jvm-start <the JVM's start time, e.g."
-                " 2026-11-21T07:00:00Z> (ps -o lstart= -p <pid>)",
-                err=True,
-            )
     if as_json:
         json.dump({"findings": [f.to_dict() for f in findings]}, sys.stdout, indent=2)
         sys.stdout.write("\n")

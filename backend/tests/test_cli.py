@@ -136,3 +136,16 @@ def test_analyze_warns_when_log_lines_were_put_on_todays_date(tmp_path: Path) ->
     ]
     assert "provider.log" in warning and "app_log.date_assumed" in warning
     assert "warning:" not in run("analyze", str(dated)).stderr
+
+
+def test_analyze_warns_when_a_listing_holds_no_timestamp(tmp_path: Path) -> None:
+    """An ss listing without a timestamp line sits at the time of the run: said at once, as
+    the server's artifact listing says "placed at the upload time"; a loop with `date` lines
+    has its own times."""
+    listing = FIXTURES_DIR / "ss" / "ss-tan.txt"
+    (warning,) = [
+        line for line in run("analyze", str(listing)).stderr.splitlines() if "warning:" in line
+    ]
+    assert "ss-tan.txt: no timestamp in the file" in warning and "date -Is" in warning
+    loop = run("analyze", str(FIXTURES_DIR / "ss" / "ss-tinm-loop.txt"))
+    assert loop.returncode == 0 and "warning:" not in loop.stderr

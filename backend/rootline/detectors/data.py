@@ -26,6 +26,29 @@ def _matches(pattern: str, name: str) -> bool:
     return name.startswith(pattern[:-1]) if pattern.endswith("*") else name == pattern
 
 
+def artifact_time(artifact: ParsedArtifact) -> ArtifactTime | None:
+    """Where a parsed file sits in time and what of that was assumed (None: nothing read,
+    or a bundle's own report)."""
+    result = artifact.result
+    if result.status == "failed" or result.kind == "bundle":
+        return None
+    span = result.time_range()
+    start, end = span if span else (None, None)
+    return ArtifactTime(
+        artifact.name,
+        artifact.host or result.host,
+        start,
+        end,
+        assumed_times(
+            kind=result.kind,
+            time_start_ms=start,
+            default_time_ms=artifact.default_time_ms,
+            anchored=result.anchored,
+            facts=[(f.key, f.value) for f in result.facts],
+        ),
+    )
+
+
 class MemoryIncidentData:
     """Series, events and facts of parsed artifacts, indexed by name for the detectors."""
 
@@ -41,23 +64,9 @@ class MemoryIncidentData:
             host = artifact.host or result.host
             if host:
                 self._hosts.add(host)
-            if result.status != "failed" and result.kind != "bundle":
-                span = result.time_range()
-                self._times.append(
-                    ArtifactTime(
-                        artifact.name,
-                        host,
-                        span[0] if span else None,
-                        span[1] if span else None,
-                        assumed_times(
-                            kind=result.kind,
-                            time_start_ms=span[0] if span else None,
-                            default_time_ms=artifact.default_time_ms,
-                            anchored=result.anchored,
-                            facts=[(f.key, f.value) for f in result.facts],
-                        ),
-                    )
-                )
+            placed = artifact_time(artifact)
+            if placed is not None:
+                self._times.append(placed)
             if result.status != "failed":
                 self._kinds.add(result.kind)
             for s in result.series:
