@@ -50,6 +50,11 @@ class EvidenceRead(BaseModel):
         " on the upload's date), `unanchored` (JVM uptimes only); several joined by `, `."
         " Where it sits on the timeline is then a guess. Null: the file's own times.",
     )
+    against: list[str] = Field(
+        default_factory=list,
+        description="Other files the observation was placed against (the slow period's, for"
+        " GC pauses inside it); `time_assumed` covers theirs too.",
+    )
 
 
 class ReferenceRead(BaseModel):
@@ -128,6 +133,11 @@ class SymptomRead(BaseModel):
     )
     peak: float = Field(description="Highest value in the window, in `unit`.")
     summary: str
+    time_assumed: str | None = Field(
+        default=None,
+        description="What of its file's times was assumed (as `EvidenceRead.time_assumed`):"
+        " the window is where the file was put, and no finding is said to overlap it.",
+    )
     overlapping: list[str] = Field(
         description="Ids of the confirmed and likely findings whose evidence overlaps the window,"
         " in checklist order."

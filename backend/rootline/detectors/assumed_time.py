@@ -91,22 +91,32 @@ def qualify(finding: Finding, data: IncidentData, missing: Sequence[Missing] = (
     if not any(t.assumed for t in times):
         return finding
     files = _Files(times)
-    placed: dict[int, ArtifactTime] = {}
+    placed: dict[int, list[ArtifactTime]] = {}  # evidence index -> its files of assumed time
+    placed_against: list[ArtifactTime] = []  # of files an item of its own time was placed against
     for index, item in enumerate(finding.evidence):
-        found = files.assumed(item.artifact, item.host)
-        if found is not None:
-            item.time_assumed = ", ".join(what for what, _ in found.assumed)
+        own = files.assumed(item.artifact, item.host)
+        others = [t for t in (files.assumed(a, item.host) for a in item.against) if t is not None]
+        found = list({t.artifact: t for t in ([own] if own else []) + others}.values())
+        if found:
+            item.time_assumed = ", ".join(dict.fromkeys(w for t in found for w, _ in t.assumed))
             placed[index] = found
-    if finding.verdict == "insufficient_data":
-        return finding
+        if own is None and item.artifact:
+            placed_against += others
     basis = [
         i
         for i, e in enumerate(finding.evidence)
         if e.artifact and (finding.verdict == "ruled_out" or (e.met and not e.corroborates))
     ]
-    if not basis or any(i not in placed for i in basis):
+    if finding.verdict == "insufficient_data" or not basis or any(i not in placed for i in basis):
+        if placed_against:
+            sources = list({t.artifact: t for t in placed_against}.values())
+            finding.summary += (
+                f" Part of it was placed against files whose time was assumed"
+                f" ({_said_all(sources)}), so where it falls against them is a guess:"
+                f" {_decide_all(sources)}."
+            )
         return finding
-    sources = list({placed[i].artifact: placed[i] for i in basis}.values())
+    sources = list({t.artifact: t for i in basis for t in placed[i]}.values())
     spans = [
         (t.start_ms, t.end_ms if t.end_ms is not None else t.start_ms)
         for t in sources
@@ -117,10 +127,8 @@ def qualify(finding: Finding, data: IncidentData, missing: Sequence[Missing] = (
         for start, end in spans
         for dated_start, dated_end in files.dated
     )
-    said = "; ".join(_said(t) for t in sources[:2])
-    if len(sources) > 2:
-        said += f"; and {len(sources) - 2} more such files"
-    decide = "; ".join(dict.fromkeys(_decide(t) for t in sources))
+    said = _said_all(sources)
+    decide = _decide_all(sources)
     where = _apart(files.dated, spans) if apart else ""
     if finding.verdict == "ruled_out" and apart:
         finding.verdict = "insufficient_data"
@@ -141,6 +149,17 @@ def qualify(finding: Finding, data: IncidentData, missing: Sequence[Missing] = (
             f" Its time is assumed ({said}); if it was captured at another time, {decide}."
         )
     return finding
+
+
+def _said_all(sources: Sequence[ArtifactTime]) -> str:
+    said = "; ".join(_said(t) for t in sources[:2])
+    if len(sources) > 2:
+        said += f"; and {len(sources) - 2} more such files"
+    return said
+
+
+def _decide_all(sources: Sequence[ArtifactTime]) -> str:
+    return "; ".join(dict.fromkeys(_decide(t) for t in sources))
 
 
 def _name(t: ArtifactTime) -> str:

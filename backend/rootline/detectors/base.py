@@ -126,6 +126,7 @@ class Evidence:
     # What of its artifact's time was assumed (``placed_at_upload``, ``app_log.date_assumed``,
     # ``unanchored``; see ArtifactTime): where it sits on the timeline is a guess.
     time_assumed: str | None = None
+    against: list[str] = field(default_factory=list)  # Anchor.against
 
 
 @dataclass(slots=True)
@@ -139,6 +140,9 @@ class Anchor:
     host: str | None = None
     artifact: str | None = None
     event_kind: str | None = None
+    # Other files the quantity was placed against (the slow period's, for a GC pause "inside
+    # the slow period"): where it falls against them is as sure as their times are.
+    against: tuple[str, ...] = ()
 
 
 Quantity = float | int | str | bool | None

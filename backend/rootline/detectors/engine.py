@@ -424,6 +424,7 @@ def _evidence(rule: Rule, m: Measurement, params: Params) -> list[Evidence]:
                 symptom=f"{c.item.symptom}@{m.key}" if c.item.symptom else None,
                 corroborates=c.item.corroborates,
                 operator=c.operator if c.item.show_observed else None,
+                against=list(anchor.against),
             )
         )
     return items

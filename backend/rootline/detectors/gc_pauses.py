@@ -57,6 +57,7 @@ from rootline.detectors.quantities import (
     first_fact_number,
     host_key,
     nearest_rank_percentile,
+    period_files,
     slow_periods,
 )
 
@@ -224,8 +225,9 @@ def _measure(
             apart = last_ms < merged[0][0] or first_ms > merged[-1][1]
             values.update(pauses_apart=apart, pauses_from=first_ms, pauses_to=last_ms)
         anchors["gc_in_slow_ms"] = Anchor(
-            None, {}, merged[0][0], merged[-1][1], host, log.artifact, "gc_pause"
-        )
+            None, {}, merged[0][0], merged[-1][1], host, log.artifact, "gc_pause",
+            period_files(mine),
+        )  # fmt: skip
     pools = [p for p in saturated if p.host is None or host is None or p.host == host]
     if pools and anchored:
         lookback = int(params["pool_lookback_ms"])
@@ -235,8 +237,9 @@ def _measure(
         values["pool_gc_share"] = inside / total
         values["pool_saturated_ms"] = float(sum(p.to_ms - p.from_ms for p in pools))
         anchors["pool_gc_share"] = Anchor(
-            "threadpool.active", {}, widened[0][0], widened[-1][1], host, None
-        )
+            "threadpool.active", {}, widened[0][0], widened[-1][1], host, None, None,
+            period_files(pools),
+        )  # fmt: skip
 
     collector = [f for f in data.facts("gc.collector", host=host) if f.artifact == log.artifact]
     if collector:

@@ -1084,6 +1084,7 @@ class PoolWindow:
     from_ms: int
     to_ms: int
     why: str  # "saturated" (gauges), "rejected" (counter), "rejection logged" (app log)
+    artifact: str | None = None  # the file it was read from
 
 
 def pool_saturation_windows(data: IncidentData) -> list[PoolWindow]:
@@ -1095,7 +1096,9 @@ def pool_saturation_windows(data: IncidentData) -> list[PoolWindow]:
     for pool in pool_saturation(data):
         step = int(typical_interval_ms(pool.times_ms))
         for first, last in pool.runs():
-            windows.append(PoolWindow(pool.host, pool.pool, first, last + step, "saturated"))
+            windows.append(
+                PoolWindow(pool.host, pool.pool, first, last + step, "saturated", pool.artifact)
+            )
     for (host, pool_name), named in pool_series(data).items():
         for s in named.get("threadpool.rejected", []):
             if len(s) < 2:
@@ -1103,11 +1106,20 @@ def pool_saturation_windows(data: IncidentData) -> list[PoolWindow]:
             rising = np.diff(s.values) > 0
             for a, b in true_runs(rising):
                 first_ms, last_ms = int(s.times_ms[a]), int(s.times_ms[b + 1])
-                windows.append(PoolWindow(host, pool_name, first_ms, last_ms, "rejected"))
+                windows.append(
+                    PoolWindow(host, pool_name, first_ms, last_ms, "rejected", s.artifact)
+                )
     for event in data.events("threadpool_rejected"):
         pool_name = str(event.attrs.get("pool", "?"))
         windows.append(
-            PoolWindow(event.host, pool_name, event.time_ms, event.time_ms, "rejection logged")
+            PoolWindow(
+                event.host,
+                pool_name,
+                event.time_ms,
+                event.time_ms,
+                "rejection logged",
+                event.artifact,
+            )
         )
     return windows
 
@@ -1122,15 +1134,22 @@ class SlowPeriod:
     from_ms: int
     to_ms: int
     pool: bool  # a saturated pool's window (not an RPC timeout)
+    artifact: str | None = None  # the file it was read from
+
+
+def period_files(periods: Iterable[SlowPeriod]) -> tuple[str, ...]:
+    """The files slow periods were read from, for :attr:`Anchor.against`: a quantity placed
+    against them is as well placed as they are (an application log without dates ...)."""
+    return tuple(sorted({p.artifact for p in periods if p.artifact}))
 
 
 def slow_periods(data: IncidentData) -> list[SlowPeriod]:
     """Every known slow period: the pools' saturation windows, then the RPC timeouts."""
     return [
-        SlowPeriod(f"pool {w.pool} saturated", w.host, w.from_ms, w.to_ms, True)
+        SlowPeriod(f"pool {w.pool} saturated", w.host, w.from_ms, w.to_ms, True, w.artifact)
         for w in pool_saturation_windows(data)
     ] + [
-        SlowPeriod("RPC timeout", e.host, e.time_ms - 1000, e.time_ms + 1000, False)
+        SlowPeriod("RPC timeout", e.host, e.time_ms - 1000, e.time_ms + 1000, False, e.artifact)
         for e in data.events("rpc_timeout")
     ]
 

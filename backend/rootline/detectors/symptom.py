@@ -44,8 +44,9 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from rootline.detectors.base import IncidentData, SeriesView
+from rootline.detectors.base import ArtifactTime, IncidentData, SeriesView
 from rootline.detectors.quantities import fmt_duration_ms, fmt_number, iso_ms
+from rootline.parsers.base import PLACED_AT_UPLOAD, UNANCHORED
 
 SymptomKind = Literal["latency", "errors"]
 
@@ -80,6 +81,9 @@ class Symptom:
     threshold: float
     peak: float
     summary: str
+    # What of its file's times was assumed (``app_log.date_assumed`` ...: see ArtifactTime):
+    # the window is then where the file was put, not where it was seen.
+    time_assumed: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -166,6 +170,19 @@ def _value(value: float, unit: str) -> str:
     return f"{fmt_number(value)} {unit}"
 
 
+def _said(assumed: Sequence[tuple[str, str]]) -> str:
+    """What was assumed of a file's times, briefly."""
+    parts = []
+    for what, detail in assumed:
+        if what == PLACED_AT_UPLOAD:
+            parts.append("no timestamp: placed at the upload time")
+        elif what == UNANCHORED:
+            parts.append("JVM uptimes only")
+        else:
+            parts.append(f"{what} = {detail}")
+    return "; ".join(parts)
+
+
 def _summary(series: SeriesView, rise: _Rise) -> str:
     what = series.name + (f" on {series.host}" if series.host else "")
     return (
@@ -178,11 +195,22 @@ def _summary(series: SeriesView, rise: _Rise) -> str:
 
 def find_symptom(data: IncidentData) -> Symptom | None:
     """The application's symptom window, or None when no app series rose (see the module)."""
-    return symptom_of(data.series("app.*"))
+    by_name: dict[str, list[ArtifactTime]] = {}
+    for placed in data.artifact_times():
+        by_name.setdefault(placed.artifact, []).append(placed)
+    assumed = {
+        name: tuple(pair for t in found for pair in t.assumed)
+        for name, found in by_name.items()
+        if all(t.assumed for t in found)
+    }
+    return symptom_of(data.series("app.*"), assumed)
 
 
-def symptom_of(series: Iterable[SeriesView]) -> Symptom | None:
-    """:func:`find_symptom` over given series."""
+def symptom_of(
+    series: Iterable[SeriesView], assumed: Mapping[str, Sequence[tuple[str, str]]] | None = None
+) -> Symptom | None:
+    """:func:`find_symptom` over given series; ``assumed``: what of each file's times was
+    assumed, by file (:meth:`IncidentData.artifact_times`), for those it holds."""
     best: tuple[tuple[int, int, float], Symptom] | None = None
     for view in series:
         kind = kind_of(view)
@@ -195,6 +223,13 @@ def symptom_of(series: Iterable[SeriesView]) -> Symptom | None:
         # Latency first, then the earliest, then the larger rise against its threshold.
         rank = (0 if kind == "latency" else 1, rise.start, -rise.peak / max(rise.threshold, 1e-9))
         if best is None or rank < best[0]:
+            guessed = (assumed or {}).get(view.artifact, ())
+            summary = _summary(view, rise)
+            if guessed:
+                summary += (
+                    f"; its file's times were assumed ({_said(guessed)}), so the window is"
+                    " where the file was put, not where it was seen"
+                )
             symptom = Symptom(
                 series=view.name,
                 labels=dict(view.labels),
@@ -206,7 +241,8 @@ def symptom_of(series: Iterable[SeriesView]) -> Symptom | None:
                 baseline=rise.baseline,
                 threshold=rise.threshold,
                 peak=rise.peak,
-                summary=_summary(view, rise),
+                summary=summary,
+                time_assumed=", ".join(dict.fromkeys(what for what, _ in guessed)) or None,
             )
             best = (rank, symptom)
     return best[1] if best else None
@@ -235,6 +271,12 @@ def overlap(
     """
     if symptom is None or verdict not in CAUSE_VERDICTS:
         return Overlap(None, None)
+    if symptom.time_assumed:
+        return Overlap(
+            None,
+            f"The symptom's time was assumed ({symptom.time_assumed}: its file carries no"
+            " date or no timestamp), so whether this overlaps it is unknown.",
+        )
     timed = [e for e in evidence if e.get("from_ms") is not None and e.get("met") is not False]
     # Evidence whose time was assumed (an undated listing placed at the upload time) sits
     # where it was put, not where it was seen: it overlaps nothing.

@@ -55,7 +55,13 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from rootline.detectors.base import Anchor, EventView, IncidentData, Measurement, Params, Quantity
-from rootline.detectors.quantities import SlowPeriod, host_key, iso_ms, slow_periods
+from rootline.detectors.quantities import (
+    SlowPeriod,
+    host_key,
+    iso_ms,
+    period_files,
+    slow_periods,
+)
 from rootline.parsers.thread_dump import pool_of
 
 # Cycles quoted in full in a finding; a dump holding more says how many.
@@ -196,7 +202,7 @@ def _measure(
     )
     anchors["dumps_judged"] = Anchor(
         None, {}, judged[0].time_ms, judged[-1].time_ms, host, judged[0].event.artifact,
-        "thread_dump",
+        "thread_dump", period_files(mine),
     )  # fmt: skip
 
     # Deadlocks: every dump (a deadlock never resolves by itself).

@@ -220,3 +220,56 @@ def test_undated_corpus_listings_beside_a_dated_corpus_gc_log(listing: Path) -> 
     for finding in turned:
         assert alone[finding.id].verdict == "ruled_out"
         assert "Its time is assumed (" in alone[finding.id].summary
+
+
+def test_a_slow_period_from_an_app_log_without_dates_is_no_fact_about_a_dated_gc_log(
+    tmp_path: Path,
+) -> None:
+    """The slow period (the pool's rejections) comes from log lines put on the upload's day;
+    the GC log is of 2022. "None of its pauses falls in the slow period" is then a guess
+    about where the slow period lies, and the finding says so."""
+    bare = (FIXTURES_DIR / "app_log" / "pool-saturation-jdk17-rejections.log").read_text()
+    log, gc = written(tmp_path, app_log=bare.replace("2026-11-21 ", ""), gc_log=DATED_GC_LOG)
+    gc_finding = findings(parsed(log, gc))["gc_pauses"]
+    (inside,) = [e for e in gc_finding.evidence if "slow period" in e.summary]
+    assert inside.artifact == str(gc) and inside.against == [str(log)]
+    assert inside.time_assumed == "app_log.date_assumed"
+    assert (
+        "Part of it was placed against files whose time was assumed (app.log gives times of"
+        " day without a date, put on 2026-11-25"
+    ) in gc_finding.summary
+    # With its dates, the log's slow period is a fact: nothing to add.
+    dated = findings(parsed(FIXTURES_DIR / "app_log" / "pool-saturation-jdk17-rejections.log", gc))
+    assert "assumed" not in dated["gc_pauses"].summary
+
+
+def test_a_symptom_from_log_lines_without_dates_overlaps_nothing(tmp_path: Path) -> None:
+    """Errors logged with a time of day only rise at 10:00:30 of the upload's day: that
+    window is where the lines were put, so no dated cause is said to overlap it."""
+    quiet = "10:00:{:02d},000 INFO  [main] c.e.App - ok\n"
+    failed = (
+        "10:00:{:02d},000 ERROR [http-1] c.e.OrderClient - call failed\n"
+        "java.net.SocketTimeoutException: Read timed out\n"
+    )
+    lines = [quiet.format(s) for s in range(0, 30)]
+    lines += [failed.format(s) for s in range(30, 36)]
+    lines += [quiet.format(s) for s in range(36, 41)]
+    bare = "".join(lines)
+    (log,) = written(tmp_path, app_log=bare)
+    found = symptom.find_symptom(MemoryIncidentData(parsed(log)))
+    assert found is not None and found.series == "app.log.errors"
+    assert found.time_assumed == "app_log.date_assumed"
+    assert "its file's times were assumed (app_log.date_assumed = 2026-11-25)" in found.summary
+    inside = [{"from_ms": found.start_ms, "to_ms": found.end_ms, "met": True}]
+    overlap = symptom.overlap(found, "confirmed", inside)
+    assert overlap.overlaps is None
+    assert overlap.sentence is not None and "The symptom's time was assumed" in overlap.sentence
+    # With its dates the same lines place the symptom, and a cause inside it overlaps it.
+    dated_log = tmp_path / "dated.log"
+    dated_log.write_text(
+        "".join("2026-11-25 " + line if line[:1] == "1" else line for line in lines)
+    )
+    dated = symptom.find_symptom(MemoryIncidentData(parsed(dated_log)))
+    assert dated is not None and dated.time_assumed is None
+    inside = [{"from_ms": dated.start_ms, "to_ms": dated.end_ms, "met": True}]
+    assert symptom.overlap(dated, "confirmed", inside).overlaps is True

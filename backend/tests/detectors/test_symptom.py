@@ -18,7 +18,9 @@ from tests.detectors.conn_incident import LAB_FIXTURES
 
 LATENCY_CSV = FIXTURES_DIR / "app_metrics" / "checkout-latency.csv"
 GC_STORM = LAB_FIXTURES / "gc_pauses" / "base" / "rootline-app-20261121T075211.tar.gz"
-CONTEXT = ParseContext.for_zone("UTC", default_time_ms=1_795_247_400_000)
+# "Uploaded" at 07:49:00, a minute before the CSV's first row: a file whose first time is the
+# upload time holds none of its own (placed_at_upload), so the two must not coincide.
+CONTEXT = ParseContext.for_zone("UTC", default_time_ms=1_795_247_340_000)
 
 
 def at(hour: int, minute: int, second: int) -> int:

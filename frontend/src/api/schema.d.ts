@@ -1682,6 +1682,11 @@ export interface components {
         };
         /** EvidenceRead */
         EvidenceRead: {
+            /**
+             * Against
+             * @description Other files the observation was placed against (the slow period's, for GC pauses inside it); `time_assumed` covers theirs too.
+             */
+            against?: string[];
             /** Artifact */
             artifact: string | null;
             /**
@@ -2479,6 +2484,11 @@ export interface components {
              * @description Baseline + 5 MAD (at least +50 % and one step), in `unit`.
              */
             threshold: number;
+            /**
+             * Time Assumed
+             * @description What of its file's times was assumed (as `EvidenceRead.time_assumed`): the window is where the file was put, and no finding is said to overlap it.
+             */
+            time_assumed?: string | null;
             /** Unit */
             unit: string;
         };
