@@ -13,7 +13,9 @@ engine on every finding, says what follows from it, in one place for every check
 2. The evidence a verdict rests on: for ``confirmed`` / ``likely``, its observations at or
    past their threshold (proxies aside); for ``ruled_out``, every observation. Only items
    naming their artifact count (a quantity the detector could not trace to a file decides
-   nothing here). When every one of them comes from files of assumed time:
+   nothing here), and not those of a file holding no time at all (a sysctl dump's settings:
+   they hold whenever the listing was taken). When every one of them comes from files of
+   assumed time:
 
    - and the incident holds *dated* evidence (a file with its own clock) none of which lies
      within :data:`~rootline.detectors.symptom.OVERLAP_TOLERANCE_MS` of where those files
@@ -77,10 +79,20 @@ class _Files:
     def assumed(self, artifact: str | None, host: str | None) -> ArtifactTime | None:
         """The file of assumed time ``artifact`` names, or None (its own time, or unknown).
         Two files of one name are told apart by host; still two, assumed only if both are."""
+        found = self._named(artifact, host)
+        return found[0] if found and all(t.assumed for t in found) else None
+
+    def timeless(self, artifact: str | None, host: str | None) -> bool:
+        """Whether the file holds no time at all (a sysctl dump: settings only), so that it
+        neither places a verdict nor leaves it unplaced."""
+        found = self._named(artifact, host)
+        return bool(found) and all(t.start_ms is None and not t.assumed for t in found)
+
+    def _named(self, artifact: str | None, host: str | None) -> list[ArtifactTime]:
         found = self._by_name.get(artifact or "", [])
         if len(found) > 1:
             found = [t for t in found if t.host == host] or found
-        return found[0] if found and all(t.assumed for t in found) else None
+        return found
 
 
 def qualify(finding: Finding, data: IncidentData, missing: Sequence[Missing] = ()) -> Finding:
@@ -105,7 +117,9 @@ def qualify(finding: Finding, data: IncidentData, missing: Sequence[Missing] = (
     basis = [
         i
         for i, e in enumerate(finding.evidence)
-        if e.artifact and (finding.verdict == "ruled_out" or (e.met and not e.corroborates))
+        if e.artifact
+        and not files.timeless(e.artifact, e.host)
+        and (finding.verdict == "ruled_out" or (e.met and not e.corroborates))
     ]
     if finding.verdict == "insufficient_data" or not basis or any(i not in placed for i in basis):
         if placed_against:

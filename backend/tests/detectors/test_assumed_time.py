@@ -273,3 +273,19 @@ def test_a_symptom_from_log_lines_without_dates_overlaps_nothing(tmp_path: Path)
     assert dated is not None and dated.time_assumed is None
     inside = [{"from_ms": dated.start_ms, "to_ms": dated.end_ms, "met": True}]
     assert symptom.overlap(dated, "confirmed", inside).overlaps is True
+
+
+def test_settings_of_a_sysctl_dump_do_not_place_an_undated_listing(tmp_path: Path) -> None:
+    """A send buffer judged from an undated `ss -tinm` and the host's tcp_wmem (sysctl, a
+    file of settings with no time at all): the settings hold whenever the listing was taken,
+    so they do not make its ruling out a fact of the GC log's day."""
+    listing = FIXTURES_DIR / "ss" / "ss-tinm.txt"
+    sysctl = FIXTURES_DIR / "sysctl" / "sysctl-net.txt"
+    (gc,) = written(tmp_path, gc_log=DATED_GC_LOG)
+    alone = findings(parsed(listing, sysctl))["small_send_buffer"]
+    assert alone.verdict == "ruled_out", alone.summary
+    assert {Path(e.artifact or "").name for e in alone.evidence} >= {listing.name, sysctl.name}
+    beside = findings(parsed(listing, sysctl, gc))["small_send_buffer"]
+    assert beside.verdict == "insufficient_data", beside.summary
+    assert beside.summary.startswith("Not ruled out: ")
+    assert {e.time_assumed for e in beside.evidence if e.artifact == str(sysctl)} == {None}
