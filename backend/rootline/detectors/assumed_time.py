@@ -143,7 +143,9 @@ def qualify(finding: Finding, data: IncidentData, missing: Sequence[Missing] = (
     )
     said = _said_all(sources)
     decide = _decide_all(sources)
-    where = _apart(files.dated, spans) if apart else ""
+    # Uptimes counted from the epoch lie decades before anything: no gap worth stating.
+    placed_spans = [] if any(w == UNANCHORED for t in sources for w, _ in t.assumed) else spans
+    where = _apart(files.dated, placed_spans) if apart else ""
     if finding.verdict == "ruled_out" and apart:
         finding.verdict = "insufficient_data"
         finding.summary = (
@@ -159,9 +161,7 @@ def qualify(finding: Finding, data: IncidentData, missing: Sequence[Missing] = (
             f" unknown: {decide}."
         )
     else:
-        finding.summary += (
-            f" Its time is assumed ({said}); if it was captured at another time, {decide}."
-        )
+        finding.summary += f" Its time is assumed ({said}); to give it its own, {decide}."
     return finding
 
 

@@ -131,7 +131,7 @@ def test_an_undated_listing_alone_keeps_its_verdict_and_says_its_time_was_assume
     assert storm.summary.startswith("No TIME_WAIT storm")
     assert (
         "Its time is assumed (ss.txt holds no timestamp, so its time was taken as the upload"
-        " time, 2026-11-25T09:46:40Z); if it was captured at another time, re-capture it"
+        " time, 2026-11-25T09:46:40Z); to give it its own, re-capture it"
     ) in storm.summary
     assert storm.missing == []
 
@@ -289,3 +289,22 @@ def test_settings_of_a_sysctl_dump_do_not_place_an_undated_listing(tmp_path: Pat
     assert beside.verdict == "insufficient_data", beside.summary
     assert beside.summary.startswith("Not ruled out: ")
     assert {e.time_assumed for e in beside.evidence if e.artifact == str(sysctl)} == {None}
+
+
+def test_an_uptime_only_gc_log_beside_a_dated_listing_rules_nothing_out(tmp_path: Path) -> None:
+    """A GC log with JVM uptimes only sits near the epoch: its short pauses say nothing of the
+    dated listing's time (alone, with nothing dated, it is judged as before)."""
+    uptime_log = FIXTURES_DIR / "gc_unified" / "parallel-uptime.log"
+    alone = findings(parsed(uptime_log))["gc_pauses"]
+    assert alone.verdict == "ruled_out", alone.summary
+    assert "Its time is assumed (parallel-uptime.log holds JVM uptimes only" in alone.summary
+    (loop,) = written(tmp_path, ss_txt=DATED_SS_LOOP)
+    beside = findings(parsed(uptime_log, loop))["gc_pauses"]
+    assert beside.verdict == "insufficient_data", beside.summary
+    assert beside.summary.startswith(
+        "Not ruled out: what this rests on comes only from files whose time is not known"
+        " (parallel-uptime.log holds JVM uptimes only, no clock time), apart from the captures"
+        " that carry their own time (2022-03-14T09:00:05Z to 2022-03-14T09:00:15Z), so"
+    )
+    assert "--jvm-start" in beside.summary
+    assert beside.missing[0].command.startswith("ps -o lstart= -p <pid>")
