@@ -27,6 +27,11 @@ engine on every finding, says what follows from it, in one place for every check
    - otherwise (no dated evidence at all, as when listings taken during a live incident are
      uploaded at once; or dated files around the assumed instant) the verdict stays and its
      summary says the time was assumed, and how to give the file its own.
+
+   When only part of it comes from such files (an undated listing beside dated counters),
+   or an item of its own time was placed against them (a GC pause against a slow period
+   read from log lines without dates: ``Evidence.against``), the verdict stays and the
+   summary says which part was assumed.
 """
 
 from __future__ import annotations
@@ -122,8 +127,17 @@ def qualify(finding: Finding, data: IncidentData, missing: Sequence[Missing] = (
         and (finding.verdict == "ruled_out" or (e.met and not e.corroborates))
     ]
     if finding.verdict == "insufficient_data" or not basis or any(i not in placed for i in basis):
-        if placed_against:
-            sources = list({t.artifact: t for t in placed_against}.values())
+        # Beside evidence of its own time: said, the verdict kept.
+        partly = {t.artifact: t for i in basis if i in placed for t in placed[i]}
+        against = {t.artifact: t for t in placed_against if t.artifact not in partly}
+        if partly:
+            sources = list(partly.values())
+            finding.summary += (
+                f" Part of what this rests on has an assumed time ({_said_all(sources)}):"
+                f" {_decide_all(sources)}."
+            )
+        if against:
+            sources = list(against.values())
             finding.summary += (
                 f" Part of it was placed against files whose time was assumed"
                 f" ({_said_all(sources)}), so where it falls against them is a guess:"

@@ -308,3 +308,20 @@ def test_an_uptime_only_gc_log_beside_a_dated_listing_rules_nothing_out(tmp_path
     )
     assert "--jvm-start" in beside.summary
     assert beside.missing[0].command.startswith("ps -o lstart= -p <pid>")
+
+
+def test_an_undated_listing_beside_dated_counters_keeps_the_verdict_and_says_which_part(
+    tmp_path: Path,
+) -> None:
+    """The counters (nstat, every snapshot dated) carry the verdict's time; the ESTABLISHED
+    count beside them comes from the undated listing: the verdict stands, saying so."""
+    (ss,) = written(tmp_path, ss_txt=UNDATED_SS)
+    counters = FIXTURES_DIR / "nstat" / "nstat-az-series.txt"
+    churn = findings(parsed(ss, counters))["short_lived_connections"]
+    assert churn.verdict == "confirmed", churn.summary
+    assumed = {Path(e.artifact or "").name: e.time_assumed for e in churn.evidence if e.artifact}
+    assert assumed == {"ss.txt": "placed_at_upload", counters.name: None}
+    assert (
+        "Part of what this rests on has an assumed time (ss.txt holds no timestamp, so its"
+        " time was taken as the upload time, 2026-11-25T09:46:40Z)"
+    ) in churn.summary
