@@ -316,6 +316,7 @@ def _pool_held(
         pool_lock_at=worst.dump.time_ms,
     )
     anchors["pool_lock_dumps"] = _anchor(worst.dump, host)
+    anchors["pool_lock_dumps"].against = period_files(saturated)
 
 
 def _waits(dump: _Dump) -> list[_Wait]:
