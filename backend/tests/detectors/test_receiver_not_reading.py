@@ -7,15 +7,11 @@ from hypothesis import HealthCheck, given, settings
 
 from rootline.detectors import registry
 from rootline.detectors.base import Finding, IncidentData
-from rootline.detectors.data import MemoryIncidentData, ParsedArtifact
-from rootline.parsers.base import ParseContext
-from rootline.parsers.registry import parse_bytes
 from tests.detectors.conn_incident import connection, lab_incident
 from tests.detectors.net_incident import (
-    FIXTURES,
-    T0,
     Capture,
     assert_well_formed,
+    fixture_hosts,
     fixture_incident,
     incident,
     odd_incidents,
@@ -234,18 +230,13 @@ def test_odd_connection_series() -> None:
 
 def both_ends(name: str, *, nstat: bool = False) -> IncidentData:
     """The fixtures of both hosts, parsed with the real parsers, each with its host."""
-    artifacts = []
-    for host in ("receiver", "sender"):
-        files = [f"ss/ss-tinm-{name}-{host}.txt"]
-        if nstat:
-            files.append(f"nstat/nstat-az-{name}-{host}.txt")
-        for rel in files:
-            path = FIXTURES / rel
-            context = ParseContext.for_zone("UTC", default_time_ms=T0)
-            artifacts.append(
-                ParsedArtifact(path.name, host, parse_bytes(path.read_bytes(), context))
-            )
-    return MemoryIncidentData(artifacts)
+    return fixture_hosts(
+        {
+            host: [f"ss/ss-tinm-{name}-{host}.txt"]
+            + ([f"nstat/nstat-az-{name}-{host}.txt"] if nstat else [])
+            for host in ("receiver", "sender")
+        }
+    )
 
 
 def test_a_small_receive_buffer_read_at_once_is_not_a_reader_falling_behind() -> None:
