@@ -248,3 +248,15 @@ def test_the_bound_is_the_most_the_full_buffer_let_out() -> None:
     ratio = next(e for e in finding.evidence if e.series == "tcp.conn.bytes_acked")
     assert isinstance(ratio.observed, float) and 0.5 <= ratio.observed <= 1.0, ratio.summary
     assert "384 KiB in flight" in ratio.summary
+
+
+def test_the_full_buffer_the_kernel_states_explains_the_queue_other_items_see() -> None:
+    """The same bbr capture through the whole checklist: the Send-Q single_connection_bottleneck
+    sees on the one connection (past half of tb in 19 of 20 snapshots) is the send buffer the
+    kernel says held the sender back, not requests sharing a connection (one symptom, one
+    cause)."""
+    data = fixture_incident("ss/ss-tinm-sndbuf16k-bbr-8k-writes-rtt50.txt", host="sender")
+    findings = {f.id: f for f in registry.run_all(data)}
+    assert findings[ID].verdict == "confirmed"
+    single = findings["single_connection_bottleneck"]
+    assert single.verdict == "ruled_out" and single.explained_by == [ID], single.summary
