@@ -22,6 +22,11 @@ destination:
 - ``ephemeral_ports``: every local port of those sockets inside the range, and not a port the
   host listens on (server-side TIME-WAIT sits on the listening port and takes no ephemeral
   port: it is never this mechanism).
+- ``unlisted_time_wait``: where the listing held no TIME-WAIT socket while ``ss -s`` counted
+  some on the host (ss's default filter leaves TIME-WAIT out, and so does the collector's
+  ``ss -tinm`` unless given ``--ss-filter 'state all ...'``), the host's peak count, and
+  ``range_upper_share`` = (``held_peak`` + it) / the range: what this destination may have
+  held at most. A destination is ruled out only below ``range_likely_share`` of that.
 - ``connect_failures``: EADDRNOTAVAIL lines of that host's application log (the log does not
   say towards which destination, so every destination of the host carries them).
 """
@@ -44,6 +49,7 @@ from rootline.detectors.base import (
 from rootline.detectors.quantities import (
     fact_ints,
     host_fact,
+    host_series,
     merged_series,
     split_endpoint,
     values_at,
@@ -63,8 +69,24 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
             row.setdefault(name, []).append(s)
     failures = _connect_failures(data)
     logged = "app_log" in data.artifact_kinds()
+    # ss lists no TIME-WAIT socket unless asked (its default filter leaves them out; `ss -tan`
+    # or `state all` lists them): a host whose listing has none while ss -s counted some has
+    # them unlisted, towards any destination.
+    listed_tw = {
+        key[0]
+        for key, row in counts.items()
+        if any(s.labels.get("state") == "time-wait" for s in row.get("tcp.peer.sockets", []))
+    }
+    counted_tw = host_series(data, "tcp.state.time-wait", prefer="peak")
     out = [
-        _destination(data, key, row, failures.get(key[0], []) if logged else None, params)
+        _destination(
+            data,
+            key,
+            row,
+            failures.get(key[0], []) if logged else None,
+            None if key[0] in listed_tw else counted_tw.get(key[0]),
+            params,
+        )
         for key, row in sorted(counts.items(), key=lambda kv: (kv[0][0] or "", kv[0][1]))
         if "tcp.peer.sockets" in row
     ]
@@ -105,9 +127,11 @@ def _destination(
     key: Destination,
     row: dict[str, list[SeriesView]],
     failures: list[EventView] | None,
+    unlisted: SeriesView | None,
     params: Params,
 ) -> Measurement:
-    """One destination of one host; ``failures`` None when no application log was read."""
+    """One destination of one host; ``failures`` None when no application log was read;
+    ``unlisted`` the host's TIME-WAIT count (ss -s) when its listing left TIME-WAIT out."""
     host, peer = key
     by_state = {s.labels.get("state", "?"): s for s in row["tcp.peer.sockets"]}
     times = np.unique(np.concatenate([s.times_ms for s in by_state.values()]))
@@ -155,6 +179,18 @@ def _destination(
             range_share_all=float(total[busiest]) / size,
             full_snapshots=int(full.sum()),
         )
+        if unlisted is not None and len(unlisted) and not reuse_effective:
+            # at most: every unlisted TIME-WAIT socket of the host towards this destination
+            hidden = float(np.max(unlisted.values))
+            if hidden > 0:
+                values.update(
+                    unlisted_time_wait=hidden,
+                    range_upper_share=(float(held[top]) + hidden) / size,
+                )
+                anchors["unlisted_time_wait"] = Anchor(
+                    unlisted.name, {}, int(unlisted.times_ms[0]), int(unlisted.times_ms[-1]),
+                    host, unlisted.artifact,
+                )  # fmt: skip
         span = (int(times[0]), int(times[-1]))
         if full.any():
             span = (int(times[full][0]), int(times[full][-1]))

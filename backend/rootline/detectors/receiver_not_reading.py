@@ -15,6 +15,11 @@ Quantities:
 - ``recv_full_run``: the longest run of consecutive snapshots in which the receive queue held
   at least ``recv_full_ratio`` of the receive buffer (skmem ``r`` / ``rb``; without ``r``,
   Recv-Q / ``rb``, which under-counts); ``recv_fill_peak`` its largest fill, ``recvq_peak``;
+- ``recv_lag_peak``: the most of the window the reader could offer that unread data took in
+  any snapshot (skmem ``r`` / ``rb``, or Recv-Q / ``rcv_ssthresh`` where larger; ss keeps a
+  Recv-Q series only once non-zero, so an end that received data with none had an empty
+  queue): below ``recv_lag_min_ratio`` throughout, a sender's ``rwnd_limited`` measured the
+  receive buffer's size, not a reader falling behind;
 - ``rwnd_limited_pct``: the share of the sender's busy time the peer's window held it back,
   during the capture (None under ``min_busy_ms`` of busy time: noise);
 - ``zero_window_events``: zero-window advertisements plus window probes on the hosts that
@@ -64,6 +69,7 @@ from rootline.detectors.quantities import (
 )
 
 FIELDS = (
+    "rcv_ssthresh",
     "recvq.bytes",
     "sendq.bytes",
     "skmem_r",
@@ -120,6 +126,7 @@ def _connection(
     ratio = float(params["recv_full_ratio"])
     min_busy = float(params["min_busy_ms"])
     pile: tuple[int | None, float | None, float, float | None, ConnectionKey, Anchor] | None = None
+    lag: float | None = None
     window: tuple[float, float, ConnectionKey, Anchor] | None = None
     sendq: tuple[float, ConnectionKey, Anchor] | None = None
     # (receiver end first, more intervals first) -> the reading progress while it was held
@@ -137,11 +144,16 @@ def _connection(
                     f"tcp.conn.{progress.counter}", labels, *progress.span, host, anchor.artifact
                 )
                 reading = (rank, progress, key, where)
-        if "recvq.bytes" in row:
+        # ss's Recv-Q series is kept only once non-zero: an end that received data (skmem
+        # captured) and has none is a receive queue that stayed empty, which rules a pile out.
+        if "recvq.bytes" in row or ("skmem_rb" in row and _direction(row)[0]):
             run, fill_peak, recvq_peak, rb, span = _pile(row, times, ratio)
             where = Anchor("tcp.conn.recvq.bytes", labels, span[0], span[1], host, anchor.artifact)
             if pile is None or (run or 0, fill_peak or 0.0) > (pile[0] or 0, pile[1] or 0.0):
                 pile = (run, fill_peak, recvq_peak, rb, key, where)
+            end_lag = _lag_peak(row, times)
+            if end_lag is not None:
+                lag = max(lag or 0.0, end_lag)
         if "busy_ms" in row:
             pct, busy = chrono_share_pct(row, times, "rwnd_limited", min_busy)
             if pct is not None and busy >= min_busy and (window is None or pct > window[0]):
@@ -156,8 +168,29 @@ def _connection(
             if sendq is None or peak > sendq[0]:
                 at = int(sq.times_ms[int(np.argmax(sq.values))])
                 sendq = (peak, key, Anchor(sq.name, labels, at, at, host, sq.artifact))
-    hosts = {key[0] for key, _ in ends}
-    counted = [zero[h] for h in sorted(hosts, key=lambda h: h or "") if h in zero]
+    # A zero window is advertised by the end that receives the data and probed by the end
+    # that sends it: a host's advertisements count only where this connection's end there
+    # received data, its probes only where it sent some (a bulk sender's host may count
+    # TCPWantZeroWindowAdv of its own, for ACK-only sockets whose receive space its backlog
+    # took while the writer held the socket: none of it is this reader's).
+    receiving: set[str | None] = set()
+    sending: set[str | None] = set()
+    for key, row in ends:
+        receives, sends = _direction(row)
+        if receives is not False:
+            receiving.add(key[0])
+        if sends is not False:
+            sending.add(key[0])
+    hosts = sorted(receiving | sending, key=lambda h: h or "")
+    counted = [
+        (
+            zero[h][0] if h in receiving else 0.0,
+            zero[h][1] if h in sending else 0.0,
+            zero[h][2],
+        )
+        for h in hosts
+        if h in zero
+    ]
     adv = sum(c[0] for c in counted) if counted else None
     probes = sum(c[1] for c in counted) if counted else None
     shown = (
@@ -167,6 +200,7 @@ def _connection(
         "recv_full_run": pile[0] if pile else None,
         "recv_fill_peak": pile[1] if pile else None,
         "recvq_peak": pile[2] if pile else None,
+        "recv_lag_peak": lag,
         "rb": pile[3] if pile else None,
         "receiver": connection_label(pile[4]) if pile else None,
         "rwnd_limited_pct": window[0] if window else None,
@@ -215,13 +249,29 @@ def _connection(
     )
 
 
+def _direction(row: dict[str, SeriesView]) -> tuple[bool | None, bool | None]:
+    """(received data, sent data) on this end, None where ss printed nothing to tell
+    (ss prints ``bytes_received`` / ``bytes_acked`` only once non-zero, so with TCP info
+    captured a missing counter is a direction that carried nothing)."""
+    info = any(name in row for name in ("busy_ms", "rwnd_limited_ms", "skmem_rb"))
+
+    def moved(counter: str, queue: str) -> bool | None:
+        for name in (counter, queue):
+            series = row.get(name)
+            if series is not None and len(series) and float(np.nanmax(series.values)) > 0:
+                return True
+        return False if info else None
+
+    return moved("bytes_received", "recvq.bytes"), moved("bytes_acked", "sendq.bytes")
+
+
 def _progress(
     row: dict[str, SeriesView], times: npt.NDArray[np.int64], params: Params
 ) -> ReadingProgress | None:
     """The reader's progress over the intervals its receive buffer stayed full (on the
     receiving end), else over those the peer's window held the sender back with data queued
     (on the sending end)."""
-    if "bytes_received" in row and "recvq.bytes" in row and "skmem_rb" in row:
+    if "bytes_received" in row and "skmem_rb" in row:
         full = _full(row, times, float(params["recv_full_ratio"]))
         progress = reading_progress(row, "bytes_received", times, held_intervals(full))
         if progress is not None:
@@ -248,7 +298,7 @@ def _fill(
     row: dict[str, SeriesView], times: npt.NDArray[np.int64]
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """(Recv-Q, fill of rb, rb) per snapshot; needs ``recvq.bytes`` and ``skmem_rb``."""
-    recvq = values_at(row["recvq.bytes"], times, mode="exact", default=0.0)
+    recvq = _recvq(row, times)
     rb = values_at(row["skmem_rb"], times, mode="exact")
     # skmem r is the queue in truesize, like rb; Recv-Q (payload) only when r was not printed.
     used = field_at(row, "skmem_r", times) if "skmem_r" in row else recvq
@@ -265,7 +315,7 @@ def _pile(
     cannot say how full the buffer is, so it rules nothing out."""
     span = (int(times[0]), int(times[-1]))
     if "skmem_rb" not in row:
-        recvq = values_at(row["recvq.bytes"], times, mode="exact", default=0.0)
+        recvq = _recvq(row, times)
         return None, None, float(np.max(recvq, initial=0.0)), None, span
     recvq, fill, rb = _fill(row, times)
     full = (recvq > 0) & (fill >= ratio)
@@ -276,6 +326,30 @@ def _pile(
     peak = int(np.argmax(fill)) if len(fill) else 0
     rb_at = float(rb[peak]) if len(rb) and np.isfinite(rb[peak]) else None
     return run, float(np.max(fill, initial=0.0)), float(np.max(recvq, initial=0.0)), rb_at, span
+
+
+def _lag_peak(row: dict[str, SeriesView], times: npt.NDArray[np.int64]) -> float | None:
+    """The most of the window the reader could offer that unread data took, in any snapshot:
+    skmem r / rb, or Recv-Q / rcv_ssthresh where larger (the window is also capped by
+    rcv_ssthresh, far below an autotuned rb). None without rb."""
+    if "skmem_rb" not in row:
+        return None
+    recvq, fill, _ = _fill(row, times)
+    lag = fill
+    if "rcv_ssthresh" in row:
+        ssthresh = values_at(row["rcv_ssthresh"], times, mode="exact")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            offered = np.where(ssthresh > 0, recvq / ssthresh, 0.0)
+        lag = np.maximum(lag, np.nan_to_num(offered, nan=0.0))
+    return float(np.max(lag, initial=0.0))
+
+
+def _recvq(row: dict[str, SeriesView], times: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    """Recv-Q per snapshot; 0 where ss's series is absent (kept only once non-zero)."""
+    if "recvq.bytes" not in row:
+        return np.zeros(len(times))
+    out: npt.NDArray[np.float64] = values_at(row["recvq.bytes"], times, mode="exact", default=0.0)
+    return out
 
 
 def _growing_span(limited: SeriesView | None, times: npt.NDArray[np.int64]) -> tuple[int, int]:

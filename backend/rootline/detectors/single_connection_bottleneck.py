@@ -242,6 +242,24 @@ def _end(key: ConnectionKey, row: dict[str, SeriesView], params: Params) -> _End
     )
 
 
+def _reader_lag(ends: list[_End]) -> tuple[float, _End] | None:
+    """(the most of what it could hold that unread data took in any snapshot, that end) on
+    the ends that received data (``bytes_received``: ss prints it once non-zero; its Recv-Q
+    series only once non-zero, so an end without one had an empty queue). None when no
+    receiving end was captured with skmem rb or rcv_ssthresh."""
+    best: tuple[float, _End] | None = None
+    for one in ends:
+        received = one.row.get("bytes_received")
+        if received is None or not len(received) or not float(np.nanmax(received.values)) > 0:
+            continue
+        if not np.isfinite(one.recv_fill).any():
+            continue
+        peak = float(np.nanmax(one.recv_fill))
+        if best is None or peak > best[0]:
+            best = (peak, one)
+    return best
+
+
 def _share(mask: npt.NDArray[np.bool_]) -> float:
     # count_nonzero, not mask.mean(): a tenth of the cost, asked ~10 times per connection.
     return np.count_nonzero(mask) / len(mask) if len(mask) else 0.0
@@ -290,6 +308,7 @@ def _measure(
     )
     hosts = sorted({e.key[0] for e in ends}, key=lambda h: h or "")
     counted = [zero[h] for h in hosts if h in zero]
+    lag = _reader_lag(ends)
 
     def at(one: _End, series: str, where: tuple[int, int] | None = None) -> Anchor:
         host, local, peer = one.key
@@ -327,6 +346,8 @@ def _measure(
         "reader_rate": reading[0].rate if reading else None,
         "reader_counter": reading[0].counter if reading else None,
         "reader_end": connection_label(reading[1].key) if reading else None,
+        "reader_lag_peak": lag[0] if lag else None,
+        "reader_lag_end": connection_label(lag[1].key) if lag else None,
         "rwnd_limited_pct": window.rwnd_pct if window else None,
         "rwnd_sender": connection_label(window.key) if window else None,
         "zero_window_events": sum(z.events for z in counted) if counted else None,

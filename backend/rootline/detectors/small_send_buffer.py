@@ -6,8 +6,8 @@ chrono limits (``busy``, ``sndbuf_limited``, ``rwnd_limited``), ``rtt``, ``cwnd`
 ``pacing_rate``, ``delivery_rate``, ``bytes_acked`` and ``unacked``; sysctl ``tcp_wmem``.
 
 The bound a send buffer puts on a connection is what it lets be in flight per RTT, in
-*payload*, by the kernel's own accounting: the Send-Q of the snapshots where the buffer was
-full (``w`` at ``tb``), over the RTT. Not ``tb`` / RTT: ``tb`` counts truesize (payload
+*payload*, by the kernel's own accounting: the largest Send-Q of the snapshots where the
+buffer was full (``w`` at ``tb``), over the RTT. Not ``tb`` / RTT: ``tb`` counts truesize (payload
 plus per-skb overhead), and a 64 KB GSO tail segment may carry ``w`` past ``tb``. The measured throughput is ``bytes_acked`` over time (the kernel's byte counter),
 not one ``delivery_rate`` sample. The path's capacity comes from the connection itself: what
 its congestion window would let out (cwnd x mss / RTT), its pacing rate, and the best
@@ -114,16 +114,20 @@ def _connection(
         sndbuf_pct = rwnd_pct = None  # under a second of busy time a share is noise
 
     # What the full buffer let be in flight, in payload, by the kernel's own accounting: the
-    # Send-Q of the snapshots where the buffer was full. skmem counts truesize (payload plus
-    # per-skb overhead), and the tail skb may carry w past tb (64 KB GSO segments), so
-    # neither tb nor a fixed overhead ratio is the bound; without full snapshots, tb times the
-    # connection's own Send-Q / w ratio.
+    # largest Send-Q of the snapshots where the buffer was full (a bound is what the buffer let
+    # out at most, and the throughput is checked against it). skmem counts truesize (payload
+    # plus per-skb overhead), and the tail skb may carry w past tb (64 KB GSO segments), so
+    # neither tb nor a fixed overhead ratio is the bound; nor is the typical snapshot: a
+    # writer's large write() lands whole when w drops under tb, so with GSO segments what is
+    # in flight swings between one and several writes (128 KB writes into a 32 KiB tb: Send-Q
+    # 128 KiB in most snapshots, 384 KiB in some, 5.4 MB/s = 270 KB per 50 ms RTT). Without
+    # full snapshots, tb times the connection's own Send-Q / w ratio.
     both = (sendq > 0) & (queued_truesize > 0)
     payload_ratio = float(np.median(sendq[both] / queued_truesize[both])) if both.any() else None
     rtt_ms = _median(row.get("rtt_ms"), positive=True)
     full_sendq = sendq[pinned_mask & (sendq > 0)]
     if len(full_sendq):
-        buffer_payload: float | None = float(np.median(full_sendq))
+        buffer_payload: float | None = float(np.max(full_sendq))
     else:
         buffer_payload = send_buffer * payload_ratio if payload_ratio is not None else None
     buffer_bound = (

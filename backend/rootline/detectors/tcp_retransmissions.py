@@ -21,6 +21,12 @@ Quantities:
 - from ``ss`` when no counters: ``socket_pct`` over ``socket_connections`` (only from
   ``min_window_out_segments`` sent, ``socket_segs_out``), and the worst
   connection (``worst_conn``, ``worst_retrans``);
+- ``unaccepted_share``: of the retransmissions ss listed on established connections, the
+  share on connections the peer had not accepted (``bytes_acked`` 1, the SYN only, or a peer
+  listener whose host's accept queue overflowed: no socket there receives the data),
+  ``unaccepted_retrans`` of ``listed_retrans`` on ``unaccepted_conns`` connections, most to
+  ``unaccepted_peer``; past ``unaccepted_max_share`` the retransmissions are not loss on the
+  path (see :func:`_unaccepted`);
 - ``loss_bound_ratio``: whether the loss is what limits a connection. A loss-based sender
   (Reno, CUBIC) at loss rate p moves at most about MSS / RTT x 1.22 / sqrt(p) (Mathis et al.,
   1997); per connection ss lists twice or more with ``min_window_out_segments`` sent, its
@@ -46,6 +52,7 @@ from rootline.detectors.quantities import (
     full_windows,
     host_measurement,
     increments_on,
+    split_endpoint,
 )
 
 _NAMES = (
@@ -53,6 +60,8 @@ _NAMES = (
     "window_out", "timeouts", "lost_retrans", "segs_per_rtt", "socket_pct", "socket_retrans",
     "socket_segs_out", "socket_connections", "worst_conn", "worst_retrans",
     "loss_bound_ratio", "loss_bound_conn", "loss_bound_rate", "loss_cap_rate", "loss_bound_pct",
+    "unaccepted_share", "unaccepted_retrans", "listed_retrans", "unaccepted_conns",
+    "unaccepted_peer",
 )  # fmt: skip
 
 
@@ -64,6 +73,7 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
     lost_all = counter_increments(data, "TcpExtTCPLostRetransmit")
     sockets = _sockets(data, float(params["min_window_out_segments"]))
     loss_bound = _loss_bound(data, float(params["min_window_out_segments"]))
+    unaccepted = _unaccepted(data)
     hosts = {h for h in out_all if h in re_all} | set(sockets)
     result = []
     for host in sorted(hosts, key=lambda h: h or ""):
@@ -106,6 +116,9 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
             bound_values, bound_anchor = loss_bound[host]
             values.update(bound_values)
             anchors["loss_bound_ratio"] = bound_anchor
+        if host in unaccepted:
+            values.update(unaccepted[host][0])
+            anchors["unaccepted_share"] = unaccepted[host][1]
         if host in sockets:
             socket_values, anchor = sockets[host]
             values.update(socket_values)
@@ -139,6 +152,100 @@ def _worst_window(
     i0, i1 = int(first[best]), int(stop[best]) - 1
     span = (int(end_ms[i0] - interval_s[i0] * 1000), int(end_ms[i1]))
     return float(pct[best]), span, float(win_out[best])
+
+
+def _unaccepted(
+    data: IncidentData,
+) -> dict[str | None, tuple[dict[str, float | int | str | bool | None], Anchor]]:
+    """Per host, of the retransmissions ss listed on established connections (``retrans``
+    with a ``bytes_acked``: the handshake was acknowledged), how many were on connections to a
+    peer that had not accepted them: the peer never acknowledged a data byte (``bytes_acked``
+    1: the SYN only), or the peer is a listener of another captured host whose accept queue
+    overflowed (:func:`_overflowing_listeners`; a connection it let in after its client had
+    resent the request a few times shows ``bytes_acked`` past 1 by the time ss lists it). A
+    peer whose accept queue dropped the completed handshake (``tcp_abort_on_overflow`` 0)
+    ignores the data, so the client resends into a socket that does not exist: no loss on
+    the path (report C's consumers that believed they were connected). None for a host none
+    of whose retransmitting connections is like that."""
+    overflowing = _overflowing_listeners(data)
+    acked: dict[tuple[str | None, str, str], float] = {}
+    for s in data.series("tcp.conn.bytes_acked"):
+        key = connection_of(s.labels)
+        if s.name == "tcp.conn.bytes_acked" and key is not None and len(s):
+            acked[(s.host, *key)] = float(np.nanmax(s.values))
+    out: dict[str | None, tuple[dict[str, float | int | str | bool | None], Anchor]] = {}
+    series = [s for s in data.series("tcp.conn.retrans") if s.name == "tcp.conn.retrans"]
+    for host, items in by_host(series).items():
+        listed = never = 0.0
+        conns = 0
+        peers: dict[str, float] = {}
+        first = last = None
+        artifact = None
+        for s in items:
+            key = connection_of(s.labels)
+            if key is None or not len(s) or (host, *key) not in acked:
+                continue
+            count = float(np.nanmax(s.values))
+            listed += count
+            peer_addr, peer_port = split_endpoint(key[1])
+            to_overflow = (_plain(peer_addr), peer_port) in overflowing.get(host, set())
+            if count > 0 and (acked[(host, *key)] <= 1.0 or to_overflow):
+                never += count
+                conns += 1
+                peers[key[1]] = peers.get(key[1], 0.0) + count
+                first = int(s.times_ms[0]) if first is None else min(first, int(s.times_ms[0]))
+                last = int(s.times_ms[-1]) if last is None else max(last, int(s.times_ms[-1]))
+                artifact = s.artifact
+        if never <= 0 or listed <= 0:
+            continue
+        values: dict[str, float | int | str | bool | None] = {
+            "unaccepted_share": never / listed,
+            "unaccepted_retrans": never,
+            "listed_retrans": listed,
+            "unaccepted_conns": conns,
+            "unaccepted_peer": max(peers, key=lambda p: peers[p]),
+        }
+        out[host] = (values, Anchor("tcp.conn.retrans", {}, first, last, host, artifact))
+    return out
+
+
+def _plain(address: str) -> str:
+    """An IPv4-mapped IPv6 address as its IPv4 form (``::ffff:10.0.0.1`` -> ``10.0.0.1``)."""
+    return address[7:] if address.lower().startswith("::ffff:") else address
+
+
+def _overflowing_listeners(data: IncidentData) -> dict[str | None, set[tuple[str, int | None]]]:
+    """Per host, the (address, port) endpoints of the listeners of *other* captured hosts whose
+    accept queue overflowed during the capture (``TcpExtListenOverflows`` rose there): a
+    host's address is any local address of its ss connections, a listener any port ss -lnt
+    showed there. A connection of this host to one of them may have been dropped by that
+    queue after its handshake: its retransmissions went to a socket that did not exist."""
+    overflows = counter_increments(data, "TcpExtListenOverflows")
+    hosts = {h for h, inc in overflows.items() if inc.total > 0}
+    if not hosts:
+        return {}
+    ports: dict[str | None, set[int]] = {h: set() for h in hosts}
+    for series in data.series("tcp.listen.backlog"):
+        if series.host in hosts:
+            port = series.labels.get("port") or str(
+                split_endpoint(series.labels.get("local", ""))[1] or ""
+            )
+            if port.isdigit():
+                ports[series.host].add(int(port))
+    addresses: dict[str | None, set[str]] = {h: set() for h in hosts}
+    for series in data.series("tcp.conn.bytes_received"):
+        key = connection_of(series.labels)
+        if series.host in hosts and key is not None:
+            addresses[series.host].add(_plain(split_endpoint(key[0])[0]))
+    out: dict[str | None, set[tuple[str, int | None]]] = {}
+    for host in {s.host for s in data.series("tcp.conn.retrans")}:
+        out[host] = {
+            (address, port)
+            for other in hosts - {host}
+            for address in addresses[other]
+            for port in ports[other]
+        }
+    return out
 
 
 def _sockets(

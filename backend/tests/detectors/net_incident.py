@@ -26,6 +26,19 @@ def fixture_incident(*relative: str, host: str | None = None) -> MemoryIncidentD
     return MemoryIncidentData(artifacts)
 
 
+def fixture_hosts(files: dict[str, Sequence[str]]) -> MemoryIncidentData:
+    """Parse fixture files of several hosts (``{host: [paths under tests/fixtures]}``)."""
+    artifacts = []
+    for host, relative in files.items():
+        for rel in relative:
+            path = FIXTURES / rel
+            context = ParseContext.for_zone("UTC", default_time_ms=T0)
+            artifacts.append(
+                ParsedArtifact(path.name, host, parse_bytes(path.read_bytes(), context))
+            )
+    return MemoryIncidentData(artifacts)
+
+
 class Capture:
     """A synthetic artifact: points and facts added by name, one host."""
 

@@ -3,12 +3,14 @@ port range; server-side TIME-WAIT (on the listening port) never counts."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rootline.detectors import registry
 from rootline.detectors.base import Finding, IncidentData
 from rootline.detectors.data import MemoryIncidentData, ParsedArtifact
 from rootline.parsers import ss
 from rootline.parsers.base import ParseContext
-from tests.detectors.net_incident import assert_well_formed
+from tests.detectors.net_incident import assert_well_formed, fixture_hosts
 from tests.detectors.runtime_incident import T0, Capture, incident
 
 ID = "ephemeral_port_exhaustion"
@@ -159,3 +161,37 @@ def test_insufficient_without_a_socket_listing() -> None:
     finding = check(incident(Capture("sysctl").fact("net.ipv4.ip_local_port_range", "1 2")))
     assert finding.verdict == "insufficient_data"
     assert any("ss -tan" in m.command for m in finding.missing)
+
+
+# Independent reproduction (indep14): a Java client, 24 threads, 600 connections per second to
+# a Java HTTP server that waits for the client to close first, 25 s; the collector's default
+# ss -tinm (with a port filter) lists no TIME-WAIT socket; ss -s counted 14 982 on the client.
+CLIENT_CLOSES_FIRST = {
+    "client": [
+        "ss/ss-tinm-client-closes-first.txt",
+        "ss/ss-s-client-closes-first.txt",
+        "sysctl/sysctl-client-closes-first.txt",
+    ]
+}
+
+
+def test_time_wait_left_out_of_the_listing_cannot_rule_ports_out() -> None:
+    """18 ESTABLISHED ports at most in the listing, 14 982 client TIME-WAIT sockets in ss -s
+    (towards the one destination, each pinning a port for 60 s): 53 % of the 28 232-port
+    range may be held. The listing without TIME-WAIT cannot rule the mechanism out."""
+    finding = check(fixture_hosts(CLIENT_CLOSES_FIRST))
+    assert finding.verdict == "insufficient_data", finding.summary
+    assert "ss -s counted 14,982 TIME-WAIT sockets" in finding.summary
+    assert "up to 53 % of the 28,232-port range" in finding.summary
+    assert any("state all" in m.command for m in finding.missing)
+
+
+def test_time_wait_left_out_still_rules_out_when_even_all_of_it_is_few(tmp_path: Path) -> None:
+    """The same listing with a wider port range (1024-65535: 64 512 ports): even all 14 982
+    TIME-WAIT sockets towards this destination would be 23 % of it, below the likely mark."""
+    sysctl = tmp_path / "sysctl.txt"
+    sysctl.write_text("net.ipv4.ip_local_port_range = 1024\t65535\nnet.ipv4.tcp_tw_reuse = 2\n")
+    files = {"client": [*CLIENT_CLOSES_FIRST["client"][:2], str(sysctl)]}
+    finding = check(fixture_hosts(files))
+    assert finding.verdict == "ruled_out", finding.summary
+    assert "23 % even with all 14,982 TIME-WAIT sockets" in finding.summary

@@ -11,6 +11,7 @@ from tests.detectors.conn_incident import connection, lab_incident
 from tests.detectors.net_incident import (
     Capture,
     assert_well_formed,
+    fixture_hosts,
     fixture_incident,
     incident,
     odd_incidents,
@@ -220,3 +221,41 @@ def test_odd_connection_series() -> None:
     connection(capture, "c:1", "d:2", busy_ms=[5.0, 5.0, 5.0], rwnd_limited_pct=[100.0])
     connection(capture, "e:1", "f:2", recvq__bytes=[5.0, 5.0], skmem_r=[1.0], skmem_rb=[1.0, 0.0])
     check(incident(capture))
+
+
+# Independent reproductions (indep14: a Java reader on one namespace, a Java bulk writer on
+# the other, RTT 30 ms, ss -tinm and nstat of both ends as the collector wrote them; see
+# tests/fixtures/ss/README.md and tests/fixtures/nstat/README.md).
+
+
+def both_ends(name: str, *, nstat: bool = False) -> IncidentData:
+    """The fixtures of both hosts, parsed with the real parsers, each with its host."""
+    return fixture_hosts(
+        {
+            host: [f"ss/ss-tinm-{name}-{host}.txt"]
+            + ([f"nstat/nstat-az-{name}-{host}.txt"] if nstat else [])
+            for host in ("receiver", "sender")
+        }
+    )
+
+
+def test_a_small_receive_buffer_read_at_once_is_not_a_reader_falling_behind() -> None:
+    """SO_RCVBUF 64 KB (rb 128 KiB), a reader that reads whatever arrives: the sender is
+    rwnd_limited 43 % of its busy time (the window is the buffer's size), while the
+    receiver's Recv-Q is 0 in all 17 snapshots (so ss's Recv-Q series is not even kept)."""
+    finding = check(both_ends("rcvbuf64k-reader-keeps-up"))
+    assert finding.verdict == "ruled_out", finding.summary
+    lag = next(e for e in finding.evidence if e.threshold_name == "recv_lag_min_ratio")
+    assert lag.observed == 0.0 and not lag.met
+    full = next(e for e in finding.evidence if e.threshold_name == "min_full_snapshots")
+    assert full.observed == 0 and "on receiver" in full.summary
+
+
+def test_zero_windows_counted_on_the_senders_host_are_not_the_readers() -> None:
+    """An autotuned reader keeping up with a bulk writer: the receiver's host counted no zero
+    window; the sender's host counted 22 TCPWantZeroWindowAdv (its own socket, which receives
+    nothing but ACKs). A zero window is the receiving end's advertisement."""
+    finding = check(both_ends("bulk-reader-keeps-up", nstat=True))
+    assert finding.verdict == "ruled_out", finding.summary
+    zero = next(e for e in finding.evidence if e.threshold_name == "zero_window_min_events")
+    assert zero.observed == 0.0 and not zero.met

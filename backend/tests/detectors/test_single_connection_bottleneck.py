@@ -10,7 +10,13 @@ from hypothesis import HealthCheck, given, settings
 from rootline.detectors import registry
 from rootline.detectors.base import Finding, IncidentData
 from tests.detectors.conn_incident import connection, lab_incident
-from tests.detectors.net_incident import Capture, assert_well_formed, incident, odd_incidents
+from tests.detectors.net_incident import (
+    Capture,
+    assert_well_formed,
+    fixture_hosts,
+    incident,
+    odd_incidents,
+)
 
 ID = "single_connection_bottleneck"
 PROVIDER, CONSUMER = "10.0.0.1:20880", "10.0.0.2:50000"
@@ -101,8 +107,12 @@ def test_an_idle_pool_behind_a_full_socket_is_the_signature() -> None:
 
 
 def test_confirmed_from_both_ends_consumer_send_q_and_provider_pool() -> None:
-    # The consumer's requests wait in its send buffer; the provider's pool has room.
-    data = incident(provider(fill=[0.0] * 10), consumer(), pool([5] * 10), cpu([20] * 10))
+    # The consumer's requests wait in its send buffer; the provider's pool has room. The
+    # provider's slow reader leaves data unread (its queue swinging between 60 % and 20 % of
+    # rb, short of a receive-side jam): a reader with nothing unread in any snapshot would
+    # have read everything the consumer sent, and nothing would wait for it.
+    fill = [0.6, 0.2] * 5
+    data = incident(provider(fill=fill), consumer(), pool([5] * 10), cpu([20] * 10))
     finding = check(data)
     assert finding.verdict == "confirmed", finding.summary
     assert "held >= 50 % of the 4.0 MiB send buffer" in finding.summary
@@ -402,3 +412,21 @@ def test_odd_connection_series() -> None:
     connection(capture, "[::1]:80", "[::1]:x", recvq__bytes=[0.0], skmem_rb=[0.0])
     connection(capture, "a:1", "b:2", skmem_w=[5.0, 5.0, 5.0], skmem_tb=[0.0, 0.0, 0.0])
     check(incident(capture, pool([0.0]), cpu([])))
+
+
+def test_a_writer_held_by_a_small_receive_buffer_read_at_once_is_not_a_slow_reader() -> None:
+    """Independent reproduction (indep14, tests/fixtures/ss/README.md): a bulk writer to a
+    Java reader with SO_RCVBUF 64 KB that reads whatever arrives, RTT 30 ms, both ends
+    captured. The writer's Send-Q sits past half its buffer in 17 of 18 snapshots and it is
+    rwnd_limited 43 % of its busy time, but the reader's Recv-Q is 0 in every snapshot: it had
+    read everything sent, so no request waited for it; the window was the buffer's size."""
+    data = fixture_hosts(
+        {
+            host: [f"ss/ss-tinm-rcvbuf64k-reader-keeps-up-{host}.txt"]
+            for host in ("receiver", "sender")
+        }
+    )
+    finding = check(data)
+    assert finding.verdict == "ruled_out", finding.summary
+    lag = next(e for e in finding.evidence if e.threshold_name == "recv_fill_min_ratio")
+    assert lag.observed == 0.0 and not lag.met and "on receiver" in lag.summary

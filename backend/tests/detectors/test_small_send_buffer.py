@@ -46,7 +46,7 @@ def test_confirmed_when_only_the_buffer_holds_data_back() -> None:
     assert finding.verdict == "confirmed"
     # the payload the 32 KiB buffer holds (Send-Q / w = 0.64 of it) per RTT
     # the payload the full buffer held (Send-Q 21 720 B) per RTT, not tb / RTT
-    assert "here 21 KiB (Send-Q while the 32 KiB buffer was full" in finding.explanation
+    assert "here 21 KiB (the largest Send-Q while the 32 KiB buffer was full" in finding.explanation
     assert "/ 20 ms = 1.0 MiB/s" in finding.explanation
     assert any("SO_SNDBUF" in r and "autotuning" in r for r in finding.remedies)
     bound = next(e for e in finding.evidence if e.series == "tcp.conn.unacked")
@@ -215,3 +215,48 @@ def test_an_application_limited_connection_does_not_tell_the_path_capacity() -> 
             assert "The path would carry 295 KiB/s (cwnd x mss / RTT)" in free.explanation, (
                 free.explanation
             )
+
+
+# Independent reproductions (indep14: a Python sender with SO_SNDBUF 16 KB and TCP_CONGESTION
+# set per socket, a Java sink, RTT 50 ms; the sender's ss -tinm as the collector wrote it;
+# tests/fixtures/ss/README.md).
+
+
+def test_the_kernels_sndbuf_limited_stands_for_a_send_q_below_80_percent() -> None:
+    """bbr, 8 KB writes: the kernel wakes the writer when the buffer is a third free, so w
+    swings between ~22 and 33 KiB of tb 32 KiB and snapshots see it past 80 % in only 8 of 20;
+    the kernel's clock says sndbuf_limited 46 % of busy time: its word, not the proxy's."""
+    data = fixture_incident("ss/ss-tinm-sndbuf16k-bbr-8k-writes-rtt50.txt", host="sender")
+    finding = check(data)
+    assert finding.verdict == "confirmed", finding.summary
+    assert "sndbuf_limited 46 %" in finding.summary
+    pinned = next(e for e in finding.evidence if e.threshold_name == "pinned_min_share")
+    assert not pinned.met and pinned.observed == 0.4
+
+
+def test_the_bound_is_the_most_the_full_buffer_let_out() -> None:
+    """cubic, GSO at the veth's 64 KB, 128 KB writes: every write lands whole when w drops
+    under tb, so Send-Q is 128 KiB in most snapshots and 384 KiB in some; 5.3 MiB/s moved
+    (270 KB per 50 ms). The typical Send-Q / RTT (2.5 MiB/s) is beaten by the measurement;
+    the most the full buffer let out (384 KiB / RTT) holds, and the buffer held the sender to
+    a sixth of what its cwnd and pacing rate would carry."""
+    data = fixture_incident(
+        "ss/ss-tinm-sndbuf16k-cubic-gso64k-128k-writes-rtt50.txt", host="sender"
+    )
+    finding = check(data)
+    assert finding.verdict == "confirmed", finding.summary
+    ratio = next(e for e in finding.evidence if e.series == "tcp.conn.bytes_acked")
+    assert isinstance(ratio.observed, float) and 0.5 <= ratio.observed <= 1.0, ratio.summary
+    assert "384 KiB in flight" in ratio.summary
+
+
+def test_the_full_buffer_the_kernel_states_explains_the_queue_other_items_see() -> None:
+    """The same bbr capture through the whole checklist: the Send-Q single_connection_bottleneck
+    sees on the one connection (past half of tb in 19 of 20 snapshots) is the send buffer the
+    kernel says held the sender back, not requests sharing a connection (one symptom, one
+    cause)."""
+    data = fixture_incident("ss/ss-tinm-sndbuf16k-bbr-8k-writes-rtt50.txt", host="sender")
+    findings = {f.id: f for f in registry.run_all(data)}
+    assert findings[ID].verdict == "confirmed"
+    single = findings["single_connection_bottleneck"]
+    assert single.verdict == "ruled_out" and single.explained_by == [ID], single.summary

@@ -11,6 +11,7 @@ from tests.detectors.conn_incident import lab_incident
 from tests.detectors.net_incident import (
     Capture,
     assert_well_formed,
+    fixture_hosts,
     fixture_incident,
     incident,
     odd_incidents,
@@ -185,3 +186,50 @@ def test_one_percent_holding_a_connection_at_its_loss_cap_is_confirmed() -> None
 def test_one_percent_on_a_connection_far_below_its_cap_stays_likely() -> None:
     """The same loss on a connection moving a tenth of its cap: not what holds it back."""
     assert check(incident(one_percent(80_000.0))).verdict == "likely"
+
+
+def test_resent_to_a_full_accept_queue_is_not_loss_on_the_path() -> None:
+    """Independent reproduction (indep14): 300 curl clients against a Java listener with
+    backlog 20 accepting every 200 ms, both hosts captured (collector every 5 s; the client's
+    ss trimmed to every tenth connection, its SYN-SENT rows dropped). The client resent 43 % of
+    its segments, the kernel counted 2 251 RTO timeouts; every one of those retransmissions went
+    to the server's port 6300, whose kernel counted 2 682 ListenOverflows: requests resent to a
+    peer that had dropped the handshake, no loss on the path. accept_queue_overflow (the server)
+    is the cause; tcp_retransmissions on the client must not confirm a lossy path beside it."""
+    data = fixture_hosts(
+        {
+            "client": [
+                "ss/ss-tinm-accept-queue-overflow-client.txt",
+                "nstat/nstat-az-accept-queue-overflow-client.txt",
+            ],
+            "server": [
+                "ss/ss-tinm-accept-queue-overflow-server.txt",
+                "ss/ss-lnt-accept-queue-overflow-server.txt",
+                "nstat/nstat-az-accept-queue-overflow-server.txt",
+            ],
+        }
+    )
+    finding = check(data)
+    assert finding.verdict == "ruled_out", finding.summary
+    share = next(e for e in finding.evidence if e.threshold_name == "unaccepted_max_share")
+    assert share.observed == 1.0 and not share.met and share.host == "client"
+    assert "10.77.0.1:6300" in share.summary
+    assert registry.judge("accept_queue_overflow", data).verdict == "confirmed"
+
+
+def test_without_the_overflowing_peer_only_the_never_acknowledged_connections_count() -> None:
+    """The same client capture alone: the server's ListenOverflows are not in it, so only the
+    connections whose peer never acknowledged a data byte (bytes_acked 1) count as resent to a
+    peer without a socket; those that got in after a few resends carry the rest (here 23 %
+    of them: the client's capture alone still reads as loss, a limit of one-sided data)."""
+    data = fixture_hosts(
+        {
+            "client": [
+                "ss/ss-tinm-accept-queue-overflow-client.txt",
+                "nstat/nstat-az-accept-queue-overflow-client.txt",
+            ]
+        }
+    )
+    finding = check(data)
+    share = next(e for e in finding.evidence if e.threshold_name == "unaccepted_max_share")
+    assert isinstance(share.observed, float) and 0.0 < share.observed < 1.0
