@@ -346,10 +346,13 @@ def _measure(
         "reader_rate": reading[0].rate if reading else None,
         "reader_counter": reading[0].counter if reading else None,
         "reader_end": connection_label(reading[1].key) if reading else None,
+        "reader_end_other": _other_end(reading[1].key, end.key) if reading else None,
         "reader_lag_peak": lag[0] if lag else None,
         "reader_lag_end": connection_label(lag[1].key) if lag else None,
+        "reader_lag_end_other": _other_end(lag[1].key, end.key) if lag else None,
         "rwnd_limited_pct": window.rwnd_pct if window else None,
         "rwnd_sender": connection_label(window.key) if window else None,
+        "rwnd_sender_other": _other_end(window.key, end.key) if window else None,
         "zero_window_events": sum(z.events for z in counted) if counted else None,
         "zero_window_adv": sum(z.advertised for z in counted) if counted else None,
         "zero_window_probes": sum(z.probes for z in counted) if counted else None,
@@ -395,6 +398,15 @@ def _measure(
         ),
         anchors=anchors,
     )
+
+
+def _other_end(key: ConnectionKey, shown: ConnectionKey) -> str | None:
+    """An end as the evidence names it: not at all when it is the connection the finding
+    names already (``shown``), without its host when on the same host (a sentence names a
+    connection and a host once)."""
+    if key == shown:
+        return None
+    return connection_label((None, key[1], key[2]) if key[0] == shown[0] else key)
 
 
 def _reading(receiving: _End, sending: _End, params: Params) -> tuple[ReadingProgress, _End] | None:
