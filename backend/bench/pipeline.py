@@ -49,6 +49,7 @@ import httpx
 from sqlalchemy import create_engine, make_url, text
 from sqlalchemy.engine import Engine
 
+from bench import machine
 from bench.load import BACKEND, ROOTLINE, prepare_database, start_server
 from bench.run import BENCH_DATA, MB, PG_ADMIN, bench_file
 from rootline.db import create_scratch_database
@@ -515,6 +516,7 @@ def main() -> None:
         "--uploads", type=int, default=3, help="timed uploads per server (after a warm-up one)"
     )
     args = parser.parse_args()
+    print(machine.describe())
     path = bundle()
     size = text_mb()
     print(

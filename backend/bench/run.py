@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from bench import machine
 from rootline.db import create_scratch_database
 
 REPO = Path(__file__).resolve().parents[2]
@@ -398,6 +399,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     print(f"Rootline benchmarks (python {sys.version.split()[0]}, bench data in {BENCH_DATA})")
+    print(machine.describe())
     with tempfile.TemporaryDirectory(prefix="rootline-bench-") as tmp:
         workdir = Path(tmp)
         if not args.skip_ingest:
