@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { useCreateShare, useRevokeShare, useShares } from "../../api/queries";
+import { incidentBase, useChecklist, useCreateShare, useRevokeShare, useShares } from "../../api/queries";
 import type { ShareCreated, ShareRead, ShareView } from "../../api/types";
 import { Modal } from "../../components/Modal";
 import { OneTimeSecret } from "../../components/OneTimeSecret";
@@ -35,14 +35,21 @@ export function shareViewOf(view: ViewState): ShareView | null {
   return empty ? null : stored;
 }
 
-/** The view a link opens, in words. */
-export function describeView(view: ShareView | null | undefined, timezone: string): string {
+/**
+ * The view a link opens, in words. `titles` maps finding ids to the checklist's titles, so the
+ * finding reads as the user sees it ("Memory pressure"), not as its id ("memory_pressure").
+ */
+export function describeView(
+  view: ShareView | null | undefined,
+  timezone: string,
+  titles: Readonly<Record<string, string>> = {},
+): string {
   if (!view) return "the whole incident";
   const parts = [
     view.from_ms && view.to_ms ? formatRange(view.from_ms, view.to_ms, timezone) : "the whole incident",
   ];
   if (view.host) parts.push(`host ${view.host}`);
-  if (view.finding) parts.push(`finding ${view.finding}`);
+  if (view.finding) parts.push(`finding "${titles[view.finding] ?? view.finding}"`);
   if (view.lanes?.length) parts.push(`${view.lanes.length} added lane${view.lanes.length === 1 ? "" : "s"}`);
   return parts.join(", ");
 }
@@ -62,6 +69,8 @@ export function ShareDialog({
   const shares = useShares(incidentId);
   const create = useCreateShare(incidentId);
   const revoke = useRevokeShare(incidentId);
+  const checklist = useChecklist(incidentBase(incidentId));
+  const titles = Object.fromEntries((checklist.data?.findings ?? []).map((finding) => [finding.id, finding.title]));
   const [label, setLabel] = useState("");
   const [expiry, setExpiry] = useState(0);
   const [allowRaw, setAllowRaw] = useState(false);
@@ -114,7 +123,7 @@ export function ShareDialog({
         </select>
         <label className="checkbox">
           <input type="checkbox" checked={keepView} disabled={!current} onChange={(event) => setKeepView(event.target.checked)} />
-          Open at this view ({describeView(current, timezone)})
+          Open at this view ({describeView(current, timezone, titles)})
         </label>
         <label className="checkbox">
           <input
@@ -145,7 +154,7 @@ export function ShareDialog({
           incident{created.allow_raw ? ", including the original files," : ""}
           {created.redacted ? " with addresses, host names and ports replaced by pseudonyms," : ""} until it is revoked
           {created.expires_at_ms ? ` or expires (${formatInstant(created.expires_at_ms, timezone, false)})` : ""}. It
-          opens at {describeView(created.view, timezone)}.
+          opens at {describeView(created.view, timezone, titles)}.
         </OneTimeSecret>
       )}
 
