@@ -17,7 +17,8 @@ Per log:
   known: a burst in the log's last seconds is read over the log's last window, not over
   seconds it does not cover. ``span_ms`` from the first pause to the end of the last and
   ``span_share_pct`` the pauses' share of it; ``log_span_ms`` the time the log covers (fact
-  ``gc.log_span_ms``: a log shorter than the window gives a lower bound of its share).
+  ``gc.log_span_ms``: a log shorter than the window gives a lower bound of its share);
+  ``short_log_ms`` the same, only for such a log (it rules nothing out without a signature).
 - ``full_gc_count`` / ``longest_full_ms`` (full and degenerated collections),
   ``to_space_count`` (evacuation failures), ``stall_count`` / ``stall_max_ms`` (ZGC
   allocation stalls: a thread waiting for memory the collector has not freed yet) and
@@ -250,6 +251,11 @@ def _measure(
     ):
         values[name] = _log_fact(data, log, key)
     values["log_span_ms"] = log_span_ms
+    # Shorter than the window a share is judged over: its pauses say nothing of the rest of
+    # the JVM's time, so without a signature of its own it rules nothing out.
+    values["short_log_ms"] = (
+        log_span_ms if log_span_ms is not None and log_span_ms < window_ms else None
+    )
     heap = [
         float(p.attrs["heap_total_mb"])
         for p in log.pauses
