@@ -42,5 +42,17 @@ test("a deadlock in a thread dump is a confirmed checklist item and a readable m
   ]);
   await expect(details).not.toContainText('"held_by"');
   await details.screenshot({ path: path.join(SCREENSHOTS, "marker-thread-deadlock-panel.png") });
+
+  // The dump and the deadlock share an instant: both markers are drawn (the deadlock stacked
+  // above the dump, not over it) and each opens its own details under the mouse, which clicks
+  // only what is on top at the element's centre.
+  await page.locator(".tl-strip").screenshot({ path: path.join(SCREENSHOTS, "marker-strip-thread-deadlock.png") });
+  const dumpMarker = page.getByRole("button", { name: /— thread dump · host orders-1/ });
+  await expect(dumpMarker).toHaveCount(1);
+  await dumpMarker.click();
+  await expect(details.getByRole("heading", { level: 2 })).toContainText("Thread dump");
+  await expect(details.getByTestId("thread-dump")).toBeVisible();
+  await marker.click();
+  await expect(details.getByRole("list", { name: "Deadlock cycle" }).getByRole("listitem")).toHaveCount(2);
   expect(dialogs).toEqual([]);
 });

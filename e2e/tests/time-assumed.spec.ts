@@ -1,12 +1,21 @@
 /**
  * An app log whose lines carry a time of day but no date is put on the upload's date: the
  * upload outcome and the artifacts table say so (a new user's walk lost three hours to it
- * unseen), and the table offers the clock offset.
+ * unseen), and the table offers the clock offset. An evidence row from an `ss` listing without a
+ * timestamp (placed at its upload) says so beside its time in the checklist.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { expect, test } from "../support/fixtures";
 import { createIncidentThroughUi, FIXTURES, SCREENSHOTS, uploadThroughUi } from "../support/helpers";
+
+// Hand-written (as backend/tests/detectors/test_assumed_time.py): `ss -tan` without a timestamp.
+const UNDATED_SS = `State      Recv-Q Send-Q Local Address:Port   Peer Address:Port
+LISTEN     0      128          0.0.0.0:8080        0.0.0.0:*
+ESTAB      0      0         10.0.0.5:8080      10.0.0.9:51000
+TIME-WAIT  0      0         10.0.0.5:8080      10.0.0.9:50990
+TIME-WAIT  0      0         10.0.0.5:8080      10.0.0.9:50992
+`;
 
 test("log lines without a date: the artifacts table says which date they were put on", async ({ page }) => {
   const dated = fs.readFileSync(path.join(FIXTURES, "app_log", "checkout-errors-handwritten.log"));
@@ -31,4 +40,18 @@ test("log lines without a date: the artifacts table says which date they were pu
 
   await note.getByRole("button", { name: /clock offset/i }).click();
   await expect(page.getByRole("dialog").getByLabel(/clock offset/i)).toBeVisible();
+});
+
+test("evidence from a listing without a timestamp says its time was assumed, not measured", async ({ page }) => {
+  await createIncidentThroughUi(page, { title: "Sockets from an undated listing", timezone: "UTC" });
+  await uploadThroughUi(page, [{ name: "ss.txt", buffer: Buffer.from(UNDATED_SS), host: "app-1" }]);
+  const storm = page.locator('[data-finding="time_wait_storm"]');
+  const evidence = storm.getByTestId("evidence").filter({ has: page.getByTestId("evidence-time-assumed") });
+  await expect(evidence.first()).toBeVisible();
+  await expect(evidence.first().getByTestId("evidence-time-assumed")).toHaveText(
+    "time assumed: no timestamp in the file, placed at its upload",
+  );
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await evidence.first().scrollIntoViewIfNeeded();
+  await evidence.first().screenshot({ path: path.join(SCREENSHOTS, "time-assumed-evidence.png") });
 });

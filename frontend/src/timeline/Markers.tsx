@@ -58,14 +58,71 @@ export function selectable(marker: Marker): boolean {
   return marker.kind !== "annotation";
 }
 
+/** Drawing order of the kinds: on a shared instant the earlier kind keeps the bottom tier. */
+const KIND_ORDER = Object.keys(MARKER_COLORS) as MarkerKind[];
+
+/** Half the width of a point marker's triangle, px. */
+const HALF = 4;
+
+/** Height of a tier of the strip, px: one triangle (8) and a gap. */
+export const TIER_STEP = 10;
+
+function markerWidth(m: Marker, range: TimeRange, width: number): number {
+  return m.duration ? Math.max(2, (m.duration / (range.to - range.from)) * width) : 0;
+}
+
+/**
+ * The tier each marker is drawn in (0: the strip's own row, 1: one step above ...). Markers of
+ * different kinds that would cover each other (a thread dump and the deadlock the JVM found in
+ * it share an instant) are stacked, each keeping its x, so that every one stays under the mouse;
+ * markers of one kind share a tier (a burst of rejections stays one row). GC pauses and
+ * annotations have rows of their own: tier 0.
+ */
+export function markerTiers(markers: readonly Marker[], range: TimeRange, width: number): number[] {
+  const tiers = markers.map(() => 0);
+  const pad = 2 * HALF;
+  const columns = Math.max(0, Math.ceil(width)) + 2 * pad + 1;
+  const extent = (m: Marker): [number, number] => {
+    const x = timeToX(m.t, width, range);
+    const w = markerWidth(m, range, width);
+    const [a, b] = w > 0 ? [x, x + w] : [x - HALF, x + HALF];
+    // A pixel's gap between neighbours; clamped to the strip (and a triangle's width past it).
+    const clamp = (v: number) => Math.min(columns - 1, Math.max(0, v + pad));
+    return [clamp(Math.floor(a)), clamp(Math.ceil(b))];
+  };
+  const order = markers
+    .map((m, i) => ({ m, i, rank: KIND_ORDER.indexOf(m.kind) }))
+    .filter(({ m }) => m.kind !== "gc" && m.kind !== "annotation")
+    .map((entry) => ({ ...entry, span: extent(entry.m) }))
+    .sort((p, q) => p.rank - q.rank || p.span[0] - q.span[0]);
+  // Per tier, per pixel column: the kind occupying it (its rank + 1), 0 when free.
+  const occupied: Uint8Array[] = [];
+  for (const { i, rank, span } of order) {
+    const code = rank + 1;
+    for (let tier = 0; ; tier++) {
+      const row = (occupied[tier] ??= new Uint8Array(columns));
+      let free = true;
+      for (let c = span[0]; c <= span[1] && free; c++) free = row[c] === 0 || row[c] === code;
+      if (!free) continue;
+      row.fill(code, span[0], span[1] + 1);
+      tiers[i] = tier;
+      break;
+    }
+  }
+  return tiers;
+}
+
 function MarkerStripImpl({ markers, range, width, timezone, onSelect }: StripProps) {
-  const h = 26;
+  const tiers = useMemo(() => markerTiers(markers, range, width), [markers, range, width]);
+  // Tiers above the first grow the strip upwards (annotations stay on top, GC pauses at the bottom).
+  const extra = Math.max(0, ...tiers) * TIER_STEP;
+  const h = 26 + extra;
   return (
     <svg className="tl-strip__svg" width={width} height={h} role={onSelect ? "group" : "img"} aria-label="Events in view">
       <line x1={0} x2={width} y1={h - 0.5} y2={h - 0.5} stroke="#ccc" />
       {markers.map((m, i) => {
         const x = timeToX(m.t, width, range);
-        const w = m.duration ? Math.max(2, (m.duration / (range.to - range.from)) * width) : 0;
+        const w = markerWidth(m, range, width);
         const color = MARKER_COLORS[m.kind];
         const title = `${MARKER_NAMES[m.kind]}: ${formatFull(m.t, timezone)}${m.duration ? ` for ${formatDuration(m.duration)}` : ""}${m.text ? ` — ${m.text}` : ""}`;
         const clickable = onSelect && selectable(m);
@@ -92,7 +149,7 @@ function MarkerStripImpl({ markers, range, width, timezone, onSelect }: StripPro
             </rect>
           );
         }
-        const row = m.kind === "gc" ? 14 : 7;
+        const row = (m.kind === "gc" ? 14 : 7 - tiers[i]! * TIER_STEP) + extra;
         if (w > 0) {
           return (
             <rect key={i} x={x} y={row} width={w} height={10} fill={color} fillOpacity={0.75} {...handlers}>

@@ -185,6 +185,43 @@ describe("differential diagnosis and versions", () => {
   });
 });
 
+describe("assumed times", () => {
+  it("marks evidence whose time was assumed, with the reason in words, and leaves measured times alone", () => {
+    const evidence = finding().evidence[0]!;
+    renderChecklist([
+      finding({
+        evidence: [
+          { ...evidence, summary: "undated ss listing", from_ms: 1_795_300_976_000, to_ms: 1_795_300_976_000, time_assumed: "placed_at_upload" },
+          { ...evidence, summary: "log without dates", time_assumed: "app_log.date_assumed" },
+          { ...evidence, summary: "uptime-only GC log", time_assumed: "unanchored, placed_at_upload" },
+          { ...evidence, summary: "measured", time_assumed: null },
+        ],
+      }),
+    ]);
+    const rows = screen.getAllByTestId("evidence");
+    const marker = (row: HTMLElement) => within(row).queryByTestId("evidence-time-assumed")?.textContent ?? null;
+    expect(marker(rows[0]!)).toBe("time assumed: no timestamp in the file, placed at its upload");
+    // the time is still shown, with the marker beside it
+    expect(rows[0]!.textContent).toContain("2026-11-21 22:42:56 UTC");
+    expect(marker(rows[1]!)).toBe("time assumed: date assumed: no date on the log lines, put on the upload's date");
+    expect(marker(rows[2]!)).toBe(
+      "time assumed: no start time: relative times (JVM uptimes) only; no timestamp in the file, placed at its upload",
+    );
+    expect(marker(rows[3]!)).toBeNull();
+  });
+
+  it("marks a symptom whose time was assumed, and not one read from its file", async () => {
+    renderChecklist([finding()], {}, { ...SYMPTOM, overlapping: [], time_assumed: "app_log.date_assumed" });
+    const line = await screen.findByTestId("symptom");
+    expect(within(line).getByTestId("symptom-time-assumed").textContent).toBe(
+      "time assumed: date assumed: no date on the log lines, put on the upload's date",
+    );
+    cleanup();
+    renderChecklist([finding()], {}, SYMPTOM);
+    expect(within(await screen.findByTestId("symptom")).queryByTestId("symptom-time-assumed")).toBeNull();
+  });
+});
+
 describe("parse progress above the checklist", () => {
   function renderProgress(statuses: ArtifactStatus[]) {
     return renderWithData(<ParseProgress apiBase={base} />, [

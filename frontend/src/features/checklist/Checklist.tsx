@@ -7,6 +7,7 @@ import { VerdictBadge } from "../../components/VerdictBadge";
 import { formatDuration, formatInstant, formatNumber, formatRange } from "../../lib/time";
 import { paddedRange, type TimeRange } from "../../lib/urlState";
 import { formatValue } from "../../timeline/format";
+import { timeAssumedLabel } from "./timeAssumed";
 
 export interface ChecklistProps {
   apiBase: string;
@@ -127,6 +128,12 @@ export function SymptomLine({
       {formatValue(symptom.baseline, symptom.unit)} to {formatValue(symptom.peak, symptom.unit)} at{" "}
       <span data-testid="symptom-start">{formatInstant(symptom.start_ms, timezone)}</span> for{" "}
       {formatDuration(symptom.end_ms - symptom.start_ms)}
+      {symptom.time_assumed && (
+        <>
+          {" "}
+          <TimeAssumed value={symptom.time_assumed} testId="symptom-time-assumed" />
+        </>
+      )}
       {onShowRange && range && (
         <>
           {" "}
@@ -414,6 +421,22 @@ export function thresholdOperator(operator: string | null | undefined): string {
   return (operator && OPERATORS[operator]) ?? "";
 }
 
+/** A chip beside a time that was assumed rather than read from its file, saying why. */
+function TimeAssumed({ value, testId }: { value: string | null | undefined; testId: string }) {
+  const label = timeAssumedLabel(value);
+  if (!label) return null;
+  return (
+    <span
+      className="time-assumed"
+      data-testid={testId}
+      data-time-assumed={value ?? undefined}
+      title="Its file carries no such time: where it sits on the timeline is a guess. A clock offset on the file (Artifacts) moves it."
+    >
+      {label}
+    </span>
+  );
+}
+
 function EvidenceMeta({ evidence, timezone }: { evidence: Evidence; timezone: string }) {
   return (
     <span className="evidence-meta">
@@ -427,6 +450,7 @@ function EvidenceMeta({ evidence, timezone }: { evidence: Evidence; timezone: st
       )}
       {evidence.host && <span>host {evidence.host}</span>}
       {evidence.from_ms !== null && <span>{formatRange(evidence.from_ms, evidence.to_ms, timezone)}</span>}
+      <TimeAssumed value={evidence.time_assumed} testId="evidence-time-assumed" />
       {evidence.series && <span className="mono">{evidence.series}</span>}
     </span>
   );
