@@ -913,6 +913,8 @@ def fmt_duration_ms(duration_ms: float) -> str:
 
     >>> fmt_duration_ms(0.011), fmt_duration_ms(5.25), fmt_duration_ms(850), fmt_duration_ms(2400)
     ('0.01 ms', '5.2 ms', '850 ms', '2.4 s')
+    >>> fmt_duration_ms(3_600_000), fmt_duration_ms(37_668_000), fmt_duration_ms(4 * 86_400_000)
+    ('60.0 min', '10 h 28 min', '4.0 days')
     """
     if not np.isfinite(duration_ms):
         return "n/a"
@@ -924,7 +926,13 @@ def fmt_duration_ms(duration_ms: float) -> str:
         return f"{duration_ms:.1f} ms" if duration_ms >= 1 else f"{duration_ms:.2f} ms"
     if duration_ms < 120_000:
         return f"{duration_ms / 1000:.1f} s"
-    return f"{duration_ms / 60_000:.1f} min"
+    if duration_ms < 7_200_000:
+        return f"{duration_ms / 60_000:.1f} min"
+    # Hours and minutes from two hours on: "627.8 min" had to be divided in the head.
+    minutes = round(duration_ms / 60_000)
+    if minutes < 48 * 60:
+        return f"{minutes // 60} h {minutes % 60} min"
+    return f"{duration_ms / 86_400_000:.1f} days"
 
 
 def merged_series(

@@ -215,11 +215,11 @@ def _symptom_hedge(draft: DraftInput, finding: FindingRead) -> str | None:
 
 def _summary(draft: DraftInput) -> str:
     start, end = draft.window
-    hosts = ", ".join(escape(h) for h in draft.hosts) or "no named host"
+    hosts = ", ".join(escape(h) for h in draft.hosts)
     lines = [
         f"**{escape(draft.title)}**: {_span(start, end, draft)}"
         f" ({escape(draft.timezone)}), read from {_count(draft.artifact_count, 'artifact')}"
-        f" of {hosts}."
+        + (f" of {hosts}." if hosts else " (no host named at upload).")
     ]
     if draft.summary.strip():
         lines.append(draft.summary.strip())

@@ -234,3 +234,16 @@ def test_remedies_follow_the_hosts_operating_system() -> None:
     assert "top -H -p PID" in " ".join(on_linux.remedies)
     aix = " ".join(on_aix.remedies)
     assert "ps -mo THREAD -p PID" in aix and "top -H" not in aix
+
+
+def test_no_run_reads_never_and_one_reading_reads_as_an_instant() -> None:
+    """The walk: "user+sys >= 90 % for 0 ms in a row" and "run queue >= 2 per CPU for 0 ms in
+    a row, from T" read as contradictions."""
+    finding = check(incident(nmon([20.0] * 10, runqueue=[1.0] * 4 + [6.0] + [1.0] * 5, cpus=2)))
+    assert finding.verdict == "ruled_out"
+    texts = [e.summary for e in finding.evidence]
+    assert any(t.startswith("user+sys never reached 90 % (peak 20 %") for t in texts), texts
+    assert any(t.startswith("run queue >= 2 per CPU in one reading only, at ") for t in texts)
+    assert not any("for 0 ms in a row" in t for t in texts)
+    quiet = check(incident(nmon([20.0] * 10, runqueue=[1.0] * 10, cpus=2)))
+    assert any(e.summary.startswith("run queue never reached 2 per CPU") for e in quiet.evidence)

@@ -12,6 +12,7 @@ from rootline.detectors.quantities import (
     counter_increments,
     dominant_period,
     exact_values_at,
+    fmt_duration_ms,
     full_windows,
     held_intervals,
     median,
@@ -157,3 +158,11 @@ def test_exact_values_at_reads_the_point_taken_at_each_instant(
         assert found.dtype == np.float64 and found.tolist() == expected
         found[:] = 7.0
         assert series.values.tolist() == (times * 10.0 + 0.5).tolist()
+
+
+def test_long_durations_read_in_hours_and_minutes() -> None:
+    # The walk: "for 627.8 min in a row" on a 10-hour AIX capture.
+    assert fmt_duration_ms(37_668_000) == "10 h 28 min"
+    assert fmt_duration_ms(7_199_000) == "120.0 min"
+    assert fmt_duration_ms(7_200_000) == "2 h 0 min"
+    assert fmt_duration_ms(3 * 86_400_000) == "3.0 days"

@@ -229,3 +229,19 @@ def test_a_window_of_one_instant_is_called_one() -> None:
     assert drafted["summary"].startswith("**t**: at one instant, 2025-12-21 11:28:04 (UTC)")
     assert "Capture: one instant" in drafted["timeline"]
     assert "Capture starts" not in drafted["timeline"]
+
+
+def test_a_draft_without_named_hosts_says_so_plainly() -> None:
+    summary = draft_sections(
+        DraftInput(
+            title="t",
+            summary="",
+            timezone="UTC",
+            window=(0, 1),
+            hosts=[],
+            artifact_count=1,
+            findings=[finding("threadpool_exhaustion", "confirmed")],
+        )
+    )["summary"]
+    assert "read from 1 artifact (no host named at upload)." in summary
+    assert "of no named host" not in summary
