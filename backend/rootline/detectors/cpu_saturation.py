@@ -104,7 +104,11 @@ def _run(
     first, last, duration = run
     if instantaneous:
         duration = float(times[last] - times[first])
-    return _Run(duration, int(times[first]), int(times[first] + duration), last - first + 1)
+        return _Run(duration, int(times[first]), int(times[last]), last - first + 1)
+    # An interval's figure (a CPU percentage, topas_nmon's averaged Runnable) is stamped at the
+    # interval's end (nmon and topas_nmon compute it since the previous snapshot): the run
+    # began one interval before its first stamp and ended at its last.
+    return _Run(duration, int(times[last] - duration), int(times[last]), last - first + 1)
 
 
 def _host(

@@ -176,10 +176,13 @@ def _host(
         where = (int(rate_t[peak]), int(rate_t[peak]))
         run = longest_true_run(rate_t, per_s >= float(params[threshold]))
         if run is not None:
-            first, _, duration = run
+            # A rate is stamped at the end of the interval it was counted over (nmon's VM /
+            # PAGE since the previous snapshot): the run began one interval before its first
+            # stamp and ended at its last.
+            _, last, duration = run
             values[f"{prefix}_run_ms"] = duration
-            values[f"{prefix}_run_from"] = int(rate_t[first])
-            where = (int(rate_t[first]), int(rate_t[first] + duration))
+            values[f"{prefix}_run_from"] = int(rate_t[last] - duration)
+            where = (int(rate_t[last] - duration), int(rate_t[last]))
         anchors[f"{prefix}_run_ms"] = anchors[f"{prefix}_peak"] = Anchor(
             name, {}, *where, host, found[0].artifact
         )

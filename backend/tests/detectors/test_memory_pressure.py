@@ -70,7 +70,9 @@ def test_confirmed_by_sustained_swap_in() -> None:
     assert finding.verdict == "confirmed"
     assert "swap-in peaked at 400 pages/s, >= 100/s for 15.0 s in a row" in finding.summary
     lead = next(e for e in finding.evidence if e.series == "nmon.VM.pswpin")
-    assert lead.from_ms == T0 + 5_000 and lead.to_ms == T0 + 20_000
+    # Each rate is counted over the second before its stamp (T0+5 s .. T0+19 s): the run
+    # began at T0+4 s and ended at the last stamp, T0+19 s.
+    assert lead.from_ms == T0 + 4_000 and lead.to_ms == T0 + 19_000
 
 
 def test_vm_counts_per_interval_become_rates() -> None:
@@ -301,3 +303,14 @@ def test_real_aix_capture_gets_aix_remedies() -> None:
     )
     text = " ".join(finding.remedies)
     assert "vmo" in text and "svmon" in text and "sysctl" not in text
+
+
+def test_a_coarse_capture_places_the_paging_run_in_the_intervals_it_counted() -> None:
+    """topas_nmon stamps each 20-minute figure at the interval's end (corpus sampleC: run
+    started 00:00:06, T0001 at 00:20:22): a run of paging ends at its last stamp, not one
+    interval past the end of the capture."""
+    pswpin = [0.0, 0.0, 600_000.0, 600_000.0, 600_000.0, 0.0]  # pages per 1200 s interval
+    finding = check(incident(linux([300.0] * 6, pswpin=pswpin, step_s=1200.0)))
+    lead = next(e for e in finding.evidence if e.series == "nmon.VM.pswpin")
+    assert lead.to_ms == T0 + 4 * 1_200_000  # the last paging stamp
+    assert lead.from_ms == T0 + 1 * 1_200_000  # one interval before the first one
