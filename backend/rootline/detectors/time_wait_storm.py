@@ -21,7 +21,10 @@ Quantities:
   lowest reading before it): that many connections this host closed first within the
   capture, i.e. churn seen in the count itself;
 - ``tw_entries``, ``close_rate``, ``tw_steady``: the kernel's count of closes this host did
-  first, per second while they happened, and x the 60 s TIME-WAIT = the count they sustain;
+  first, per second while they happened, and x the 60 s TIME-WAIT = the count they sustain
+  (when they went on for ``close_sustain_min_s`` or through every interval of the capture;
+  a burst sustains only its own count); ``close_span_s`` how long they went on, and
+  ``close_burst`` whether they were such a burst;
 - ``closer`` (``server`` / ``client`` / ``both`` / ``unknown``, ``none`` when the host held
   no TIME-WAIT socket and the kernel counted no close into it: nothing to place) and
   ``side_share``: which side of its connections this host is, so which side its TIME-WAIT
@@ -208,7 +211,15 @@ def _close_rate(
     seconds = float(np.sum(inc.interval_s[first : last + 1]))
     rate = inc.total / seconds if seconds > 0 else 0.0
     values["close_rate"] = rate
-    values["tw_steady"] = rate * float(params["time_wait_len_s"])
+    values["close_span_s"] = seconds
+    # The rate x 60 s is the count a load sustains; a burst (300 clients closing within a
+    # second or two, then none for the rest of the capture) sustains nothing, and leaves as
+    # many TIME-WAIT sockets as it closed. Closes in every interval of a short capture are a
+    # load as far as it shows.
+    throughout = len(inc.increments) >= 2 and bool(np.all(inc.increments > 0))
+    sustained = throughout or seconds >= float(params["close_sustain_min_s"])
+    values["close_burst"] = not sustained
+    values["tw_steady"] = rate * float(params["time_wait_len_s"]) if sustained else float(inc.total)
     start = int(inc.end_ms[first] - inc.interval_s[first] * 1000)
     anchors["tw_steady"] = Anchor(
         inc.source.name, {}, start, int(inc.end_ms[last]), host, inc.source.artifact

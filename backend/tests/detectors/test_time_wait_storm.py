@@ -708,3 +708,30 @@ def test_corpus_sockstat_snapshot_is_insufficient() -> None:
     finding = check(MemoryIncidentData([ParsedArtifact(path.name, None, result)]))
     assert finding.verdict == "insufficient_data"
     assert "2,030" in finding.summary and "1,365" in finding.summary
+
+
+def test_a_burst_of_closes_sustains_only_its_own_count() -> None:
+    """Independent reproduction (300 clients at a fast acceptor, server closing): 296 closes
+    within 5.9 s, then none for the rest of the 26 s capture, were read as 50.5/s x 60 s =
+    ~3,031 sustained and made a storm likely beside 296 TIME-WAIT. A burst holds what it
+    closed; a rate counts x 60 s once closes go on for 10 s or through the capture."""
+    burst = sockstat([0] + [296] * 11, [20] * 12)
+    burst.counter("TcpExtTW", [150.0, 146.0] + [0.0] * 9)
+    finding = check(incident(burst))
+    assert finding.verdict == "ruled_out", finding.summary
+    item = next(e for e in finding.evidence if "entered TIME-WAIT here" in e.summary)
+    assert "then none: a burst, holding at most 296 sockets" in item.summary
+    # Closes going on for 11 s (27/s, 297 in all) are a load: 27/s x 60 s.
+    load = sockstat([0] + [296] * 11, [20] * 12)
+    load.counter("TcpExtTW", [27.0] * 11)
+    steady = check(incident(load))
+    assert steady.verdict == "likely", steady.summary
+    assert "27/s for 11 s: x 60 s = ~1,620 sockets sustained" in " ".join(
+        e.summary for e in steady.evidence
+    )
+    # Closes in every interval of a short capture count as a load too (as far as it shows).
+    short = sockstat([0, 100, 200], [20] * 3)
+    short.counter("TcpExtTW", [100.0, 100.0])
+    assert "~6,000 sockets sustained" in " ".join(
+        e.summary for e in check(incident(short)).evidence
+    )
