@@ -6,13 +6,15 @@ import { ErrorBoundary } from "../../components/ErrorBoundary";
 import { Loading } from "../../components/States";
 import { dataFocus, formatApart, timedArtifacts, type Focus } from "../../lib/focus";
 import { formatRange } from "../../lib/time";
-import { clampToWindow, paddedRange, type TimeRange } from "../../lib/urlState";
+import { clampToWindow, type TimeRange } from "../../lib/urlState";
 import { useViewState } from "../../lib/useViewState";
 // Bundled eagerly (not a lazy chunk): the timeline's /series and /timeline requests then start as
 // soon as the incident is read, instead of after one more round trip for the chunk.
 import Timeline, { type SeriesHighlight } from "../../timeline/Timeline";
 import { ActionItemsPanel } from "../actions/ActionItems";
 import type { Marker } from "../../timeline/Markers";
+import { useSeriesList } from "../../timeline/data";
+import { evidenceRange } from "../../timeline/evidenceRange";
 import { AnnotationForm, AnnotationList } from "../annotations/Annotations";
 import { ArtifactsTable } from "../artifacts/ArtifactsTable";
 import { Checklist, ParseProgress } from "../checklist/Checklist";
@@ -93,9 +95,11 @@ export function IncidentWorkspace({
     [selectedFinding, view.evidence],
   );
 
+  // The timeline reads the same list (one request): it tells each series' pace.
+  const seriesList = useSeriesList(apiBase);
   const onSelectEvidence = useCallback(
     (finding: Finding, index: number, evidence: Evidence) => {
-      const range = paddedRange(evidence.from_ms, evidence.to_ms);
+      const range = evidenceRange(highlightFor(evidence)!, seriesList.data);
       setView({
         finding: finding.id,
         evidence: index,
@@ -103,7 +107,7 @@ export function IncidentWorkspace({
         ...(view.host && evidence.host && view.host !== evidence.host ? { host: evidence.host } : {}),
       });
     },
-    [setView, view.host],
+    [setView, view.host, seriesList.data],
   );
   const onRangeChange = useCallback((range: TimeRange | null) => setView({ range }), [setView]);
   const onHostChange = useCallback((host: string | null) => setView({ host }), [setView]);
