@@ -5,7 +5,7 @@
  */
 import { memo, useId, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import type { MouseEvent as ReactMouseEvent, ReactNode } from "react";
-import { bytesPerUnit, displayUnit, formatAxisValue, formatFull, formatValue, isWholeUnit } from "./format";
+import { axisUnit, bytesPerUnit, displayUnit, formatAxisValue, formatFull, formatValue, isWholeUnit } from "./format";
 import { cursorTimes, largestPoints, linePath, nearestIndex, yFraction, yScale } from "./data";
 import type { CursorStore, LinePoints, YScale } from "./data";
 import { inspectTable, tableToTsv } from "./inspect";
@@ -104,8 +104,6 @@ function LaneImpl(props: LaneProps) {
   const [inspecting, setInspecting] = useState(false);
   const [editingY, setEditingY] = useState(false);
   const totalPoints = points.reduce((n, p) => n + p.t.length, 0);
-  const units = [...new Set(plan.lines.map((l) => displayUnit(l.unit)).filter(Boolean))];
-  const unitText = units.length ? units.join(", ") : displayUnit(plan.unit);
   const keys = useMemo(() => plan.lines.map((l) => l.key), [plan.lines]);
   const hidden = useMemo(() => liveHidden(layout.hidden, keys), [layout.hidden, keys]);
   const gcPoints = useMemo(
@@ -120,6 +118,20 @@ function LaneImpl(props: LaneProps) {
     });
     return out;
   }, [plan.lines, points, gcPoints, hidden]);
+  // The y scale, here so that the header names the unit its axis writes (see `axisUnit`).
+  const y = useMemo(
+    () =>
+      yScale(
+        shown.map((d) => d.points),
+        domain,
+        3,
+        { log: layout.log, min: layout.min, max: layout.max, whole: isWholeUnit(plan.unit), bytesFactor: bytesPerUnit(plan.unit)?.factor ?? null },
+      ),
+    [shown, domain, layout.log, layout.min, layout.max, plan.unit],
+  );
+  const axis = bytesPerUnit(plan.unit) ? axisUnit(plan.unit, y.ticks) : null;
+  const units = [...new Set(plan.lines.map((l) => (axis && l.unit === plan.unit ? axis : displayUnit(l.unit))).filter(Boolean))];
+  const unitText = units.length ? units.join(", ") : (axis ?? displayUnit(plan.unit));
   const { onLayout, onMove } = props;
   const patch = (p: Partial<LaneLayout>) => onLayout?.(plan.key, p);
 
@@ -230,7 +242,7 @@ function LaneImpl(props: LaneProps) {
         </ul>
       </header>
       {editingY && onLayout && !layout.collapsed && <YRangeForm layout={layout} unit={plan.unit} onChange={patch} onClose={() => setEditingY(false)} title={title} />}
-      {!layout.collapsed && <LaneBody {...props} shown={shown} scatter={!!gcPoints} layout={layout} totalPoints={totalPoints} />}
+      {!layout.collapsed && <LaneBody {...props} shown={shown} scatter={!!gcPoints} layout={layout} y={y} totalPoints={totalPoints} />}
       {inspecting && !layout.collapsed && hasChart && (
         <InspectPanel title={title} shown={shown} domain={domain} timezone={props.timezone} onClose={() => setInspecting(false)} />
       )}
@@ -333,7 +345,7 @@ function InspectPanel(props: { title: string; shown: Drawn[]; domain: TimeRange;
 }
 
 /** `shown`: the lines drawn (hidden ones left out; GC pauses: only the longest in view). */
-type ChartProps = LaneProps & { shown: Drawn[]; scatter: boolean; layout: LaneLayout };
+type ChartProps = LaneProps & { shown: Drawn[]; scatter: boolean; layout: LaneLayout; y: YScale };
 
 function LaneBody(props: ChartProps & { totalPoints: number }) {
   const { plan, state, totalPoints } = props;
@@ -366,22 +378,12 @@ function LaneBody(props: ChartProps & { totalPoints: number }) {
 }
 
 function Chart(props: ChartProps) {
-  const { plan, shown, domain, width, timezone, ticks, emphasis, scatter, onSelect, cursor, layout } = props;
+  const { plan, shown, domain, width, timezone, ticks, emphasis, scatter, onSelect, cursor } = props;
   const wrapRef = useRef<HTMLDivElement>(null);
   const selRef = useRef<HTMLDivElement>(null);
   const plotWidth = plotWidthOf(width);
   const drawn = useMemo(() => shown.map((d) => d.points), [shown]);
-  const y = useMemo(
-    () =>
-      yScale(drawn, domain, 3, {
-        log: layout.log,
-        min: layout.min,
-        max: layout.max,
-        whole: isWholeUnit(plan.unit),
-        bytesFactor: bytesPerUnit(plan.unit)?.factor ?? null,
-      }),
-    [drawn, domain, layout.log, layout.min, layout.max, plan.unit],
-  );
+  const { y } = props;
   // The cursor's stops: one per pixel column at most.
   const stops = useMemo(() => cursorTimes(drawn, domain, Math.round(plotWidth)), [drawn, domain, plotWidth]);
 

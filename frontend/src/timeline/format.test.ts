@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  axisUnit,
   displayUnit,
   formatAxisValue,
   formatFull,
@@ -100,5 +101,18 @@ describe("values", () => {
     expect(formatAxisValue(512, "bytes")).toBe("512 B");
     expect(formatAxisValue(2_500_000, "bits/s")).toBe("2.5M");
     expect(formatAxisValue(36_000, "sockets")).toBe("36k");
+  });
+});
+
+describe("axisUnit", () => {
+  it("names the unit the byte axis writes, not the stored one", () => {
+    // nmon's memory in "MB" (MiB) up to 8 GiB: the ticks read "0 B", "4 GiB", "8 GiB".
+    expect(axisUnit("MB", [0, 4096, 8192])).toBe("GiB");
+    expect(formatAxisValue(8192, "MB")).toBe("8 GiB");
+    expect(axisUnit("MB", [0, 256, 512])).toBe("MiB");
+    expect(axisUnit("bytes", [0, 500])).toBe("B");
+    expect(axisUnit("KB/s", [0, 1024, 2048])).toBe("MiB/s");
+    expect(axisUnit("percent", [0, 50, 100])).toBe("%");
+    expect(axisUnit("MB", [])).toBe("B");
   });
 });

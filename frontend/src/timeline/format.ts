@@ -223,6 +223,19 @@ export function formatBytes(bytes: number): string {
   return scaled(bytes, 1024, IEC);
 }
 
+/**
+ * The unit a lane's header names: the one its axis writes. A byte axis writes each tick in the
+ * IEC unit that reads best (nmon's "MB" values reaching 8 GiB read "8 GiB"), so the header
+ * names the unit of the largest tick, not the stored one ("(MiB)" over GiB ticks misleads).
+ */
+export function axisUnit(unit: string, ticks: readonly number[]): string {
+  const bytes = bytesPerUnit(unit);
+  if (!bytes) return displayUnit(unit);
+  const top = Math.max(0, ...ticks.filter(Number.isFinite).map(Math.abs)) * bytes.factor;
+  const label = formatBytes(top);
+  return label.slice(label.indexOf(" ") + 1) + (bytes.rate ? "/s" : "");
+}
+
 /** Seconds read at once: 0.007 -> "7 ms", 12.5 -> "12.5 s", 125 -> "2 min 5 s". */
 export function formatSeconds(s: number): string {
   const abs = Math.abs(s);

@@ -1,7 +1,7 @@
 import { cleanup, screen, within } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 import { artifact, renderWithData } from "../../test/fixtures";
-import { buildCoverage, CoverageChart, STATUS_COLORS } from "./CoverageChart";
+import { buildCoverage, CoverageChart, coverageTicks, STATUS_COLORS, tickFormatter } from "./CoverageChart";
 
 afterEach(cleanup);
 
@@ -63,5 +63,39 @@ describe("coverage chart", () => {
     ]);
     expect(screen.getByText(/No artifact with a time range yet/)).toBeTruthy();
     expect(screen.getByTestId("coverage-skipped").textContent).toMatch(/1 artifact has/);
+  });
+});
+
+describe("coverage axis ticks", () => {
+  const labels = (container: HTMLElement) =>
+    [...container.querySelectorAll(".recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value")].map((tick) => tick.textContent ?? "");
+
+  it("are distinct on a span of seconds", () => {
+    const start = Date.UTC(2026, 10, 27, 11, 28, 3, 0);
+    const short = [artifact({ id: "s", filename: "ss.txt", host: "web-01", time_start_ms: start, time_end_ms: start + 400 })];
+    const { container } = renderWithData(<CoverageChart apiBase={base} timezone="UTC" size={{ width: 800 }} />, [
+      [[base, "artifacts"], short],
+    ]);
+    const ticks = labels(container);
+    expect(ticks.length).toBeGreaterThan(1);
+    expect(new Set(ticks).size, ticks.join(", ")).toBe(ticks.length);
+  });
+
+  it("step by round instants, at most six, written to the step's precision", () => {
+    const start = Date.UTC(2026, 10, 27, 11, 28, 3, 0);
+    const found = coverageTicks([start - 1000, start + 3000])!;
+    expect(found.step).toBe(1000);
+    expect(found.ticks).toHaveLength(5);
+    const fine = coverageTicks([start, start + 2500])!;
+    expect(fine.step).toBe(500);
+    const write = tickFormatter(2500, "UTC", fine.step);
+    expect(fine.ticks.map(write)).toEqual(["11:28:03.000", "11:28:03.500", "11:28:04.000", "11:28:04.500", "11:28:05.000", "11:28:05.500"]);
+    expect(coverageTicks([start, start + 3 * 86_400_000])).toBeNull();
+    for (const span of [1, 999, 4000, 90_000, 3_600_000, 86_399_999]) {
+      const { ticks, step } = coverageTicks([start, start + span])!;
+      expect(ticks.length).toBeLessThanOrEqual(6);
+      const texts = ticks.map(tickFormatter(span, "UTC", step));
+      expect(new Set(texts).size).toBe(texts.length);
+    }
   });
 });

@@ -60,13 +60,41 @@ export function buildCoverage(artifacts: Artifact[]): Coverage {
   return { rows, bars, skipped, unanchored, domain };
 }
 
-/** Axis ticks: time of day, with seconds for short spans, the date for multi-day spans and the
- * date with its year (no time) for spans of months, where ticks fall on year boundaries. */
-function tickFormatter(span: number, timezone: string) {
+/** Tick steps, ms: round instants of the clock from 1 ms to a week. */
+const TICK_STEPS = [
+  1, 2, 5, 10, 20, 50, 100, 200, 500,
+  1000, 2000, 5000, 10_000, 15_000, 30_000,
+  60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000,
+  3_600_000, 7_200_000, 10_800_000, 21_600_000, 43_200_000,
+]; // prettier-ignore
+/** At most this many ticks on the axis. */
+const MAX_TICKS = 6;
+
+/**
+ * Axis ticks for spans under a day: the smallest round step giving at most {@link MAX_TICKS}
+ * (so a span of a few seconds does not get half-second ticks that all read the same second);
+ * null for longer spans, left to the chart. The step sets how a tick is written: see
+ * {@link tickFormatter}.
+ */
+export function coverageTicks(domain: [number, number]): { ticks: number[]; step: number } | null {
+  const span = domain[1] - domain[0];
+  if (!(span > 0) || span >= 24 * 3_600_000) return null;
+  const step = TICK_STEPS.find((candidate) => span / candidate <= MAX_TICKS) ?? TICK_STEPS[TICK_STEPS.length - 1]!;
+  const ticks: number[] = [];
+  for (let t = Math.ceil(domain[0] / step) * step; t <= domain[1]; t += step) ticks.push(t);
+  return { ticks, step };
+}
+
+/** Axis ticks: time of day, with seconds for short spans (milliseconds when ticks are under a
+ * second apart), the date for multi-day spans and the date with its year (no time) for spans of
+ * months, where ticks fall on year boundaries. */
+export function tickFormatter(span: number, timezone: string, step: number | null = null) {
   return (ms: number) => {
-    const [date = "", time = ""] = formatInstant(ms, timezone, span < 15 * 60_000).split(" ");
+    const [date = "", time = ""] = formatInstant(ms, timezone, span < 15 * 60_000 || (step !== null && step < 60_000)).split(" ");
     if (span > 60 * 24 * 3_600_000) return date;
-    return span > 24 * 3_600_000 ? `${date.slice(5)} ${time}` : time;
+    if (span > 24 * 3_600_000) return `${date.slice(5)} ${time}`;
+    if (step !== null && step < 1000) return `${time}.${String(((ms % 1000) + 1000) % 1000).padStart(3, "0")}`;
+    return time;
   };
 }
 
@@ -125,6 +153,7 @@ function CoverageBars({
 }) {
   const { rows, bars, domain } = coverage;
   const span = domain ? domain[1] - domain[0] : 0;
+  const ticks = domain ? coverageTicks(domain) : null;
   const height = rows.length * ROW_HEIGHT + 40;
   const labelWidth = Math.min(260, Math.max(90, ...rows.map((row) => row.length * 7.5 + 28)));
   const statusCounts = STATUS_ORDER.map((status) => ({
@@ -160,7 +189,8 @@ function CoverageBars({
         type="number"
         domain={domain ?? ["auto", "auto"]}
         scale="time"
-        tickFormatter={tickFormatter(span, timezone)}
+        tickFormatter={tickFormatter(span, timezone, ticks?.step ?? null)}
+        {...(ticks ? { ticks: ticks.ticks } : {})}
         tick={{ fontSize: 12 }}
         minTickGap={24}
         allowDataOverflow

@@ -1,23 +1,26 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { RefObject } from "react";
-import { useArtifacts, useChecklist, useLiveIncident } from "../../api/queries";
+import { useChecklist, useLiveIncident } from "../../api/queries";
 import type { Evidence, Finding, Incident } from "../../api/types";
 import { ErrorBoundary } from "../../components/ErrorBoundary";
 import { Loading } from "../../components/States";
-import { dataFocus, formatApart, timedArtifacts, type Focus } from "../../lib/focus";
+import { formatApart, type Focus } from "../../lib/focus";
 import { formatRange } from "../../lib/time";
-import { clampToWindow, paddedRange, type TimeRange } from "../../lib/urlState";
+import { clampToWindow, type TimeRange } from "../../lib/urlState";
 import { useViewState } from "../../lib/useViewState";
 // Bundled eagerly (not a lazy chunk): the timeline's /series and /timeline requests then start as
 // soon as the incident is read, instead of after one more round trip for the chunk.
 import Timeline, { type SeriesHighlight } from "../../timeline/Timeline";
 import { ActionItemsPanel } from "../actions/ActionItems";
 import type { Marker } from "../../timeline/Markers";
+import { useSeriesList } from "../../timeline/data";
+import { evidenceRange } from "../../timeline/evidenceRange";
 import { AnnotationForm, AnnotationList } from "../annotations/Annotations";
 import { ArtifactsTable } from "../artifacts/ArtifactsTable";
 import { Checklist, ParseProgress } from "../checklist/Checklist";
 import { MarkerDetails } from "../events/MarkerDetails";
 import { UploadPanel, type UploadQueue } from "../upload/UploadPanel";
+import { sameRange, useOpenOnTheData } from "./openOnTheData";
 
 // Recharts is only needed by the coverage chart: keep it out of the main bundle.
 const CoverageChart = lazy(() =>
@@ -83,7 +86,7 @@ export function IncidentWorkspace({
     if (clamped !== view.range) setView({ range: clamped }, { replace: true });
   }, [view.range, extent, setView]);
 
-  const focus = useOpenOnTheData(apiBase, view.range === null && view.finding === null, checklist.data?.findings, setView);
+  const focus = useOpenOnTheData(apiBase, view, extent, checklist.data?.findings, setView);
   const focusedRange = focus && clampToWindow(focus.range, extent);
   const focused = focus && focusedRange && view.range && sameRange(view.range, focusedRange) ? focus : null;
 
@@ -93,9 +96,11 @@ export function IncidentWorkspace({
     [selectedFinding, view.evidence],
   );
 
+  // The timeline reads the same list (one request): it tells each series' pace.
+  const seriesList = useSeriesList(apiBase);
   const onSelectEvidence = useCallback(
     (finding: Finding, index: number, evidence: Evidence) => {
-      const range = paddedRange(evidence.from_ms, evidence.to_ms);
+      const range = evidenceRange(highlightFor(evidence)!, seriesList.data);
       setView({
         finding: finding.id,
         evidence: index,
@@ -103,7 +108,7 @@ export function IncidentWorkspace({
         ...(view.host && evidence.host && view.host !== evidence.host ? { host: evidence.host } : {}),
       });
     },
-    [setView, view.host],
+    [setView, view.host, seriesList.data],
   );
   const onRangeChange = useCallback((range: TimeRange | null) => setView({ range }), [setView]);
   const onHostChange = useCallback((host: string | null) => setView({ host }), [setView]);
@@ -225,56 +230,6 @@ export function IncidentWorkspace({
       </section>
     </>
   );
-}
-
-/**
- * On a page opened without a range or a finding, once the files and the checklist are read:
- * the part of the incident that holds its data, when the rest of its span is empty (see
- * `dataFocus`), shown instead of the whole span. Decided once per page, when no file is
- * still queued; what it chose is returned, so the view can say so.
- */
-function useOpenOnTheData(
-  apiBase: string,
-  unset: boolean,
-  findings: Finding[] | undefined,
-  setView: (changes: { range: TimeRange }, options: { replace: boolean }) => void,
-): Focus | null {
-  const artifacts = useArtifacts(apiBase);
-  const decided = useRef(!unset);
-  const [focus, setFocus] = useState<Focus | null>(null);
-  useEffect(() => {
-    if (decided.current || !artifacts.data || !findings) return;
-    // A file still queued has no time range yet: decide on all of them.
-    if (artifacts.data.some((artifact) => artifact.status === "pending" || artifact.status === "parsing")) return;
-    decided.current = true;
-    if (!unset) return;
-    const evidence = findings
-      .filter((finding) => finding.verdict === "confirmed" || finding.verdict === "likely")
-      // One vote per finding, however many evidence items it lists.
-      .map((finding) =>
-        finding.evidence.flatMap((item) =>
-          item.from_ms !== null && item.to_ms !== null ? [{ from: item.from_ms, to: item.to_ms }] : [],
-        ),
-      );
-    const found = dataFocus(
-      timedArtifacts(artifacts.data).timed.map(({ artifact, range }) => ({
-        from: range[0],
-        to: range[1],
-        assumed: artifact.placed_at_upload || (artifact.time_assumptions ?? []).length > 0,
-      })),
-      evidence,
-    );
-    if (found) {
-      setFocus(found);
-      setView({ range: found.range }, { replace: true });
-    }
-  }, [artifacts.data, findings, unset, setView]);
-  return focus;
-}
-
-function sameRange(a: TimeRange, b: TimeRange): boolean {
-  // The URL keeps whole milliseconds.
-  return Math.round(a.from) === Math.round(b.from) && Math.round(a.to) === Math.round(b.to);
 }
 
 function ViewSummary({
