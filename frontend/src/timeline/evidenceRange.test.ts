@@ -61,3 +61,16 @@ describe("evidenceRange", () => {
     expect(paddedEvidenceRange(null, null, 1000)).toBeNull();
   });
 });
+
+describe("paddedEvidenceRange held to the incident's window", () => {
+  it("pads by at most an eighth of the window, so a sparse series' mean step cannot swallow it", () => {
+    // A counter listed 3 times over a 60 s incident: a mean step of 30 s, 3 steps = 90 s.
+    const range = paddedEvidenceRange(10_000, 10_000, 30_000, 60_000)!;
+    expect(range).toEqual({ from: 2_500, to: 17_500 });
+    // Without the window, the pace alone.
+    expect(paddedEvidenceRange(10_000, 10_000, 30_000)).toEqual({ from: -80_000, to: 100_000 });
+    // A 10 h AIX capture at 20 min: 3 intervals (60 min) are within an eighth (75 min).
+    const aix = paddedEvidenceRange(0, 0, 1_200_000, 36_000_000)!;
+    expect(aix).toEqual({ from: -3_600_000, to: 3_600_000 });
+  });
+});

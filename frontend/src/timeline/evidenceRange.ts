@@ -15,6 +15,8 @@ import type { SeriesHighlight, SeriesMeta, TimeRange } from "./types";
 export const PAD_INTERVALS = 3;
 /** The pad when no series tells the data's pace (the former fixed pad). */
 export const FALLBACK_PAD_MS = 5000;
+/** The most of the incident's window the pace may pad on each side. */
+export const MAX_WINDOW_SHARE = 1 / 8;
 
 /** A series' mean step between points, or null for fewer than two points or no span. */
 function stepOf(s: SeriesMeta): number | null {
@@ -52,21 +54,33 @@ export function typicalInterval(series: readonly SeriesMeta[], highlight: Series
  * its length, whichever is more ({@link FALLBACK_PAD_MS} instead of the intervals when the pace
  * is unknown), never shorter than the timeline's {@link MIN_SPAN_MS}.
  */
-export function paddedEvidenceRange(fromMs: number | null, toMs: number | null, intervalMs: number | null): TimeRange | null {
+export function paddedEvidenceRange(
+  fromMs: number | null,
+  toMs: number | null,
+  intervalMs: number | null,
+  windowMs: number | null = null,
+): TimeRange | null {
   if (fromMs === null && toMs === null) return null;
   const start = fromMs ?? toMs!;
   const end = toMs ?? fromMs!;
-  const pace = intervalMs !== null && intervalMs > 0 ? PAD_INTERVALS * intervalMs : FALLBACK_PAD_MS;
+  let pace = intervalMs !== null && intervalMs > 0 ? PAD_INTERVALS * intervalMs : FALLBACK_PAD_MS;
+  // A series' mean step is its span over its points: a sparse one (a counter listed only when
+  // it moved) would pad past the incident's window, and the link would show everything.
+  if (windowMs !== null && windowMs > 0) pace = Math.min(pace, Math.max(windowMs * MAX_WINDOW_SHARE, FALLBACK_PAD_MS));
   let pad = Math.max((end - start) / 5, pace);
   if (end - start + 2 * pad < MIN_SPAN_MS) pad = (MIN_SPAN_MS - (end - start)) / 2;
   return { from: Math.round(start - pad), to: Math.round(end + pad) };
 }
 
 /** The range an evidence link opens (see the module's note). */
-export function evidenceRange(highlight: SeriesHighlight, series: readonly SeriesMeta[] | undefined): TimeRange | null {
+export function evidenceRange(
+  highlight: SeriesHighlight,
+  series: readonly SeriesMeta[] | undefined,
+  window: TimeRange | null = null,
+): TimeRange | null {
   const { from_ms: from, to_ms: to } = highlight;
   if (from === null && to === null) return null;
   const at = from ?? to!;
   const interval = series ? typicalInterval(series, highlight, at) : null;
-  return paddedEvidenceRange(from, to, interval);
+  return paddedEvidenceRange(from, to, interval, window ? window.to - window.from : null);
 }

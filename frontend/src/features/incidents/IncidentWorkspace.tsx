@@ -100,7 +100,7 @@ export function IncidentWorkspace({
   const seriesList = useSeriesList(apiBase);
   const onSelectEvidence = useCallback(
     (finding: Finding, index: number, evidence: Evidence) => {
-      const range = evidenceRange(highlightFor(evidence)!, seriesList.data);
+      const range = evidenceRange(highlightFor(evidence)!, seriesList.data, extent);
       setView({
         finding: finding.id,
         evidence: index,
@@ -108,7 +108,7 @@ export function IncidentWorkspace({
         ...(view.host && evidence.host && view.host !== evidence.host ? { host: evidence.host } : {}),
       });
     },
-    [setView, view.host, seriesList.data],
+    [setView, view.host, seriesList.data, extent],
   );
   const onRangeChange = useCallback((range: TimeRange | null) => setView({ range }), [setView]);
   const onHostChange = useCallback((host: string | null) => setView({ host }), [setView]);

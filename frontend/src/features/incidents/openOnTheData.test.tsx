@@ -97,5 +97,19 @@ describe("useOpenOnTheData", () => {
     const { hook, arrive } = setup([], { range: linked, finding: null });
     await arrive([gcLog("parsed"), ssListing("parsed")]);
     expect(hook.result.current.view.range).toEqual(linked);
+    expect(hook.result.current.focus).toBeNull();
+  });
+
+  it("names the range as the data's part after a reload on the range it chose", async () => {
+    // The page chose a range (kept in the URL); a reload opens on that link.
+    const first = setup([gcLog("parsed"), ssListing("parsed")]);
+    const chosen = first.hook.result.current.view.range!;
+    expect(chosen).not.toBeNull();
+    const reloaded = setup([gcLog("parsed"), ssListing("parsed")], { range: chosen, finding: null });
+    expect(reloaded.hook.result.current.view.range).toEqual(chosen);
+    expect(reloaded.hook.result.current.focus).toMatchObject({ inside: 1, outside: 1 });
+    // Zoomed after the reload: no longer the data's part.
+    act(() => reloaded.hook.result.current.setView({ range: { from: GC_FROM, to: GC_FROM + 1000 } }));
+    expect(reloaded.hook.result.current.view.range).toEqual({ from: GC_FROM, to: GC_FROM + 1000 });
   });
 });

@@ -15,7 +15,13 @@ export interface OpeningView {
  * the range shown for it: the page clamps a range to the incident's window, which may lag the
  * files by a read), or the user.
  */
-type Owner = { kind: "opened" } | { kind: "focus"; range: TimeRange; shown: TimeRange | null } | { kind: "user" };
+type Owner =
+  | { kind: "opened" }
+  // Opened from a link with a range: never moved, but when the range is the one this hook
+  // would choose (the page reloaded on it), the view says so.
+  | { kind: "linked"; range: TimeRange }
+  | { kind: "focus"; range: TimeRange; shown: TimeRange | null }
+  | { kind: "user" };
 
 export function sameRange(a: TimeRange, b: TimeRange): boolean {
   // The URL keeps whole milliseconds.
@@ -33,6 +39,7 @@ function same(a: TimeRange | null, b: TimeRange | null): boolean {
 function untouched(owner: Owner, view: OpeningView, extent: TimeRange | null): boolean {
   if (owner.kind === "user" || view.finding !== null) return false;
   if (owner.kind === "opened") return view.range === null;
+  if (owner.kind === "linked") return same(view.range, owner.range);
   return same(view.range, owner.shown) || (owner.shown !== null && same(view.range, clampToWindow(owner.shown, extent)));
 }
 
@@ -52,7 +59,13 @@ export function useOpenOnTheData(
   setView: (changes: { range: TimeRange | null }, options: { replace: boolean }) => void,
 ): Focus | null {
   const artifacts = useArtifacts(apiBase);
-  const owner = useRef<Owner>(view.range === null && view.finding === null ? { kind: "opened" } : { kind: "user" });
+  const owner = useRef<Owner>(
+    view.finding !== null
+      ? { kind: "user" }
+      : view.range === null
+        ? { kind: "opened" }
+        : { kind: "linked", range: view.range },
+  );
   const [focus, setFocus] = useState<Focus | null>(null);
   useEffect(() => {
     if (!untouched(owner.current, view, extent)) {
@@ -85,6 +98,14 @@ export function useOpenOnTheData(
       // files by a read: shown in full once the window reaches it).
       const shown = same(view.range, found.range) || same(view.range, clampToWindow(found.range, extent));
       if (current.kind === "focus" && sameRange(current.range, found.range) && shown) return;
+      if (current.kind === "linked") {
+        // A link's range is never moved; it is named as the data's part when it is that.
+        if (shown) {
+          owner.current = { kind: "focus", range: found.range, shown: view.range };
+          setFocus(found);
+        }
+        return;
+      }
       owner.current = { kind: "focus", range: found.range, shown: found.range };
       setFocus(found);
       setView({ range: found.range }, { replace: true });
