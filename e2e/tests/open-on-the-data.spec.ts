@@ -29,13 +29,19 @@ test("files years apart: the page opens where the captures are, and shows everyt
     { path: path.join(FIXTURES, "ss", "ss-tinm-loop.txt"), host: "db-1" },
     { path: path.join(FIXTURES, "nstat", "nstat-az-series.txt"), host: "db-1" },
   ]);
-  await page.reload();
   const from = () => Number(new URL(page.url()).searchParams.get("from"));
   const to = () => Number(new URL(page.url()).searchParams.get("to"));
-  // The captures were taken on 2026-11-21 between 07:27 and 07:30 UTC.
+  // Without a reload: the page opens on the data as the files arrive. The captures were taken
+  // on 2026-11-21 between 07:27 and 07:30 UTC.
+  await expect(page.getByTestId("view-focus")).toHaveText(/where 2 of 3 files lie; 1 lies 12 years away/, {
+    timeout: 30_000,
+  });
   await expect.poll(from).toBeGreaterThan(Date.UTC(2026, 10, 21, 7, 0));
   expect(to()).toBeLessThan(Date.UTC(2026, 10, 21, 8, 0));
-  await expect(page.getByTestId("view-focus")).toHaveText(/where 2 of 3 files lie; 1 lies 12 years away/);
+  // A reload keeps that range (it is in the URL now).
+  await page.reload();
+  await expect.poll(from).toBeGreaterThan(Date.UTC(2026, 10, 21, 7, 0));
+  expect(to()).toBeLessThan(Date.UTC(2026, 10, 21, 8, 0));
   await waitForLanesSettled(page);
   await expectLanesDrawReal(page, ["tcp_states", "retransmissions"], 8);
   await screenshot(page, "open-on-the-data");
