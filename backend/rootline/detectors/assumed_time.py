@@ -43,9 +43,12 @@ from pathlib import PurePosixPath
 from rootline.detectors.base import ArtifactTime, Finding, IncidentData, Missing
 from rootline.detectors.quantities import fmt_duration_ms, iso_ms
 from rootline.detectors.symptom import OVERLAP_TOLERANCE_MS
-from rootline.parsers.base import PLACED_AT_UPLOAD, TIME_ASSUMPTION_FACTS, UNANCHORED
-
-DATE_ASSUMED = "app_log.date_assumed"
+from rootline.parsers.base import (
+    DATE_ASSUMED,
+    PLACED_AT_UPLOAD,
+    TIME_ASSUMPTION_FACTS,
+    UNANCHORED,
+)
 
 # How to give a file its own time, by what was assumed.
 _RECAPTURE = "while :; do date -Is; <the same command>; sleep 5; done > capture.txt"
@@ -75,11 +78,7 @@ class _Files:
         self._by_name: dict[str, list[ArtifactTime]] = defaultdict(list)
         for t in times:
             self._by_name[t.artifact].append(t)
-        self.dated = [
-            (t.start_ms, t.end_ms if t.end_ms is not None else t.start_ms)
-            for t in times
-            if not t.assumed and t.start_ms is not None
-        ]
+        self.dated = [span for t in times if not t.assumed and (span := t.span) is not None]
 
     def assumed(self, artifact: str | None, host: str | None) -> ArtifactTime | None:
         """The file of assumed time ``artifact`` names, or None (its own time, or unknown).
@@ -145,11 +144,7 @@ def qualify(finding: Finding, data: IncidentData, missing: Sequence[Missing] = (
             )
         return finding
     sources = list({t.artifact: t for i in basis for t in placed[i]}.values())
-    spans = [
-        (t.start_ms, t.end_ms if t.end_ms is not None else t.start_ms)
-        for t in sources
-        if t.start_ms is not None
-    ]
+    spans = [span for t in sources if (span := t.span) is not None]
     apart = bool(files.dated) and not any(
         start - OVERLAP_TOLERANCE_MS <= dated_end and end + OVERLAP_TOLERANCE_MS >= dated_start
         for start, end in spans

@@ -80,6 +80,13 @@ class ArtifactTime:
     end_ms: int | None
     assumed: tuple[tuple[str, str], ...] = ()
 
+    @property
+    def span(self) -> tuple[int, int] | None:
+        """(start, end) in ms, an instant's end its start; None when it holds no time."""
+        if self.start_ms is None:
+            return None
+        return self.start_ms, self.end_ms if self.end_ms is not None else self.start_ms
+
 
 class IncidentData(Protocol):
     """What detectors may read about an incident: every host, every artifact."""

@@ -86,7 +86,15 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from rootline.parsers.base import EventData, Fact, ParseContext, ParseResult, SeriesData, iter_lines
+from rootline.parsers.base import (
+    DATE_ASSUMED,
+    EventData,
+    Fact,
+    ParseContext,
+    ParseResult,
+    SeriesData,
+    iter_lines,
+)
 from rootline.parsers.logtime import DATETIME_RE, HourCache, bounded_epoch_ms, match_to_ms
 
 KIND = "app_log"
@@ -398,7 +406,7 @@ def _note_date_assumed(clock: _Clock, result: ParseResult) -> None:
     """The fact ``app_log.date_assumed`` when a bare clock was put on the default day: the
     date only (YYYY-MM-DD), which the artifact listing words into its note."""
     if clock.date_assumed:
-        result.facts.append(Fact("app_log.date_assumed", clock.default_day.isoformat()))
+        result.facts.append(Fact(DATE_ASSUMED, clock.default_day.isoformat()))
 
 
 def _json_time_ms(value: Any, clock: _Clock) -> int | None:

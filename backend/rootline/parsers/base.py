@@ -48,8 +48,9 @@ LabelKey = tuple[tuple[str, str], ...]
 # reader must know that a time on the timeline is a guess before reading an incident off it.
 # A file with no time of its own at all is told apart without a fact (``placed_at_upload``),
 # and so is a GC log with JVM uptimes only (``anchored`` false): see :func:`assumed_times`.
+DATE_ASSUMED = "app_log.date_assumed"
 TIME_ASSUMPTION_FACTS: dict[str, str] = {
-    "app_log.date_assumed": (
+    DATE_ASSUMED: (
         "log lines carry a time of day but no date; the value is the date they were put on "
         "(the upload's, in the file's zone), YYYY-MM-DD"
     ),
