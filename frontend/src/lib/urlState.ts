@@ -71,11 +71,17 @@ export function formatViewState(state: ViewState, base?: URLSearchParams | strin
  * side (at least 5 s), so the signature sits in the middle with some context; null when the
  * evidence has no time.
  */
-export function paddedRange(fromMs: number | null, toMs: number | null): TimeRange | null {
+export function paddedRange(
+  fromMs: number | null,
+  toMs: number | null,
+  minPadMs = 5000,
+  minSpanMs = 0,
+): TimeRange | null {
   if (fromMs === null && toMs === null) return null;
   const start = fromMs ?? toMs!;
   const end = toMs ?? fromMs!;
-  const pad = Math.max((end - start) / 5, 5000);
+  let pad = Math.max((end - start) / 5, minPadMs);
+  if (end - start + 2 * pad < minSpanMs) pad = (minSpanMs - (end - start)) / 2;
   return { from: Math.round(start - pad), to: Math.round(end + pad) };
 }
 

@@ -8,6 +8,7 @@
  * of the incident's series around its instant), and by a fifth of its length when that is more.
  */
 import { highlightMatches } from "./lanes";
+import { paddedRange } from "../lib/urlState";
 import { MIN_SPAN_MS } from "./range";
 import type { SeriesHighlight, SeriesMeta, TimeRange } from "./types";
 
@@ -60,16 +61,13 @@ export function paddedEvidenceRange(
   intervalMs: number | null,
   windowMs: number | null = null,
 ): TimeRange | null {
-  if (fromMs === null && toMs === null) return null;
-  const start = fromMs ?? toMs!;
-  const end = toMs ?? fromMs!;
   let pace = intervalMs !== null && intervalMs > 0 ? PAD_INTERVALS * intervalMs : FALLBACK_PAD_MS;
   // A series' mean step is its span over its points: a sparse one (a counter listed only when
   // it moved) would pad past the incident's window, and the link would show everything.
   if (windowMs !== null && windowMs > 0) pace = Math.min(pace, Math.max(windowMs * MAX_WINDOW_SHARE, FALLBACK_PAD_MS));
-  let pad = Math.max((end - start) / 5, pace);
-  if (end - start + 2 * pad < MIN_SPAN_MS) pad = (MIN_SPAN_MS - (end - start)) / 2;
-  return { from: Math.round(start - pad), to: Math.round(end + pad) };
+  // The symptom links' padding (a fifth of the span, at least the pace), held to the
+  // timeline's shortest span.
+  return paddedRange(fromMs, toMs, pace, MIN_SPAN_MS);
 }
 
 /** The range an evidence link opens (see the module's note). */
