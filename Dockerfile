@@ -27,7 +27,7 @@ RUN pip install --require-hashes -r backend/requirements-runtime.lock
 COPY alembic.ini ./
 COPY migrations migrations
 COPY lab/fixtures/time_wait_storm lab/fixtures/time_wait_storm
-COPY backend/pyproject.toml backend/pyproject.toml
+COPY backend/pyproject.toml backend/setup.py backend/
 COPY backend/rootline backend/rootline
 RUN pip install --no-deps -e backend
 COPY --from=frontend /src/frontend/dist frontend/dist

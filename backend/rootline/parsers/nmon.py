@@ -1308,6 +1308,12 @@ class _Reader:
 # --------------------------------------------------------------------------- columnar fast path
 
 
+try:  # the compiled inner loop, where the package was built with it (see setup.py)
+    from rootline.parsers import _nmon_fast as _fast
+except ImportError:  # pragma: no cover - a machine without a C compiler at install
+    _fast = None  # type: ignore[assignment]
+
+
 class _Bail(Exception):
     """Something the columnar path does not read exactly as the line path: the file is read
     again by the line path (which diagnoses it)."""
@@ -1684,30 +1690,64 @@ class _Columnar:
         if not 0 < stride - 2 <= len(section.columns):
             raise _Bail
         times, digits = self._times(data, tag_at, latest, tag_words)
-        # The name and the tag (read from the block's bytes by _times) are not read as CSV.
-        values_text = self._after_tags(lines, rows, tag_at + digits + 2, stride)
-        table = self._csv(values_text, stride - 2, dict.fromkeys(range(stride - 2), pa.float64()))
-        held.times_ms.append(times)
-        if not held.columns:
-            held.columns = [[] for _ in range(stride - 2)]
-            held.gaps = [False] * (stride - 2)
-        for position, column in enumerate(held.columns):
-            values = table.column(position).to_numpy()
-            column.append(np.array(values, dtype=np.float64))  # a copy: not arrow's memory
-            held.gaps[position] = held.gaps[position] or bool((values != values).any())
-
-    def _after_tags(self, lines: Any, rows: np.ndarray, cuts: np.ndarray, stride: int) -> Any:
-        """The ``rows`` of ``lines``, each from ``cuts`` (past ``<SECTION>,T<n>,``) to its end,
-        as one array: a third less text for the CSV reader to split on short rows.
-
-        Taken from an array whose strings alternate between those parts and what lies between
-        them (the cut prefixes and other lines), so one ``take`` of every other string copies
-        them out, as ``lines.take(rows)`` copied the whole rows."""
+        # The name and the tag (read from the block's bytes by _times) are not values.
+        cuts = tag_at + digits + 2
         line_ends = np.frombuffer(lines.buffers()[1], dtype=np.int32)[rows + 1]
         if stride > 3 and (cuts >= line_ends - 1).any():
             # A row ending at its tag: whole, too few fields (the line path diagnoses it);
             # cut, an empty line, which the CSV reader reads as a row of nulls at any width.
             raise _Bail
+        values, gaps = self._values(lines, rows, data, cuts, line_ends, stride - 2)
+        held.times_ms.append(times)
+        if not held.columns:
+            held.columns = [[] for _ in range(stride - 2)]
+            held.gaps = [False] * (stride - 2)
+        for position, column in enumerate(held.columns):
+            column.append(values[position])
+            held.gaps[position] = held.gaps[position] or gaps[position]
+
+    def _values(
+        self,
+        lines: Any,
+        rows: np.ndarray,
+        data: np.ndarray,
+        cuts: np.ndarray,
+        line_ends: np.ndarray,
+        width: int,
+    ) -> tuple[list[np.ndarray], list[bool]]:
+        """The ``width`` values after each row's tag (from ``cuts`` to the end of its line),
+        column by column, and whether each column has an empty value (NaN). Read by the
+        compiled loop where it was built and every value is a plain decimal number (see
+        ``_nmon_fast``), else by ``pyarrow.csv``: the same numbers, bit for bit."""
+        if _fast is not None:
+            matrix = np.empty((width, len(rows)), dtype=np.float64)
+            empty = np.zeros(width, dtype=np.uint8)
+            stops = line_ends.astype(np.int64) - 1  # before the "\n"
+            if _fast.section_values(data, cuts.astype(np.int64), stops, matrix, empty) < 0:
+                return list(matrix), empty.astype(bool).tolist()
+        table = self._csv(
+            self._after_tags(lines, rows, cuts, line_ends),
+            width,
+            dict.fromkeys(range(width), pa.float64()),
+        )
+        values: list[np.ndarray] = []
+        gaps: list[bool] = []
+        for position in range(width):
+            column = table.column(position).to_numpy()
+            values.append(np.array(column, dtype=np.float64))  # a copy: not arrow's memory
+            gaps.append(bool((column != column).any()))
+        return values, gaps
+
+    def _after_tags(
+        self, lines: Any, rows: np.ndarray, cuts: np.ndarray, line_ends: np.ndarray
+    ) -> Any:
+        """The ``rows`` of ``lines``, each from ``cuts`` (past ``<SECTION>,T<n>,``) to its end
+        (``line_ends``, past its newline), as one array: a third less text for the CSV reader
+        to split on short rows.
+
+        Taken from an array whose strings alternate between those parts and what lies between
+        them (the cut prefixes and other lines), so one ``take`` of every other string copies
+        them out, as ``lines.take(rows)`` copied the whole rows."""
         bounds = np.empty(2 * len(rows), dtype=np.int32)
         bounds[0::2] = cuts
         bounds[1::2] = line_ends

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -932,8 +933,10 @@ def test_a_block_is_read_into_the_same_buffer_each_time(monkeypatch: pytest.Monk
 
 
 def test_section_rows_are_read_as_csv_from_past_their_tag(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The CSV reader gets a section's values only: ``<SECTION>,T<n>,`` is not split again
-    on every row (the tags are read from the block's bytes)."""
+    """Without the compiled loop, the CSV reader gets a section's values only:
+    ``<SECTION>,T<n>,`` is not split again on every row (the tags are read from the block's
+    bytes)."""
+    monkeypatch.setattr(nmon, "_fast", None)
     texts: list[bytes] = []
     csv = nmon._Columnar._csv
 
@@ -1045,3 +1048,123 @@ def test_a_snapshot_tag_past_any_time_costs_its_row_only(path: Path) -> None:
         assert [(s.name, s.labels, list(s.times_ms), list(s.values)) for s in result.series] == [
             (s.name, s.labels, list(s.times_ms), list(s.values)) for s in clean.series
         ]
+
+
+# ---- the compiled inner loop (rootline/parsers/_nmon_fast.pyx)
+
+
+def test_the_compiled_loop_was_built() -> None:
+    """`make setup` builds it (Cython and gcc); without it the parser is correct but slower,
+    so a setup that silently lost it must fail here, not only in `make bench`."""
+    assert nmon._fast is not None, "rootline.parsers._nmon_fast missing: pip install -e backend"
+
+
+_PLAIN = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+
+
+def _is_plain(value: str) -> bool:
+    return value == "" or (
+        _PLAIN.fullmatch(value) is not None and sum(c.isdigit() for c in value) <= 15
+    )
+
+
+def _arrow_values(rows: list[str], width: int) -> np.ndarray | None:
+    """What pyarrow.csv reads (the columnar path without the compiled loop), or None when it
+    fails."""
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+
+    nmon._load_arrow()
+    names = [f"f{i}" for i in range(width)]
+    try:
+        table = pa_csv.read_csv(
+            pa.py_buffer("".join(row + "\n" for row in rows).encode()),
+            read_options=pa_csv.ReadOptions(column_names=names, use_threads=False),
+            parse_options=nmon._ARROW_CSV_PARSE,
+            convert_options=pa_csv.ConvertOptions(
+                column_types=dict.fromkeys(names, pa.float64()), null_values=[""]
+            ),
+        )
+    except (pa.ArrowInvalid, ValueError):
+        return None
+    return np.array([table.column(i).to_numpy() for i in range(width)], dtype=np.float64)
+
+
+_DECIMALS = st.builds(
+    lambda whole, decimals, negative: (
+        ("-" if negative else "")
+        + (f"{whole}" if decimals == 0 else f"{whole / 10**decimals:.{decimals}f}")
+    ),
+    st.integers(0, 10**15 - 1),
+    st.integers(0, 8),
+    st.booleans(),
+)
+_VALUES = st.one_of(
+    _DECIMALS,
+    st.sampled_from(["", "0", "-0", "-0.0", "0.1", "999999999999999", "1234567890123456",
+                     "1e5", "+3", " 4", "nan", "12.", ".5", "-", "1.5.2", "0x10", "inf", "7 "]),
+    st.from_regex(r"-?[0-9]{1,18}(\.[0-9]{1,18})?", fullmatch=True),
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 6).flatmap(
+        lambda width: st.tuples(
+            st.just(width),
+            st.lists(st.lists(_VALUES, min_size=width, max_size=width), min_size=1, max_size=6),
+        )
+    )
+)
+def test_compiled_loop_reads_plain_numbers_as_pyarrow_does_and_leaves_the_rest(
+    case: tuple[int, list[list[str]]],
+) -> None:
+    """Bit for bit pyarrow's values (-0.0 and NaN for an empty value included) where every
+    value is a plain decimal number of at most 15 digits; any other value is left to pyarrow
+    (the loop names the first row it could not read)."""
+    assert nmon._fast is not None
+    width, table = case
+    rows = [",".join(values) for values in table]
+    text = "".join(f"SEC,T{n:04d},{row}\n" for n, row in enumerate(rows)).encode()
+    data = np.frombuffer(text + b"\0" * 32, dtype=np.uint8)
+    starts, stops, at = [], [], 0
+    for n, row in enumerate(rows):
+        starts.append(at + len(f"SEC,T{n:04d},"))
+        at += len(f"SEC,T{n:04d},{row}\n")
+        stops.append(at - 1)
+    out = np.full((width, len(rows)), 7.0)
+    gaps = np.zeros(width, dtype=np.uint8)
+    refused = nmon._fast.section_values(
+        data, np.array(starts, np.int64), np.array(stops, np.int64), out, gaps
+    )
+    plain = [all(_is_plain(v) for v in values) for values in table]
+    if all(plain):
+        assert refused == -1
+        expected = _arrow_values(rows, width)
+        assert expected is not None
+        assert out.tobytes() == expected.tobytes()  # bit for bit: -0.0, NaN
+        assert gaps.astype(bool).tolist() == np.isnan(expected).any(axis=1).tolist()
+    else:
+        assert refused == plain.index(False)
+
+
+def test_compiled_loop_refuses_rows_of_another_width() -> None:
+    assert nmon._fast is not None
+    text = b"1,2\n1,2,3\n1\n\n"
+    data = np.frombuffer(text + b"\0" * 8, dtype=np.uint8)
+    for start, stop in ((0, 3), (4, 9), (10, 11), (12, 12)):
+        out, gaps = np.empty((2, 1)), np.zeros(2, dtype=np.uint8)
+        refused = nmon._fast.section_values(
+            data, np.array([start], np.int64), np.array([stop], np.int64), out, gaps
+        )
+        assert refused == (-1 if start == 0 else 0), text[start:stop]
+
+
+@pytest.mark.parametrize("path", NMON_FILES, ids=lambda p: p.name)
+def test_every_nmon_file_reads_the_same_with_and_without_the_compiled_loop(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = _read(path)
+    compiled = _everything(nmon.parse(text, ParseContext()))
+    monkeypatch.setattr(nmon, "_fast", None)
+    assert _everything(nmon.parse(text, ParseContext())) == compiled
