@@ -116,3 +116,101 @@ def section_values(
     with nogil:
         found = _rows(&data[0], data.shape[0], starts, stops, out, gaps)
     return found
+
+
+cdef Py_ssize_t _top_rows(
+    const unsigned char* text,
+    Py_ssize_t size,
+    const long long[::1] starts,
+    const long long[::1] stops,
+    Py_ssize_t width,
+    Py_ssize_t cpu_at,
+    Py_ssize_t command_at,
+    const long long[::1] resident_at,
+    double[::1] cpu,
+    double[::1] resident,
+    int[::1] bounds,
+) noexcept nogil:
+    cdef Py_ssize_t rows = starts.shape[0]
+    cdef Py_ssize_t residents = resident_at.shape[0]
+    cdef Py_ssize_t row, field, at, stop, end, next_resident
+    cdef double value, total
+    for row in range(rows):
+        at = starts[row]
+        stop = stops[row]
+        if at < 0 or stop > size or at > stop or stop > 2147483647:
+            return row
+        total = 0.0
+        next_resident = 0
+        for field in range(width):
+            if field:
+                if at >= stop:  # too few fields
+                    return row
+                at += 1  # past the comma
+            if field == cpu_at or (next_resident < residents and field == resident_at[next_resident]):
+                end = _value(text, at, stop, &value)
+                if end < 0:
+                    return row
+                if field == cpu_at:
+                    cpu[row] = value
+                else:
+                    total = value if next_resident == 0 else total + value
+                    next_resident += 1
+                at = end
+                continue
+            end = at
+            while end < stop and text[end] != 44:
+                end += 1
+            if field == 1:
+                bounds[4 * row] = <int>at
+                bounds[4 * row + 1] = <int>end
+            elif field == command_at:
+                bounds[4 * row + 2] = <int>at
+                bounds[4 * row + 3] = <int>end
+            at = end
+        if at != stop:  # too many fields
+            return row
+        resident[row] = total
+    return -1
+
+
+def top_values(
+    const unsigned char[::1] data,
+    const long long[::1] starts,
+    const long long[::1] stops,
+    Py_ssize_t width,
+    Py_ssize_t cpu_at,
+    Py_ssize_t command_at,
+    const long long[::1] resident_at,
+    double[::1] cpu,
+    double[::1] resident,
+    int[::1] bounds,
+) -> int:
+    """TOP rows ``data[starts[i]:stops[i]]`` (no newline) of ``width`` fields: field
+    ``cpu_at`` (a plain number) into ``cpu[i]``, the sum of the fields ``resident_at`` (in
+    that order, rising; plain numbers, NaN for an empty one) into ``resident[i]``, and where
+    the pid (field 1) and the command (``command_at``) lie, as ``bounds[4i:4i+4]``: pid start,
+    pid end, command start, command end. Returns -1 when every row was read, else the first
+    row that was not."""
+    cdef Py_ssize_t found
+    cdef Py_ssize_t rows = starts.shape[0]
+    cdef Py_ssize_t i
+    if stops.shape[0] < rows or cpu.shape[0] < rows or resident.shape[0] < rows:
+        raise ValueError("stops, cpu or resident too small")
+    if bounds.shape[0] < 4 * rows:
+        raise ValueError("bounds too small")
+    if not 1 < cpu_at < width or not 1 < command_at < width or cpu_at == command_at:
+        raise ValueError("cpu_at and command_at: two fields past the pid")
+    for i in range(resident_at.shape[0]):
+        if not 1 < resident_at[i] < width or resident_at[i] in (cpu_at, command_at):
+            raise ValueError("resident_at: fields past the pid, not %CPU or the command")
+        if i and resident_at[i] <= resident_at[i - 1]:
+            raise ValueError("resident_at: rising")
+    if data.shape[0] == 0:
+        return 0 if rows else -1
+    with nogil:
+        found = _top_rows(
+            &data[0], data.shape[0], starts, stops, width, cpu_at, command_at, resident_at,
+            cpu, resident, bounds,
+        )
+    return found

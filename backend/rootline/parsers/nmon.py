@@ -22,7 +22,8 @@ Real lines (Linux nmon 16n on this machine, AIX samples from the corpus)::
 
 Line rules, tried on the first field. The usual file (one run, rows as wide as their header,
 dated ZZZZ lines, numbers only) is read column-wise without a per-line Python step: lines
-grouped per section by numpy over the bytes, each section's rows converted by ``pyarrow.csv``
+grouped per section by numpy over the bytes, each section's rows converted by a compiled loop
+(``_nmon_fast.pyx``, built at install; plain decimal numbers only) or else by ``pyarrow.csv``
 (:class:`_Columnar`). Any other file is read by the line path (:class:`_Reader`: one
 ``split`` per line and a dict lookup, numbers converted per section in bulk when a run ends),
 which the columnar path's output equals exactly:
@@ -1793,19 +1794,69 @@ class _Columnar:
         self.top_rows += len(rows)
         # The tags (field 2) are read from the block's bytes by _times, not converted here;
         # pids and commands as dictionaries, which group the rows per process (_group_top).
-        text = pa.dictionary(pa.int32(), pa.string())
-        types = {1: text, cpu_at: pa.float64(), command_at: text}
-        types.update(dict.fromkeys(resident_at, pa.float64()))
-        table = self._csv(lines.take(rows), self.top_stride, types)
-        cpu = table.column(f"f{cpu_at}").to_numpy()
+        read = self._top_fast(lines, rows, data)
+        if read is None:
+            text = pa.dictionary(pa.int32(), pa.string())
+            types = {1: text, cpu_at: pa.float64(), command_at: text}
+            types.update(dict.fromkeys(resident_at, pa.float64()))
+            table = self._csv(lines.take(rows), self.top_stride, types)
+            pids, commands = table.column("f1"), table.column(f"f{command_at}")
+            if pids.num_chunks != 1 or commands.num_chunks != 1:
+                raise _Bail  # (one CSV block: never)
+            cpu = table.column(f"f{cpu_at}").to_numpy()
+            resident = None
+            for at in resident_at:
+                more = table.column(f"f{at}").to_numpy()
+                resident = more if resident is None else resident + more
+            read = pids.chunk(0), commands.chunk(0), cpu, resident
+        pids, commands, cpu, resident = read
         if np.isnan(cpu).any():
             raise _Bail  # an empty or NaN %CPU: diagnosed by the line path
         times = self._times(data, tag_at, latest)[0]
-        resident = None
-        for at in resident_at:
-            more = table.column(f"f{at}").to_numpy()
-            resident = more if resident is None else resident + more
-        self._group_top(table.column("f1"), table.column(f"f{command_at}"), times, cpu, resident)
+        self._group_top(pids, commands, times, cpu, resident)
+
+    def _top_fast(
+        self, lines: Any, rows: np.ndarray, data: np.ndarray
+    ) -> tuple[Any, Any, np.ndarray, np.ndarray | None] | None:
+        """What :meth:`_top` reads of the TOP ``rows`` (pids and commands as dictionary
+        arrays, %CPU, the resident size), by the compiled loop (see ``_nmon_fast``), or None
+        where it was not built or a row is not plain (pyarrow.csv reads it then)."""
+        assert self.top_layout is not None
+        cpu_at, command_at, resident_at = self.top_layout
+        if _fast is None or len(resident_at) > 2:  # (a sum of two is the same either way)
+            return None
+        offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32)
+        starts = offsets[rows].astype(np.int64)
+        stops = offsets[rows + 1].astype(np.int64) - 1  # before the "\n"
+        cpu = np.empty(len(rows), dtype=np.float64)
+        resident = np.empty(len(rows), dtype=np.float64)
+        bounds = np.empty(4 * len(rows), dtype=np.int32)
+        refused = _fast.top_values(
+            data,
+            starts,
+            stops,
+            self.top_stride,
+            cpu_at,
+            command_at,
+            np.array(sorted(resident_at), dtype=np.int64),
+            cpu,
+            resident,
+            bounds,
+        )
+        if refused >= 0:
+            return None
+        # Each text is every other string of an array whose strings alternate between the
+        # fields and what lies between them (as _after_tags cuts its parts).
+        pairs = bounds.reshape(len(rows), 4)
+        every_other = np.arange(0, 2 * len(rows), 2)
+        texts = []
+        for first in (0, 2):
+            edges = np.ascontiguousarray(pairs[:, first : first + 2]).reshape(-1)
+            strings = pa.StringArray.from_buffers(
+                2 * len(rows) - 1, pa.py_buffer(edges), lines.buffers()[2]
+            )
+            texts.append(strings.take(every_other).dictionary_encode())
+        return texts[0], texts[1], cpu, resident if resident_at else None
 
     def _zzzz(self, lines: Any, rows: np.ndarray, first_number: int, words: np.ndarray) -> None:
         """The ZZZZ lines ``lines`` (at ``rows`` of the block); ``words``: the 8 bytes after
@@ -2002,11 +2053,8 @@ class _Columnar:
     ) -> None:
         """A block's TOP rows appended to their processes (first seen first), in file order.
 
-        ``pids`` and ``commands`` are dictionary columns: a process is a pair of their codes
+        ``pids`` and ``commands`` are dictionary arrays: a process is a pair of their codes
         (joining the texts and hashing the joined ones cost three times as much)."""
-        if pids.num_chunks != 1 or commands.num_chunks != 1:
-            raise _Bail  # (one CSV block: never)
-        pids, commands = pids.chunk(0), commands.chunk(0)
         pid_codes = pids.indices.to_numpy(zero_copy_only=False).astype(np.int64)
         command_codes = commands.indices.to_numpy(zero_copy_only=False)
         command_count = len(commands.dictionary)

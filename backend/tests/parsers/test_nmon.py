@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import random
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -1168,3 +1169,39 @@ def test_every_nmon_file_reads_the_same_with_and_without_the_compiled_loop(
     compiled = _everything(nmon.parse(text, ParseContext()))
     monkeypatch.setattr(nmon, "_fast", None)
     assert _everything(nmon.parse(text, ParseContext())) == compiled
+
+
+def _odd_top_rows(text: str, seed: int) -> str:
+    """The fixture's TOP rows with other commands (spaces, dots, UTF-8, empty), other pids
+    and some empty resident sizes: what the compiled TOP loop must read as pyarrow does."""
+    rng = random.Random(seed)
+    commands = ["java", "kworker/0:1 ", " sshd: root@pts/0", "", "café", "a.b-c_d", "(sd-pam)"]
+    out = []
+    for line in text.split("\n"):
+        fields = line.split(",")
+        if fields[0] == "TOP" and len(fields) > 13 and fields[2][1:].isdigit():
+            fields[1] = rng.choice(["0000001", "1", "00042", fields[1]])
+            fields[13] = rng.choice(commands)
+            if rng.random() < 0.2:
+                fields[6] = ""  # ResSet
+        out.append(",".join(fields))
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_compiled_top_loop_reads_what_pyarrow_reads(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = _odd_top_rows(_read(FIXTURE), seed)
+    monkeypatch.setattr(nmon, "_COLUMNAR_BLOCK", 20_000)
+    assert _columnar(text) is not None
+    compiled = _everything(nmon.parse(text, ParseContext()))
+    seen = {
+        s.labels["command"]
+        for s in nmon.parse(text, ParseContext()).series
+        if s.name == "top.cpu_pct"
+    }
+    assert seen & {"café", "sshd: root@pts/0", "kworker/0:1", "(sd-pam)", ""}, seen
+    monkeypatch.setattr(nmon, "_fast", None)
+    assert _everything(nmon.parse(text, ParseContext())) == compiled
+    assert compiled == _everything(nmon._Reader(ParseContext()).read(text))
