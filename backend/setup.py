@@ -1,6 +1,7 @@
-"""The one compiled part of the package: the nmon parser's inner loop (see
-``rootline/parsers/_nmon_fast.pyx``). It is optional: where Cython or a C compiler is
-missing, the package installs without it and the parser reads with pyarrow alone."""
+"""The compiled parts of the package: the nmon parser's inner loops
+(``rootline/parsers/_nmon_fast.pyx``) and the point codec's byte planes
+(``rootline/series/_planes.pyx``). They are optional: where Cython or a C compiler is
+missing, the package installs without them and the same code runs on pyarrow and numpy."""
 
 from setuptools import Extension, setup
 
@@ -14,9 +15,15 @@ else:
             Extension(
                 "rootline.parsers._nmon_fast",
                 ["rootline/parsers/_nmon_fast.pyx"],
-                extra_compile_args=["-O2"],
+                extra_compile_args=["-O3"],
                 optional=True,
-            )
+            ),
+            Extension(
+                "rootline.series._planes",
+                ["rootline/series/_planes.pyx"],
+                extra_compile_args=["-O3"],
+                optional=True,
+            ),
         ],
         language_level=3,
     )

@@ -25,6 +25,11 @@ from tsdownsample import MinMaxLTTBDownsampler
 
 from rootline.compression import compressor
 
+try:  # the byte planes in C, where the package was built with it (see setup.py)
+    from rootline.series import _planes
+except ImportError:  # pragma: no cover - a machine without a C compiler at install
+    _planes = None  # type: ignore[assignment]
+
 CHUNK_POINTS = 8192
 LEVEL_FACTOR = 64
 # A level is built only when the level below it holds more points than this.
@@ -121,7 +126,10 @@ class _Packer:
         np.subtract(times[1:], times[:-1], out=steps[1:])
         words[n:].view("<f8")[:] = values
         planes = self.planes[: 16 * n]
-        planes.reshape(8, 2 * n)[:] = words.view(np.uint8).reshape(2 * n, 8).T
+        if _planes is not None:
+            _planes.scatter(words, planes)
+        else:
+            planes.reshape(8, 2 * n)[:] = words.view(np.uint8).reshape(2 * n, 8).T
         data = self.compress(planes.data)
         if len(data) != 16 * n:
             return data
@@ -156,9 +164,13 @@ def decode_all(chunks: Sequence[tuple[int, bytes]]) -> tuple[Times, Values]:
         chunk_planes = planes[: 16 * count]
         _decompress_into(decompressor, data, chunk_planes)
         # Each point's 8 bytes gathered from the 8 planes straight into its place.
-        by_plane = chunk_planes.reshape(8, 2 * count)
-        chunk_times.view(np.uint8).reshape(count, 8)[:] = by_plane[:, :count].T
-        chunk_values.view(np.uint8).reshape(count, 8)[:] = by_plane[:, count:].T
+        if _planes is not None:
+            _planes.gather(chunk_planes, 2 * count, 0, chunk_times.view(np.uint64))
+            _planes.gather(chunk_planes, 2 * count, count, chunk_values.view(np.uint64))
+        else:
+            by_plane = chunk_planes.reshape(8, 2 * count)
+            chunk_times.view(np.uint8).reshape(count, 8)[:] = by_plane[:, :count].T
+            chunk_values.view(np.uint8).reshape(count, 8)[:] = by_plane[:, count:].T
         np.cumsum(chunk_times, out=chunk_times)  # steps to times
     return times, values
 
