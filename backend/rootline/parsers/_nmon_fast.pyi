@@ -1,3 +1,5 @@
+from typing import Any
+
 import numpy as np
 
 def section_values(
@@ -15,3 +17,4 @@ def top_values(
     resident: np.ndarray,
     bounds: np.ndarray,
 ) -> int: ...
+def index_lines(data: np.ndarray, size: int, name_span: int) -> tuple[Any, ...] | None: ...

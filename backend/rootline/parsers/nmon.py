@@ -1487,50 +1487,16 @@ class _Columnar:
             data[at : at + len(encoded)] = np.frombuffer(encoded, dtype=np.uint8)
             at += len(encoded)
             del encoded
-        ends = self._newlines(data[:size])
-        count = len(ends)
-        offsets = np.empty(count + 1, dtype=np.int32)
-        offsets[0] = 0
-        offsets[1:] = ends + 1
-        starts = offsets[:-1]
+        # Where each line lies, its section name and its tag: by the compiled loop, or numpy.
+        index = None if _fast is None else _fast.index_lines(data, size, _NAME_SPAN)
+        if index is None:
+            index = self._index(data, size)
+        offsets, keys, order, bounds, tag_at, tagged, tag_words, top_at, top_tagged = index
+        del index
+        count = len(offsets) - 1
         # Each string is a line with its "\n": a taken run of them is CSV text as it is.
         lines = pa.StringArray.from_buffers(count, pa.py_buffer(offsets), pa.py_buffer(data))
-        # Each line's first _NAME_SPAN bytes, one item of a view whose items overlap (read
-        # as three unaligned words instead, numpy copied them one call per word: 4x the
-        # time); its name ends at the first comma in them.
-        spans = np.ndarray(
-            (size + _NAME_SPAN,), dtype=f"V{_NAME_SPAN}", buffer=data.data, strides=(1,)
-        )
-        span = _NAME_SPAN // 8
-        keys = spans[starts].view("<u8").reshape(count, span)
-        is_comma = keys.view(np.uint8).reshape(count, _NAME_SPAN) == 44
-        name_length = is_comma.argmax(axis=1)
-        lengths = ends - starts
-        no_comma = ~is_comma[np.arange(count), name_length] | (name_length >= lengths)
-        del is_comma
-        if no_comma.any():
-            if (lengths[no_comma] >= _NAME_SPAN).any():
-                raise _Bail  # a name too long for the key, or a long line without a comma
-            if (lengths[no_comma] != 0).any():
-                raise _Bail  # a line without a comma (the line path cuts its last character)
-            name_length[no_comma] = 1  # an empty line: its name is "\n"
-        for word in range(span):
-            keys[:, word] &= _BYTE_MASKS[np.clip(name_length - 8 * word, 0, 8)]
-        encoded = pa.FixedSizeBinaryArray.from_buffers(
-            pa.binary(_NAME_SPAN), count, [None, pa.py_buffer(keys)]
-        ).dictionary_encode()
-        # A data row: "T<digit>" after the name (TOP: after the pid, see _top).
-        tag_at = starts + name_length + 1
-        tagged = (data[tag_at] == 84) & ((data[tag_at + 1] - 48) < 10)
-        # The 8 bytes after each line's "T" (see _times), read here in file order: read per
-        # section, a line's in another cache line than the one before, they took 3 times as long.
-        tag_words = _words_at(data, tag_at + 1)
-        del keys, name_length, lengths, no_comma  # (the peak is a block's temporaries)
-        codes = encoded.indices.to_numpy(zero_copy_only=False)
-        order = np.argsort(codes.astype(np.uint16), kind="stable")
-        bounds = np.searchsorted(codes[order], np.arange(len(encoded.dictionary) + 1))
-        names = [key.rstrip(b"\0").decode() for key in encoded.dictionary.to_pylist()]
-        del codes, encoded
+        names = [key.decode() for key in keys]
         slow: list[int] = []  # rows read by the line path's handlers, in file order
         bulk: list[tuple[str, np.ndarray]] = []
         sections = self.reader.sections
@@ -1569,14 +1535,9 @@ class _Columnar:
             if latest is None:  # once, after the block's ZZZZ lines
                 latest = self._latest_snapshots(count, zzzz_rows)
             if name == "TOP":
-                # the second comma within _NAME_SPAN bytes of the first, then "T<digit>"
-                after = spans[tag_at[rows]].view(np.uint8).reshape(len(rows), _NAME_SPAN)
-                is_comma = after == 44
-                pid_length = is_comma.argmax(axis=1)
-                top_at = tag_at[rows] + pid_length + 1
-                top_tagged = is_comma[np.arange(len(rows)), pid_length] & (top_at < ends[rows])
-                top_tagged &= (data[top_at] == 84) & ((data[top_at + 1] - 48) < 10)
-                self._top(lines, rows, top_tagged, data, top_at, latest[rows], first_number)
+                self._top(
+                    lines, rows, top_tagged[rows], data, top_at[rows], latest[rows], first_number
+                )
             else:
                 self._section(
                     name,
@@ -1590,6 +1551,69 @@ class _Columnar:
                     first_number,
                 )
         return count
+
+    def _index(self, data: np.ndarray, size: int) -> tuple[Any, ...]:
+        """What ``_nmon_fast.index_lines`` returns, by numpy (where the compiled loop was not
+        built, or left the block): each line's offsets, the names in order of first appearance
+        (bytes), the lines of each name (``order``, ``bounds``), its tag's place and whether it
+        is one, the tag's 8 bytes, and for TOP lines the tag after the pid."""
+        ends = self._newlines(data[:size])
+        count = len(ends)
+        offsets = np.empty(count + 1, dtype=np.int32)
+        offsets[0] = 0
+        offsets[1:] = ends + 1
+        starts = offsets[:-1]
+        # Each line's first _NAME_SPAN bytes, one item of a view whose items overlap (read
+        # as three unaligned words instead, numpy copied them one call per word: 4x the
+        # time); its name ends at the first comma in them.
+        spans = np.ndarray(
+            (size + _NAME_SPAN,), dtype=f"V{_NAME_SPAN}", buffer=data.data, strides=(1,)
+        )
+        span = _NAME_SPAN // 8
+        keys = spans[starts].view("<u8").reshape(count, span)
+        is_comma = keys.view(np.uint8).reshape(count, _NAME_SPAN) == 44
+        name_length = is_comma.argmax(axis=1)
+        lengths = ends - starts
+        no_comma = ~is_comma[np.arange(count), name_length] | (name_length >= lengths)
+        del is_comma
+        if no_comma.any():
+            if (lengths[no_comma] >= _NAME_SPAN).any():
+                raise _Bail  # a name too long for the key, or a long line without a comma
+            if (lengths[no_comma] != 0).any():
+                raise _Bail  # a line without a comma (the line path cuts its last character)
+            name_length[no_comma] = 1  # an empty line: its name is "\n"
+        for word in range(span):
+            keys[:, word] &= _BYTE_MASKS[np.clip(name_length - 8 * word, 0, 8)]
+        encoded = pa.FixedSizeBinaryArray.from_buffers(
+            pa.binary(_NAME_SPAN), count, [None, pa.py_buffer(keys)]
+        ).dictionary_encode()
+        # A data row: "T<digit>" after the name (TOP: after the pid, see _top).
+        tag_at = starts + name_length + 1
+        tagged = (data[tag_at] == 84) & ((data[tag_at + 1] - 48) < 10)
+        # The 8 bytes after each line's "T" (see _times), read here in file order: read per
+        # section, a line's in another cache line than the one before, they took 3 times as long.
+        tag_words = _words_at(data, tag_at + 1)
+        del keys, name_length, lengths, no_comma  # (the peak is a block's temporaries)
+        codes = encoded.indices.to_numpy(zero_copy_only=False)
+        order = np.argsort(codes.astype(np.uint16), kind="stable")
+        bounds = np.searchsorted(codes[order], np.arange(len(encoded.dictionary) + 1))
+        names = [key.rstrip(b"\0") for key in encoded.dictionary.to_pylist()]
+        del codes, encoded
+        # TOP rows: the second comma within _NAME_SPAN bytes of the first, then "T<digit>".
+        top_at = np.zeros(count, dtype=np.int64)
+        top_tagged = np.zeros(count, dtype=bool)
+        if b"TOP" in names:
+            code = names.index(b"TOP")
+            rows = order[bounds[code] : bounds[code + 1]]
+            after = spans[tag_at[rows]].view(np.uint8).reshape(len(rows), _NAME_SPAN)
+            is_comma = after == 44
+            pid_length = is_comma.argmax(axis=1)
+            top_at[rows] = tag_at[rows] + pid_length + 1
+            found = is_comma[np.arange(len(rows)), pid_length] & (top_at[rows] < ends[rows])
+            top_tagged[rows] = (
+                found & (data[top_at[rows]] == 84) & ((data[top_at[rows] + 1] - 48) < 10)
+            )
+        return offsets, names, order, bounds, tag_at, tagged, tag_words, top_at, top_tagged
 
     def _scratch(self, name: str, size: int, dtype: Any) -> np.ndarray:
         """``size`` items of the buffer ``name``, the same memory at every block (grown when

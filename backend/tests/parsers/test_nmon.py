@@ -1205,3 +1205,64 @@ def test_compiled_top_loop_reads_what_pyarrow_reads(
     monkeypatch.setattr(nmon, "_fast", None)
     assert _everything(nmon.parse(text, ParseContext())) == compiled
     assert compiled == _everything(nmon._Reader(ParseContext()).read(text))
+
+
+_ODD_LINES = [
+    "",  # an empty line
+    "AAA,host,vm",
+    "CPU_ALL,T0001,1.0,2.0",
+    "CPU_ALL,T,1.0",  # T without a digit: not a tag
+    "CPU_ALL,X0001,1.0",
+    "TOP,0001234,T0002,1.0,python3",
+    "TOP,+PID,Time,%CPU,Command",
+    "TOP,%CPU Utilisation",
+    "TOP,12345678901234567890123456,T0002,1.0",  # a pid longer than the span
+    "TOP,1,",
+    "TOP,",
+    "ZZZZ,T0002,00:00:01,01-JAN-2026",
+    "NAME_OF_23_CHARACTERS__,T1,1",
+    "CAFÉ,T1,1",
+    "A,T9",
+]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_compiled_line_index_is_numpys(seed: int) -> None:
+    """_nmon_fast.index_lines finds what _Columnar._index finds (offsets, names in order of
+    first appearance, each name's lines, tags, TOP tags), and refuses what makes it bail."""
+    assert nmon._fast is not None
+    rng = random.Random(seed)
+    pool = _ODD_LINES + ["NAME_OF_24_CHARACTERS___,T1,1", "no comma here", ",T1,1"] * (seed % 2)
+    text = "".join(rng.choice(pool) + "\n" for _ in range(rng.randint(1, 30))).encode()
+    data = np.zeros(len(text) + 2 * nmon._NAME_SPAN + 8, dtype=np.uint8)
+    data[: len(text)] = np.frombuffer(text, dtype=np.uint8)
+    nmon._load_arrow()
+    columnar = nmon._Columnar(nmon._Reader(ParseContext()))
+    compiled = nmon._fast.index_lines(data, len(text), nmon._NAME_SPAN)
+    try:
+        expected = columnar._index(data, len(text))
+    except nmon._Bail:
+        assert compiled is None
+        return
+    names = expected[1]
+    if b"" in names:  # an empty name: _block bails on it (the compiled loop at once)
+        assert compiled is None
+        return
+    assert compiled is not None
+    assert compiled[1] == names
+    for position, (got, want) in enumerate(zip(compiled, expected, strict=True)):
+        if position == 1:
+            continue
+        got, want = np.asarray(got), np.asarray(want)
+        if position >= 7:  # TOP tags: only TOP lines' count, their places only where tagged
+            top = np.zeros(len(want), dtype=bool)
+            if b"TOP" in names:
+                code = names.index(b"TOP")
+                top[expected[2][expected[3][code] : expected[3][code + 1]]] = True
+            if position == 7:
+                top &= np.asarray(expected[8])
+            got, want = got[top], want[top]
+        elif position in (4, 5, 6):  # tags: empty lines' are never read
+            empty = np.diff(np.asarray(expected[0]))[: len(want)] == 1
+            got, want = got[~empty], want[~empty]
+        assert got.tolist() == want.tolist(), position
