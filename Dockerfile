@@ -29,7 +29,12 @@ COPY migrations migrations
 COPY lab/fixtures/time_wait_storm lab/fixtures/time_wait_storm
 COPY backend/pyproject.toml backend/setup.py backend/
 COPY backend/rootline backend/rootline
-RUN pip install --no-deps -e backend
+# The compiled loops (backend/setup.py) need gcc only while they are built: removed in the
+# same layer, so the image does not carry it.
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev \
+    && pip install --no-deps -e backend \
+    && python -c "import rootline.parsers._nmon_fast, rootline.series._planes" \
+    && apt-get purge -y gcc libc6-dev && apt-get autoremove -y && rm -rf /var/lib/apt/lists/*
 COPY --from=frontend /src/frontend/dist frontend/dist
 
 RUN useradd --system --uid 10001 --user-group --home-dir /var/lib/rootline --no-create-home rootline \
