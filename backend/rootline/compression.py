@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -25,14 +26,32 @@ def compressor(level: int) -> Callable[[Any], bytes]:
     return compact
 
 
+# One compressor per level and one decompressor per thread, made once: a new zstd context
+# per array cost about 10 us, and a parse stores thousands of event and connection arrays.
+_contexts = threading.local()
+
+
+def _thread_compressor(level: int) -> Callable[[Any], bytes]:
+    made: dict[int, Callable[[Any], bytes]] | None = getattr(_contexts, "compressors", None)
+    if made is None:
+        made = _contexts.compressors = {}
+    found = made.get(level)
+    if found is None:
+        found = made[level] = compressor(level)
+    return found
+
+
 def decompress(data: bytes) -> bytes:
-    """What a :func:`compressor` wrote (a context of its own: not shared between threads)."""
-    return zstandard.ZstdDecompressor().decompress(data)
+    """What a :func:`compressor` wrote (the thread's own context: not shared between threads)."""
+    found: zstandard.ZstdDecompressor | None = getattr(_contexts, "decompressor", None)
+    if found is None:
+        found = _contexts.decompressor = zstandard.ZstdDecompressor()
+    return found.decompress(data)
 
 
 def pack_array(array: npt.NDArray[np.generic], level: int) -> bytes:
     """An array's bytes (in its own dtype's byte order), compressed."""
-    return compressor(level)(np.ascontiguousarray(array).data)
+    return _thread_compressor(level)(np.ascontiguousarray(array).data)
 
 
 def unpack_array(data: bytes, dtype: str) -> npt.NDArray[Any]:
