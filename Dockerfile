@@ -33,7 +33,7 @@ COPY backend/rootline backend/rootline
 # same layer, so the image does not carry it.
 RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev \
     && pip install --no-deps -e backend \
-    && python -c "import rootline.parsers._nmon_fast, rootline.series._planes" \
+    && python -c "import rootline.parsers._nmon_fast, rootline.parsers._ss_fast, rootline.series._planes" \
     && apt-get purge -y gcc libc6-dev && apt-get autoremove -y && rm -rf /var/lib/apt/lists/*
 COPY --from=frontend /src/frontend/dist frontend/dist
 

@@ -7,7 +7,7 @@ VENV := backend/.venv
 BIN := $(VENV)/bin
 # (setup.py and the .pyx files: the compiled loops are built again when their source changes)
 STAMP := $(VENV)/.installed-$(shell cat backend/requirements.lock backend/pyproject.toml backend/setup.py \
-	backend/rootline/parsers/_nmon_fast.pyx backend/rootline/series/_planes.pyx | cksum | cut -d' ' -f1)
+	$(wildcard backend/rootline/*/*.pyx backend/rootline/*/*.pxd) | cksum | cut -d' ' -f1)
 export ROOTLINE_DATA_DIR ?= $(CURDIR)/data
 PG_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/postgres
 
@@ -78,7 +78,7 @@ $(STAMP):
 	$(BIN)/pip install --disable-pip-version-check -q -r backend/requirements.lock 2>&1 | grep -v "is ignored: it is neither" || true
 	$(BIN)/pip install --disable-pip-version-check -q --no-deps -e backend 2>&1 | grep -v "is ignored: it is neither" || true
 	@$(BIN)/python -c "import rootline, fastapi, sqlalchemy, tsdownsample" || (echo "setup failed" && exit 1)
-	@$(BIN)/python -c "import rootline.parsers._nmon_fast, rootline.series._planes" 2>/dev/null \
+	@$(BIN)/python -c "import rootline.parsers._nmon_fast, rootline.parsers._ss_fast, rootline.series._planes" 2>/dev/null \
 		|| echo "WARNING: the compiled loops were not built (no C compiler?): nmon files and series take the slower pyarrow/numpy path"
 	@rm -f $(VENV)/.installed-* && touch $@
 

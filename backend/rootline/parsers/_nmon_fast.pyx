@@ -5,10 +5,8 @@ straight from the block's bytes into columns (see ``nmon._Columnar._section``).
 Built by Cython and the machine's C compiler when the package is installed
 (``backend/setup.py``); where it could not be built, the parser reads the same rows with
 ``pyarrow.csv``, as it did before. Only the plainest value is read here: ``-?[0-9]+`` with an
-optional ``.[0-9]+``, at most 15 digits, or an empty value (NaN). Such a number is a whole
-number of at most 15 digits divided by a power of ten of at most 15: both are exact doubles,
-and one IEEE division rounds correctly, so the value is the one ``pyarrow.csv`` (and
-``float()``) reads, bit for bit. Anything else (a sign ``+``, an exponent, a space, ``nan``,
+optional ``.[0-9]+``, at most 15 digits, or an empty value (NaN): the value ``pyarrow.csv``
+(and ``float()``) reads, bit for bit (see ``_decimal.pxd``). Anything else (a sign ``+``, an exponent, a space, ``nan``,
 a quote, a row of another width) is not read: the caller hands the whole section's block to
 ``pyarrow.csv``, which reads it or fails as it always did.
 """
@@ -16,51 +14,27 @@ a quote, a row of another width) is not read: the caller hands the whole section
 from libc.math cimport NAN
 from libc.string cimport memchr
 
-cdef double[16] _POWERS = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15
-]
+from rootline.parsers._decimal cimport plain_decimal
 
 
 cdef inline Py_ssize_t _value(
     const unsigned char* text, Py_ssize_t at, Py_ssize_t stop, double* out
 ) noexcept nogil:
     """The value from ``at`` to the next comma or ``stop``: where it ends (its comma or
-    ``stop``), or -1 when it is not a plain decimal number."""
+    ``stop``), or -1 when it is not a plain decimal number (see ``_decimal.pxd``), with an
+    optional "-"."""
     cdef bint negative = False
-    cdef unsigned long long whole = 0
-    cdef int digits = 0
-    cdef int decimals = 0
-    cdef unsigned char c
     if at == stop or text[at] == 44:  # an empty value
         out[0] = NAN
         return at
     if text[at] == 45:  # "-"
         negative = True
         at += 1
-    while at < stop:
-        c = text[at] - 48
-        if c >= 10:
-            break
-        whole = whole * 10 + c
-        digits += 1
-        at += 1
-    if digits == 0:
+    at = plain_decimal(text, at, stop, out)
+    if at < 0 or (at < stop and text[at] != 44):
         return -1
-    if at < stop and text[at] == 46:  # "."
-        at += 1
-        while at < stop:
-            c = text[at] - 48
-            if c >= 10:
-                break
-            whole = whole * 10 + c
-            digits += 1
-            decimals += 1
-            at += 1
-        if decimals == 0:
-            return -1
-    if digits > 15 or (at < stop and text[at] != 44):
-        return -1
-    out[0] = -(<double>whole / _POWERS[decimals]) if negative else <double>whole / _POWERS[decimals]
+    if negative:
+        out[0] = -out[0]
     return at
 
 

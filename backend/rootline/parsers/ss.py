@@ -121,6 +121,11 @@ from rootline.parsers.base import (
 from rootline.parsers.tcp_states import TCP_STATES, normalise_tcp_state
 from rootline.parsers.timestamps import could_be_timestamp_line, parse_timestamp_line
 
+try:  # the numbers read in C, where the package was built with it (see setup.py)
+    from rootline.parsers import _ss_fast
+except ImportError:  # pragma: no cover - a machine without a C compiler at install
+    _ss_fast = None  # type: ignore[assignment]
+
 KIND = "ss"
 
 NETIDS = frozenset(
@@ -1047,6 +1052,10 @@ def _batch_numbers(text: str) -> np.ndarray[Any, np.dtype[Any]] | None:
     correctly), so only text pyarrow refuses (``1.2.3``, a lone dot) or non-ASCII text goes
     the numpy way, whose reading of it decides."""
     global _arrow
+    if _ss_fast is not None and text.isascii():  # the compiled loop, where it was built
+        found = _ss_fast.numbers(text.encode("ascii"))
+        if found is not None:
+            return found
     spaced = text.translate(_NON_NUMERIC_TO_SPACE).strip()
     if spaced.isascii() and "." in spaced:
         if _arrow is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -758,3 +759,50 @@ def test_time_wait_sockets_are_counted_by_local_port() -> None:
     # a listing without TIME-WAIT sockets writes none of them
     quiet = ss.parse("\n".join(rows[:3]) + "\n", ParseContext())
     assert not [s for s in quiet.series if s.name.startswith("tcp.time_wait.")]
+
+
+# ---- the compiled number reading (rootline/parsers/_ss_fast.pyx)
+
+
+def test_the_compiled_number_reading_was_built() -> None:
+    assert ss._ss_fast is not None, "rootline.parsers._ss_fast missing: pip install -e backend"
+
+
+_TOKENS = st.one_of(
+    st.from_regex(r"[0-9]{1,17}(\.[0-9]{1,17})?", fullmatch=True),
+    st.sampled_from(["0", "0.0", "1.2.3", ".", ".5", "12.", "0.0078125", "9999999999999999"]),
+)
+_GLUE = st.sampled_from([" ", "\t ", ":", "/", ",", "(r", "bps ", " rtt:", "ms", "é", "-"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_GLUE, _TOKENS), min_size=0, max_size=12), _GLUE)
+def test_compiled_number_reading_is_pyarrows_and_numpys(
+    pieces: list[tuple[str, str]], tail: str
+) -> None:
+    """Where the compiled loop reads a batch (lines joined by the marker), its numbers are what
+    the batch read without it gives, bit for bit; it leaves a batch with any other run of digits and dots (or non-ASCII
+    text) to that path."""
+    assert ss._ss_fast is not None
+    # As read_batch joins its lines: each ends with the marker number.
+    text = "".join(glue + token for glue, token in pieces) + tail + ss._MARKER
+    compiled = ss._batch_numbers(text)
+    module = ss._ss_fast
+    try:
+        ss._ss_fast = None  # type: ignore[assignment]
+        without = ss._batch_numbers(text)
+    finally:
+        ss._ss_fast = module
+    if compiled is None or without is None:
+        assert compiled is None and without is None
+        return
+    assert (
+        np.asarray(compiled, dtype=np.float64).tobytes()
+        == np.asarray(without, dtype=np.float64).tobytes()
+    )
+    plain = text.isascii() and all(
+        re.fullmatch(r"[0-9]+(\.[0-9]+)?", t) and sum(c.isdigit() for c in t) <= 15
+        for t in re.findall(r"[0-9.]+", text)
+    )
+    read = ss._ss_fast.numbers(text.encode()) if text.isascii() else None
+    assert (read is not None) == plain

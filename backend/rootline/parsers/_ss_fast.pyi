@@ -1,0 +1,3 @@
+import numpy as np
+
+def numbers(text: bytes) -> np.ndarray | None: ...
