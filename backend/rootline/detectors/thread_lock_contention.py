@@ -19,7 +19,9 @@ with the JVM's version and pid when the dumps give them (:func:`_label`). Waitin
 Per JVM:
 
 - ``deadlock_count``: deadlocks the JVM itself reported (it walks the lock graph at the
-  dump: a cycle is certain, not inferred); ``deadlock_cycle`` the first dump's cycles as
+  dump: a cycle is certain, not inferred) in the first dump that shows one; a deadlock never
+  resolves, so every later dump reports it again: ``deadlock_later`` counts only the cycles
+  (by their threads) that first appear in a later dump; ``deadlock_cycle`` all of them as
   "A waits for <lock> held by B" (stated once, in the explanation), ``deadlock_threads_named``
   their threads by name (what the other texts say); ``deadlock_at`` that dump's time; ``deadlock_before_slow_end``
   whether a deadlock was seen at or before the end of the slow period (a Java-level deadlock
@@ -206,16 +208,26 @@ def _measure(
     )  # fmt: skip
 
     # Deadlocks: every dump (a deadlock never resolves by itself).
+    # It is reported again in every later dump of the JVM: a cycle (its threads) counts once.
     with_deadlock = [d for d in dumps if d.deadlocks]
-    values["deadlock_count"] = sum(len(d.deadlocks) for d in dumps)
+    values["deadlock_count"] = 0
     if with_deadlock:
         first = with_deadlock[0]
+        seen = {_cycle_key(e) for e in first.deadlocks}
+        later: list[EventView] = []
+        for dump in with_deadlock[1:]:
+            for event in dump.deadlocks:
+                if _cycle_key(event) not in seen:
+                    seen.add(_cycle_key(event))
+                    later.append(event)
         values.update(
+            deadlock_count=len(first.deadlocks),
+            deadlock_later=len(later) or None,
             deadlock_at=first.time_ms,
             deadlock_dumps=len(with_deadlock) if len(with_deadlock) > 1 else None,
-            deadlock_cycle=_cycles(first.deadlocks),
-            deadlock_threads_named=_cycle_threads(first.deadlocks),
-            deadlock_threads=sum(len(_cycle_of(e)) for e in first.deadlocks),
+            deadlock_cycle=_cycles(first.deadlocks + later),
+            deadlock_threads_named=_cycle_threads(first.deadlocks + later),
+            deadlock_threads=sum(len(_cycle_of(e)) for e in first.deadlocks + later),
             deadlock_before_slow_end=slow_end is None
             or any(d.dated and d.time_ms <= slow_end for d in with_deadlock),
         )
@@ -411,6 +423,11 @@ def _cycle_of(event: EventView) -> list[dict[str, Any]]:
         }
         for i, t in enumerate(threads)
     ]
+
+
+def _cycle_key(event: EventView) -> frozenset[str]:
+    """A deadlock's identity across dumps: its threads (lock addresses may move in a GC)."""
+    return frozenset(str(c.get("thread")) for c in _cycle_of(event))
 
 
 def _cycles(events: list[EventView]) -> str:

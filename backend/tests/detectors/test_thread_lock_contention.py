@@ -18,6 +18,7 @@ from tests.detectors.runtime_incident import (
     T0,
     Capture,
     corpus_incident,
+    fixture_incident,
     incident,
     parsed,
     pool_capture,
@@ -166,6 +167,24 @@ def test_corpus_deadlock_is_confirmed_with_its_cycle_and_time() -> None:
     ]
 
 
+def test_deadlocks_repeated_in_every_later_dump_are_counted_once() -> None:
+    """Two real deadlocks (two monitors, two ReentrantLocks), each reported again in the second
+    jstack -l 2 s later: 2 deadlocks, not 4 (a deadlock never resolves, so a JVM dumped n times
+    reports it n times)."""
+    finding = check(fixture_incident("thread_dump/two-deadlocks-jdk17-jstack-l-2-dumps.txt"))
+    assert finding.verdict == "confirmed"
+    assert (
+        "the JVM reported 2 Java-level deadlocks in the dump at 2026-11-28T01:03:10Z"
+        " (and in 2 dumps in all):"
+    ) in finding.summary
+    assert "more deadlock" not in finding.summary
+    lead = finding.evidence[0]
+    assert lead.observed == 2
+    for name in ("ledger-writer", "audit-writer", "cache-loader", "cache-evictor"):
+        assert f'"{name}" waits for' in finding.explanation
+    assert finding.explanation.count("waits for") == 4
+
+
 def test_corpus_readwritelock_dump_reports_three_deadlocks_and_parked_readers() -> None:
     """Beside the read-write lock the generator left three deadlocks the JVM reports; the
     read-lock waiters are parked (WAITING) on the lock held by a thread asleep with it."""
@@ -290,6 +309,25 @@ def test_a_deadlock_among_non_pool_threads_names_both_lock_kinds(tmp_path: Path)
         ' (a java.util.concurrent.locks.ReentrantLock$NonfairSync) held by "main"'
     ) in finding.explanation
     assert finding.entity == "the JVM (OpenJDK 17.0.15+6) on host h1"
+
+
+def test_a_deadlock_forming_after_the_first_dump_is_counted_apart(tmp_path: Path) -> None:
+    later = [
+        line.replace('"main"', '"worker-a"').replace('"Timer-0"', '"worker-b"')
+        for line in DEADLOCK_SECTION
+    ]
+    data = dumps_incident(
+        tmp_path,
+        dump(0, extra=DEADLOCK_SECTION),
+        dump(2, extra=DEADLOCK_SECTION + later),
+    )
+    finding = check(data)
+    assert finding.verdict == "confirmed"
+    assert (
+        "1 Java-level deadlock in the dump at 2026-11-18T20:13:20Z (and in 2 dumps in all),"
+        " 1 more deadlock first in later dumps:"
+    ) in finding.summary
+    assert '"worker-a" waits for' in finding.explanation
 
 
 # --- the slow period ------------------------------------------------------------------------
