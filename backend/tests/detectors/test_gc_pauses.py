@@ -454,3 +454,15 @@ def test_heap_size_from_the_collection_lines_when_pause_lines_carry_none() -> No
     )
     collector = next(e for e in finding.evidence if e.summary.startswith("collector "))
     assert collector.summary.startswith("collector jrockit-gencon, heap up to 512 MB")
+
+
+def test_zgc_heap_size_from_its_max_capacity_with_each_jdk17_cycle() -> None:
+    # A real JDK 17 ZGC log (-Xmx2g, a 1.5 GB live set, lab/independent/jvm gc-zgc-2g-heavy):
+    # its cycle lines end in the heap's share ("282M(14%)->338M(17%)", no duration) and its
+    # heap size is the "Max Capacity" of the heap table logged with each cycle.
+    finding = check(fixture_incident("gc_unified/zgc-2g-stalls-time-uptime-level-tags.log"))
+    collector = next(e for e in finding.evidence if e.summary.startswith("collector "))
+    assert collector.summary == (
+        "collector zgc, heap up to 2048 MB (no allocation rate could be read from the log)"
+    )
+    assert finding.verdict == "likely"  # a 319 ms allocation stall, pauses well under 1 ms
