@@ -74,14 +74,21 @@ run_case() {
 	gc-serial-64-heavy) gc "$1" -XX:+UseSerialGC 64m 52 5 time ;;
 	gc-serial-64-healthy) gc "$1" -XX:+UseSerialGC 64m 8 60 utctime 200 ;;
 	gc-parallel-512-heavy) gc "$1" -XX:+UseParallelGC 512m 440 5 uptime ;;
-	gc-parallel-512-healthy) gc "$1" -XX:+UseParallelGC 512m 32 5 uptime ;;
+	gc-parallel-512-churn) gc "$1" -XX:+UseParallelGC 512m 32 5 uptime ;;
+	gc-parallel-512-healthy) gc "$1" -XX:+UseParallelGC 512m 32 60 uptime 3000 ;;
 	gc-g1-256-heavy) gc "$1" -XX:+UseG1GC 256m 220 60 $TU ;;
-	gc-g1-256-healthy) gc "$1" -XX:+UseG1GC 256m 16 60 $TU 100 ;;
+	gc-g1-256-churn) gc "$1" -XX:+UseG1GC 256m 16 60 $TU 100 ;;
+	gc-g1-256-healthy) gc "$1" -XX:+UseG1GC 256m 16 60 $TU 3000 ;;
 	gc-g1-2g-heavy) gc "$1" -XX:+UseG1GC 2g 1800 5 utctime ;;
-	gc-zgc-2g-heavy) gc "$1" -XX:+UseZGC 2g 1800 60 $TU ;;
+	gc-zgc-2g-oom) gc "$1" -XX:+UseZGC 2g 1800 60 $TU ;;
+	gc-zgc-2g-heavy) gc "$1" -XX:+UseZGC 2g 1500 60 $TU ;;
 	gc-zgc-2g-healthy) gc "$1" -XX:+UseZGC 2g 100 5 $TU ;;
-	gc-zgc-64-heavy) gc "$1" -XX:+UseZGC 64m 48 5 time ;;
-	gc-shen-512-heavy) gc "$1" -XX:+UseShenandoahGC 512m 460 5 $TU ;;
+	gc-zgc-64-oom) gc "$1" -XX:+UseZGC 64m 48 5 time ;;
+	gc-zgc-64-heavy) gc "$1" -XX:+UseZGC 64m 36 5 time ;;
+	gc-zgc-1g-healthy) gc "$1" -XX:+UseZGC 1g 64 60 utctime 3000 ;;
+	gc-shen-512-oom) gc "$1" -XX:+UseShenandoahGC 512m 460 5 $TU ;;
+	gc-shen-512-heavy) gc "$1" -XX:+UseShenandoahGC 512m 400 5 $TU ;;
+	gc-shen-512-heavy-60s) gc "$1" -XX:+UseShenandoahGC 512m 400 60 uptime ;;
 	gc-shen-512-healthy) gc "$1" -XX:+UseShenandoahGC 512m 32 5 uptime ;;
 	# pools: saturated under load, after load (backlog drained), busy but not saturated
 	pool-under-8) pool "$1" under 4 8 50 100 200 15 10 json reject sleep 200 5 5 2 ;;
