@@ -632,8 +632,8 @@ class _Reader:
         for record in self.log.concurrents:
             if record.heap_before_kb is None or record.heap_total_kb is not None:
                 continue
-            kb = by_id.get(record.gc_id) if record.gc_id is not None else None
-            record.heap_total_kb = kb if kb is not None else only
+            own = by_id.get(record.gc_id) if record.gc_id is not None else None
+            record.heap_total_kb = own if own is not None else only
 
     def _region_kb_at(self, position: int) -> float | None:
         """The G1 region size of the run a line at ``position`` belongs to: the last one
