@@ -23,7 +23,12 @@ Per log:
   ``to_space_count`` (evacuation failures), ``stall_count`` / ``stall_max_ms`` (ZGC
   allocation stalls: a thread waiting for memory the collector has not freed yet) and
   ``relocation_stall_count`` / ``relocation_stall_max_ms`` (ZGC relocation stalls: a thread
-  waiting for an object the collector is moving), kept apart.
+  waiting for an object the collector is moving), kept apart. ``stall_share_pct``: the
+  densest ``share_window_ms`` window of the thread whose allocation stalls fill one most
+  (``stall_share_thread``, ``stall_share_ms`` from ``stall_share_from``): a thread stalls in
+  one allocation at a time, so its stalls add up over its own time as the JVM's pauses do
+  over everyone's (a real ZGC heap at 99 % stalled ``main`` 1.4 s in its last 1.5 s before
+  the OutOfMemoryError, in stalls of 26-160 ms).
 - A GC log of which no pause or stall was read (fact ``gc.pause_count`` without events) is
   a measurement with ``pause_count`` 0 and nothing else: not judgeable.
 - ``gc_in_slow_ms`` / ``gc_in_slow_share``: pause time inside the slow period of the same
@@ -148,12 +153,12 @@ def _measure(
         return Anchor(None, {}, event.time_ms, end, host, log.artifact, kind)
 
     log_span_ms = _log_fact(data, log, "gc.log_span_ms")
+    end_ms: int | None = None
     if log.pauses:
         pause_ms = np.array([p.duration_ms or 0.0 for p in log.pauses], dtype=np.float64)
         pause_at = np.array([p.time_ms for p in log.pauses], dtype=np.int64)
         longest = log.pauses[int(np.argmax(pause_ms))]
         span_ms = float((pause_at + pause_ms).max() - pause_at.min())
-        end_ms = None
         if log_span_ms is not None and log_span_ms >= window_ms:
             # The log ends at its last line: the end of its last pause when no tail is known
             # (data parsed before gc.log_tail_ms), which the log covers at least.
@@ -190,6 +195,7 @@ def _measure(
         stall = max(allocation, key=lambda s: s.duration_ms or 0.0)
         values.update(stall_max_ms=float(stall.duration_ms or 0.0), stall_at=stall.time_ms)
         anchors["stall_count"] = anchors["stall_max_ms"] = at(stall, "gc_allocation_stall")
+        _stall_share(values, anchors, allocation, window_ms, end_ms, host, log.artifact)
     if relocation:
         stall = max(relocation, key=lambda s: s.duration_ms or 0.0)
         values.update(
@@ -276,6 +282,44 @@ def _measure(
         values=values,
         anchor=Anchor(None, {}, None, None, host, log.artifact, "gc_pause"),
         anchors=anchors,
+    )
+
+
+def _stall_share(
+    values: dict[str, Quantity],
+    anchors: dict[str, Anchor],
+    stalls: list[EventView],
+    window_ms: int,
+    end_ms: int | None,
+    host: str | None,
+    artifact: str,
+) -> None:
+    """``stall_share_pct``: the share of the densest window one thread spent in allocation
+    stalls. A thread's stalls follow one another (it waits in one at a time), so they add up
+    as a JVM's pauses do, over that thread's time alone. No window runs past the log's end
+    (``end_ms``, as for the pauses)."""
+    by_thread: dict[str, list[EventView]] = {}
+    for stall in stalls:
+        by_thread.setdefault(str(stall.attrs.get("thread") or "?"), []).append(stall)
+    best: tuple[float, int, str, float] | None = None
+    for thread, mine in by_thread.items():
+        starts = np.array([e.time_ms for e in mine], dtype=np.int64)
+        lengths = np.array([e.duration_ms or 0.0 for e in mine], dtype=np.float64)
+        window_from, in_window = densest_window(starts, lengths, window_ms, end_ms=end_ms)
+        if best is None or in_window > best[0]:
+            best = (in_window, window_from, thread, float(lengths.sum()))
+    if best is None or not window_ms:
+        return
+    in_window, window_from, thread, total = best
+    values.update(
+        stall_share_pct=min(100.0, 100.0 * in_window / window_ms),
+        stall_share_ms=in_window,
+        stall_share_from=window_from,
+        stall_share_thread=thread,
+        stall_thread_total_ms=total,
+    )
+    anchors["stall_share_pct"] = Anchor(
+        None, {}, window_from, window_from + window_ms, host, artifact, "gc_allocation_stall"
     )
 
 

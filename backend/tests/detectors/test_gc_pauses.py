@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -466,3 +467,24 @@ def test_zgc_heap_size_from_its_max_capacity_with_each_jdk17_cycle() -> None:
         "collector zgc, heap up to 2048 MB (no allocation rate could be read from the log)"
     )
     assert finding.verdict == "likely"  # a 319 ms allocation stall, pauses well under 1 ms
+
+
+def test_one_threads_allocation_stalls_add_up_over_its_time() -> None:
+    # A real JDK 17 ZGC heap at 97-100 % (-Xmx2g, a 1.8 GB live set): main stalled 19 times,
+    # 26-160 ms each (none past the 200 ms a single stall is likely from), 1.4 s in its last
+    # 1.5 s, then "Out Of Memory (main)". One thread stalls in one allocation at a time: 1.4 s
+    # of its 10 s is 14 % of its time lost, read against the pauses' share.
+    finding = check(fixture_incident("gc_unified/zgc-2g-oom-stalls-time-uptime-level-tags.log"))
+    assert finding.verdict == "confirmed"
+    share = next(
+        e
+        for e in finding.evidence
+        if e.threshold_name == "confirmed_window_share_pct"
+        and e.event_kind == "gc_allocation_stall"
+    )
+    assert share.met and share.observed == pytest.approx(14.15, abs=0.05)
+    assert share.summary.startswith("thread main spent 1.4 s of the 10.0 s from")
+    assert share.from_ms is not None and share.to_ms is not None
+    assert share.to_ms - share.from_ms == 10_000
+    stalls = next(e for e in finding.evidence if e.threshold_name == "likely_stall_ms")
+    assert not stalls.met  # no single stall reached 200 ms
