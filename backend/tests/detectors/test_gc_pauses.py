@@ -488,3 +488,41 @@ def test_one_threads_allocation_stalls_add_up_over_its_time() -> None:
     assert share.to_ms - share.from_ms == 10_000
     stalls = next(e for e in finding.evidence if e.threshold_name == "likely_stall_ms")
     assert not stalls.met  # no single stall reached 200 ms
+
+
+ROTATED = [f"gc_unified/rotated-g1-uptime/gc.log{s}" for s in ("", *(f".{n}" for n in range(6)))]
+
+
+def test_the_files_of_one_jvms_rotated_log_are_one_log() -> None:
+    # A real JDK 17 G1 log rotated every 8 KB (-Xlog:gc:file=gc.log:uptime:filecount=9,
+    # filesize=8k), 14 s in 7 files of 2-2.5 s each: each alone is shorter than the 10 s
+    # window (and was judged so, the longest file "covers only 2.6 s"); one after the other
+    # in uptime, they are one JVM's 14 s.
+    finding = check(fixture_incident(*ROTATED))
+    assert finding.verdict == "ruled_out"
+    assert finding.entity == ("the JVM of gc.log (rotated, 7 files: gc.log.0 .. gc.log)")
+    assert "in a log covering 14.1 s" in finding.summary
+    assert "over 590 pauses" in finding.summary
+
+
+def test_a_file_left_by_an_earlier_run_is_another_log() -> None:
+    # The same JVM run twice on one file name: at start -Xlog moved the first run's gc.log
+    # to gc.log.0. Both start at uptime 0: two logs, not one.
+    finding = check(
+        fixture_incident(
+            "gc_unified/two-runs-g1-uptime/gc.log", "gc_unified/two-runs-g1-uptime/gc.log.0"
+        )
+    )
+    assert finding.verdict == "insufficient_data"
+    assert "2 GC logs given" in finding.summary
+    assert "rotated" not in finding.summary
+
+
+def test_rotated_files_with_clock_and_uptime_are_one_jvm_by_its_start() -> None:
+    # Three consecutive files of a real rotated log decorated time,uptime,level,tags: each
+    # states the JVM's start (time - uptime), the same to the millisecond, so they are one
+    # JVM's log whatever their names (any name would do).
+    files = [f"gc_unified/rotated-g1-time-uptime/gc.log.{n}" for n in (2, 0, 1)]
+    finding = check(fixture_incident(*files))
+    assert finding.entity == "the JVM of gc.log.2 (rotated, 3 files: gc.log.0 .. gc.log.2)"
+    assert "covers only 2.4 s of the JVM of gc.log.2 (rotated" in finding.summary

@@ -67,6 +67,21 @@ locks() {
 	echo "$case: $(cat "$dir/run.json")"
 }
 
+# rotation CASE DECORATORS: one JVM whose -Xlog:gc rotates every 8 KB (filecount=9), 14 s, then a JVM
+# run twice on one file name without size rotation (-Xlog moves the earlier run's file aside
+# to .0 at start): the files of one JVM vs two runs.
+rotation() {
+	local case=$1 decor=$2 dir=$OUT/$1
+	rm -rf "$dir" && mkdir -p "$dir/one" "$dir/two"
+	nice java $JAVA_OPTS -XX:+UseG1GC -Xmx64m -Xlog:gc:file="$dir/one/gc.log":"$decor":filecount=9,filesize=8k \
+		-cp "$CLS" HeapChurn 40 14 64 256 2000 >"$dir/one/run.json" 2>&1 || true
+	for run in 1 2; do
+		nice java $JAVA_OPTS -XX:+UseG1GC -Xmx64m -Xlog:gc:file="$dir/two/gc.log":"$decor":filecount=2,filesize=0 \
+			-cp "$CLS" HeapChurn 40 3 64 256 2000 >>"$dir/two/run.json" 2>&1 || true
+	done
+	echo "$case: $(ls "$dir"/one "$dir"/two | tr '\n' ' ')"
+}
+
 TU=time,uptime,level,tags
 run_case() {
 	case $1 in
@@ -87,9 +102,11 @@ run_case() {
 	gc-zgc-64-heavy) gc "$1" -XX:+UseZGC 64m 36 5 time ;;
 	gc-zgc-1g-healthy) gc "$1" -XX:+UseZGC 1g 64 60 utctime 3000 ;;
 	gc-shen-512-oom) gc "$1" -XX:+UseShenandoahGC 512m 460 5 $TU ;;
-	gc-shen-512-heavy) gc "$1" -XX:+UseShenandoahGC 512m 400 5 $TU ;;
-	gc-shen-512-heavy-60s) gc "$1" -XX:+UseShenandoahGC 512m 400 60 uptime ;;
+	gc-shen-512-heavy) gc "$1" -XX:+UseShenandoahGC 512m 300 5 $TU ;;
+	gc-shen-512-heavy-60s) gc "$1" -XX:+UseShenandoahGC 512m 300 60 uptime ;;
 	gc-shen-512-healthy) gc "$1" -XX:+UseShenandoahGC 512m 32 5 uptime ;;
+	gc-rotation-tu) rotation "$1" $TU ;;
+	gc-rotation-uptime) rotation "$1" uptime ;;
 	# pools: saturated under load, after load (backlog drained), busy but not saturated
 	pool-under-8) pool "$1" under 4 8 50 100 200 15 10 json reject sleep 200 5 5 2 ;;
 	pool-busy-8) pool "$1" busy 4 8 50 100 40 15 10 json reject sleep 200 5 5 2 ;;
