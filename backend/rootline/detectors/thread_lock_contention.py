@@ -19,7 +19,9 @@ with the JVM's version and pid when the dumps give them (:func:`_label`). Waitin
 Per JVM:
 
 - ``deadlock_count``: deadlocks the JVM itself reported (it walks the lock graph at the
-  dump: a cycle is certain, not inferred); ``deadlock_cycle`` the first dump's cycles as
+  dump: a cycle is certain, not inferred) in the first dump that shows one; a deadlock never
+  resolves, so every later dump reports it again: ``deadlock_later`` counts only the cycles
+  (by their threads) that first appear in a later dump; ``deadlock_cycle`` all of them as
   "A waits for <lock> held by B" (stated once, in the explanation), ``deadlock_threads_named``
   their threads by name (what the other texts say); ``deadlock_at`` that dump's time; ``deadlock_before_slow_end``
   whether a deadlock was seen at or before the end of the slow period (a Java-level deadlock
@@ -42,6 +44,10 @@ Per JVM:
   both thresholds; ``pool_lock_*`` the worst of them. The pool's threads were held by a lock,
   not busy with the load: the pool's saturation (``pool_saturated``, which
   ``threadpool_exhaustion`` observes) is this cause's symptom.
+- ``pool_held_dumps``: when no pool's saturation is known from metrics or rejection lines
+  (a capture of thread dumps only: the dumps are the pool's only reading), the judged dumps in
+  which at least ``pool_held_share`` of a pool's threads queue on one lock, ``pool_held_*``
+  the worst: that pool reads full in the dump because of the lock's queue, the same symptom.
 - ``most_blocked`` / ``most_blocked_pool_threads`` / ``most_blocked_pool``: the most threads of
   one pool waiting for one lock in any judged dump, thresholds aside (what a ruling-out
   quotes); ``no_waiters`` says it in words when no thread waited for any lock.
@@ -206,16 +212,26 @@ def _measure(
     )  # fmt: skip
 
     # Deadlocks: every dump (a deadlock never resolves by itself).
+    # It is reported again in every later dump of the JVM: a cycle (its threads) counts once.
     with_deadlock = [d for d in dumps if d.deadlocks]
-    values["deadlock_count"] = sum(len(d.deadlocks) for d in dumps)
+    values["deadlock_count"] = 0
     if with_deadlock:
         first = with_deadlock[0]
+        seen = {_cycle_key(e) for e in first.deadlocks}
+        later: list[EventView] = []
+        for dump in with_deadlock[1:]:
+            for event in dump.deadlocks:
+                if _cycle_key(event) not in seen:
+                    seen.add(_cycle_key(event))
+                    later.append(event)
         values.update(
+            deadlock_count=len(first.deadlocks),
+            deadlock_later=len(later) or None,
             deadlock_at=first.time_ms,
             deadlock_dumps=len(with_deadlock) if len(with_deadlock) > 1 else None,
-            deadlock_cycle=_cycles(first.deadlocks),
-            deadlock_threads_named=_cycle_threads(first.deadlocks),
-            deadlock_threads=sum(len(_cycle_of(e)) for e in first.deadlocks),
+            deadlock_cycle=_cycles(first.deadlocks + later),
+            deadlock_threads_named=_cycle_threads(first.deadlocks + later),
+            deadlock_threads=sum(len(_cycle_of(e)) for e in first.deadlocks + later),
             deadlock_before_slow_end=slow_end is None
             or any(d.dated and d.time_ms <= slow_end for d in with_deadlock),
         )
@@ -259,6 +275,8 @@ def _measure(
         )
         anchors["blocked_share"] = _anchor(worst.dump, host)
     _pool_held(values, anchors, host, [p for p in mine if p.pool], contended, margin)
+    if not any(p.pool for p in mine):
+        _pool_full_of_waiters(values, anchors, host, contended, float(params["pool_held_share"]))
     run = _longest_run(judged, contended, int(params["persist_max_gap_ms"]))
     values["persist_dumps"] = run[0] if run else (1 if contended else 0)
     if run:
@@ -317,6 +335,47 @@ def _pool_held(
     )
     anchors["pool_lock_dumps"] = _anchor(worst.dump, host)
     anchors["pool_lock_dumps"].against = period_files(saturated)
+
+
+def _pool_full_of_waiters(
+    values: dict[str, Quantity],
+    anchors: dict[str, Anchor],
+    host: str | None,
+    contended: list[_Wait],
+    held_share: float,
+) -> None:
+    """``pool_held_dumps``: with no pool metrics or rejection lines to say when a pool was
+    saturated, the dumps themselves are the pool's only reading (threadpool_exhaustion reads a
+    pool full from a dump): those where at least ``held_share`` of a pool's threads queue on
+    one lock or hold it. That pool reads full because of the lock's queue, not the load: the pool's
+    saturation is this cause's symptom. ``pool_held_*`` the worst of them."""
+    held = [w for w in contended if (_held_share(w) or 0.0) >= held_share]
+    values["pool_held_dumps"] = len({id(w.dump) for w in held})
+    if not held:
+        return
+    worst = max(held, key=lambda w: (_held_share(w) or 0.0, w.blocked, -w.dump.time_ms))
+    values.update(
+        pool_held_blocked=worst.blocked,
+        pool_held_holder=f'"{_short(worst.owner)}"'
+        if worst.owner and _holder_in_pool(worst)
+        else None,
+        pool_held_pool=worst.pool,
+        pool_held_pool_threads=worst.pool_threads,
+        pool_held_at=worst.dump.time_ms,
+    )
+    anchors["pool_held_dumps"] = _anchor(worst.dump, host)
+
+
+def _holder_in_pool(wait: _Wait) -> bool:
+    return bool(wait.owner) and pool_of(str(wait.owner)) == wait.pool
+
+
+def _held_share(wait: _Wait) -> float | None:
+    """The share of the pool's threads the lock holds: its waiters, and its holder when the
+    holder is a thread of the same pool (busy with the lock, not with other work)."""
+    if not wait.pool_threads:
+        return None
+    return (wait.blocked + (1 if _holder_in_pool(wait) else 0)) / wait.pool_threads
 
 
 def _waits(dump: _Dump) -> list[_Wait]:
@@ -411,6 +470,11 @@ def _cycle_of(event: EventView) -> list[dict[str, Any]]:
         }
         for i, t in enumerate(threads)
     ]
+
+
+def _cycle_key(event: EventView) -> frozenset[str]:
+    """A deadlock's identity across dumps: its threads (lock addresses may move in a GC)."""
+    return frozenset(str(c.get("thread")) for c in _cycle_of(event))
 
 
 def _cycles(events: list[EventView]) -> str:

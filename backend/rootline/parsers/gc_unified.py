@@ -37,6 +37,7 @@ rule                   matches                                         handler
 ``YOUNG_GEN``          ``GC(3) PSYoungGen: 15360K->2544K(17920K)``     young sizes
 ``G1_REGIONS``         ``GC(3) Eden regions: 24->0(26)``               young sizes
 ``TO_SPACE``           ``GC(9) To-space exhausted``                    flag on the pause
+``MAX_CAPACITY``       ``GC(5) Max Capacity: 2048M(100%)`` (ZGC)       the cycles' heap size
 no-op                  ``KNOWN_LINES``: phase starts, settings and     skipped
                        sizes, sub-phase times, safepoint, age tables,
                        heap and statistics at exit (``GC STATISTICS``)
@@ -103,6 +104,9 @@ G1_REGIONS = re.compile(r"GC\((\d+)\) (Eden|Survivor) regions: (\d+)->(\d+)")
 REGION_COUNTS = re.compile(r"(\d+)->(\d+)")
 REGION_SIZE = re.compile(r"Heap [Rr]egion [Ss]ize: " + _SIZE)
 TO_SPACE = re.compile(r"GC\((\d+)\) To-space exhausted")
+# ZGC's heap size: "GC(3) Max Capacity: 2048M(100%)" per cycle (JDK 21: "GC(3) y: Max
+# Capacity: ..."), "Max Capacity: 2048M" at start; not "Soft Max Capacity".
+MAX_CAPACITY = re.compile(r"\] (?:GC\((\d+)\) (?:[yYO]: )?)?Max Capacity: " + _SIZE)
 USING_COLLECTORS = {
     "G1": "g1",
     "Parallel": "parallel",
@@ -118,9 +122,15 @@ G1_MARKERS = ("G1 ", "(Normal)", "(Concurrent Start)", "(Prepare Mixed)", "(Mixe
 LEVELS = ("trace", "debug", "info", "warning", "error")
 # Lines worth reading are found by these substrings; everything else is skipped detail.
 TIMED_KEYWORDS = ("Pause ", "Concurrent ", "Stall ", "Collection (")
-# A keyword, then the rest of its line when that ends in an "s" (a duration's unit).
+# A keyword, then the rest of its line when that ends in an "s" (a duration's unit), or, for
+# a ZGC cycle, in its heap's share: JDK 17 ends "GC(3) Garbage Collection (Warmup)
+# 208M(10%)->48M(2%)" with no duration (JDK 21 adds one).
 TIMED_LINE_ENDS = tuple(
-    re.compile(re.escape(keyword) + r"[^\n]*s\r?(?![^\n])") for keyword in TIMED_KEYWORDS
+    re.compile(
+        re.escape(keyword)
+        + (r"[^\n]*(?:s|%\))\r?(?![^\n])" if keyword == "Collection (" else r"[^\n]*s\r?(?![^\n])")
+    )
+    for keyword in TIMED_KEYWORDS
 )
 SETTING_KEYWORDS = ("] Using ", "] Version: ", "To-space exhausted", "egion size", "egion Size")
 # Young generation sizes printed before the pause summary of the same GC id, per collector.
@@ -357,6 +367,8 @@ class _Reader:
         )
         self._read_settings(text, keywords)
         self._read_timed(text, shapes)
+        if any("Max Capacity: " in shape for shape in shapes):
+            self._read_max_capacity(text)
         last_start = text.rfind("\n[") + 1
         if last_start > 0 or text.startswith("["):
             last_end = text.find("\n", last_start)
@@ -597,6 +609,31 @@ class _Reader:
                 taken = self._setting(line, only=REGION_SIZE_RULE) == REGION_SIZE_RULE
                 if taken and self.region_kb is not None:
                     self.region_sizes.append((start, self.region_kb))
+
+    def _read_max_capacity(self, text: str) -> None:
+        """ZGC's cycle summaries (``GC(3) Garbage Collection (Warmup) 208M(10%)->48M(2%)``)
+        give the heap used but not its size: that is the ``Max Capacity`` of the heap table
+        logged with each cycle (``GC(3) Max Capacity: 2048M(100%)``, gc,heap) or once at
+        start (``Max Capacity: 2048M``, gc,init). Each cycle takes its own GC id's, else the
+        one of the log when the log has a single size (one JVM run, or runs of one -Xmx)."""
+        by_id: dict[int, float] = {}
+        sizes: set[float] = set()
+        for start, end in _lines_holding(text, "Max Capacity: "):
+            match = MAX_CAPACITY.search(text, start, end)
+            if match is None:
+                continue
+            kb = size_kb(match.group(2), match.group(3))
+            sizes.add(kb)
+            if match.group(1) is not None:
+                by_id[int(match.group(1))] = kb
+        if not sizes:
+            return
+        only = next(iter(sizes)) if len(sizes) == 1 else None
+        for record in self.log.concurrents:
+            if record.heap_before_kb is None or record.heap_total_kb is not None:
+                continue
+            own = by_id.get(record.gc_id) if record.gc_id is not None else None
+            record.heap_total_kb = own if own is not None else only
 
     def _region_kb_at(self, position: int) -> float | None:
         """The G1 region size of the run a line at ``position`` belongs to: the last one

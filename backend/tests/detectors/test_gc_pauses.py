@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -454,3 +455,74 @@ def test_heap_size_from_the_collection_lines_when_pause_lines_carry_none() -> No
     )
     collector = next(e for e in finding.evidence if e.summary.startswith("collector "))
     assert collector.summary.startswith("collector jrockit-gencon, heap up to 512 MB")
+
+
+def test_zgc_heap_size_from_its_max_capacity_with_each_jdk17_cycle() -> None:
+    # A real JDK 17 ZGC log (-Xmx2g, a 1.5 GB live set, lab/independent/jvm gc-zgc-2g-heavy):
+    # its cycle lines end in the heap's share ("282M(14%)->338M(17%)", no duration) and its
+    # heap size is the "Max Capacity" of the heap table logged with each cycle.
+    finding = check(fixture_incident("gc_unified/zgc-2g-stalls-time-uptime-level-tags.log"))
+    collector = next(e for e in finding.evidence if e.summary.startswith("collector "))
+    assert collector.summary == (
+        "collector zgc, heap up to 2048 MB (no allocation rate could be read from the log)"
+    )
+    assert finding.verdict == "likely"  # a 319 ms allocation stall, pauses well under 1 ms
+
+
+def test_one_threads_allocation_stalls_add_up_over_its_time() -> None:
+    # A real JDK 17 ZGC heap at 97-100 % (-Xmx2g, a 1.8 GB live set): main stalled 19 times,
+    # 26-160 ms each (none past the 200 ms a single stall is likely from), 1.4 s in its last
+    # 1.5 s, then "Out Of Memory (main)". One thread stalls in one allocation at a time: 1.4 s
+    # of its 10 s is 14 % of its time lost, read against the pauses' share.
+    finding = check(fixture_incident("gc_unified/zgc-2g-oom-stalls-time-uptime-level-tags.log"))
+    assert finding.verdict == "confirmed"
+    share = next(
+        e
+        for e in finding.evidence
+        if e.threshold_name == "confirmed_window_share_pct"
+        and e.event_kind == "gc_allocation_stall"
+    )
+    assert share.met and share.observed == pytest.approx(14.15, abs=0.05)
+    assert share.summary.startswith("thread main spent 1.4 s of the 10.0 s from")
+    assert share.from_ms is not None and share.to_ms is not None
+    assert share.to_ms - share.from_ms == 10_000
+    stalls = next(e for e in finding.evidence if e.threshold_name == "likely_stall_ms")
+    assert not stalls.met  # no single stall reached 200 ms
+
+
+ROTATED = [f"gc_unified/rotated-g1-uptime/gc.log{s}" for s in ("", *(f".{n}" for n in range(6)))]
+
+
+def test_the_files_of_one_jvms_rotated_log_are_one_log() -> None:
+    # A real JDK 17 G1 log rotated every 8 KB (-Xlog:gc:file=gc.log:uptime:filecount=9,
+    # filesize=8k), 14 s in 7 files of 2-2.5 s each: each alone is shorter than the 10 s
+    # window (and was judged so, the longest file "covers only 2.6 s"); one after the other
+    # in uptime, they are one JVM's 14 s.
+    finding = check(fixture_incident(*ROTATED))
+    assert finding.verdict == "ruled_out"
+    assert finding.entity == ("the JVM of gc.log (rotated, 7 files: gc.log.0 .. gc.log)")
+    assert "in a log covering 14.1 s" in finding.summary
+    assert "over 590 pauses" in finding.summary
+
+
+def test_a_file_left_by_an_earlier_run_is_another_log() -> None:
+    # The same JVM run twice on one file name: at start -Xlog moved the first run's gc.log
+    # to gc.log.0. Both start at uptime 0: two logs, not one.
+    finding = check(
+        fixture_incident(
+            "gc_unified/two-runs-g1-uptime/gc.log", "gc_unified/two-runs-g1-uptime/gc.log.0"
+        )
+    )
+    assert finding.verdict == "insufficient_data"
+    assert "2 GC logs given" in finding.summary
+    assert "rotated" not in finding.summary
+
+
+def test_rotated_files_with_clock_and_uptime_are_one_jvm_by_its_start() -> None:
+    # Three consecutive files of a real rotated log decorated time,uptime,level,tags: each
+    # states the JVM's start (time - uptime), the same to the millisecond, so they are one
+    # JVM's log whatever their names (any name would do).
+    files = [f"gc_unified/rotated-g1-time-uptime/gc.log.{n}" for n in (2, 0, 1)]
+    finding = check(fixture_incident(*files))
+    assert finding.entity == "the JVM of gc.log.2 (rotated, 3 files: gc.log.0 .. gc.log.2)"
+    assert "covers only 2.4 s of the JVM of gc.log.2 (rotated" in finding.summary

@@ -18,6 +18,7 @@ from tests.detectors.runtime_incident import (
     T0,
     Capture,
     corpus_incident,
+    fixture_incident,
     incident,
     parsed,
     pool_capture,
@@ -166,6 +167,24 @@ def test_corpus_deadlock_is_confirmed_with_its_cycle_and_time() -> None:
     ]
 
 
+def test_deadlocks_repeated_in_every_later_dump_are_counted_once() -> None:
+    """Two real deadlocks (two monitors, two ReentrantLocks), each reported again in the second
+    jstack -l 2 s later: 2 deadlocks, not 4 (a deadlock never resolves, so a JVM dumped n times
+    reports it n times)."""
+    finding = check(fixture_incident("thread_dump/two-deadlocks-jdk17-jstack-l-2-dumps.txt"))
+    assert finding.verdict == "confirmed"
+    assert (
+        "the JVM reported 2 Java-level deadlocks in the dump at 2026-11-28T01:03:10Z"
+        " (and in 2 dumps in all):"
+    ) in finding.summary
+    assert "more deadlock" not in finding.summary
+    lead = finding.evidence[0]
+    assert lead.observed == 2
+    for name in ("ledger-writer", "audit-writer", "cache-loader", "cache-evictor"):
+        assert f'"{name}" waits for' in finding.explanation
+    assert finding.explanation.count("waits for") == 4
+
+
 def test_corpus_readwritelock_dump_reports_three_deadlocks_and_parked_readers() -> None:
     """Beside the read-write lock the generator left three deadlocks the JVM reports; the
     read-lock waiters are parked (WAITING) on the lock held by a thread asleep with it."""
@@ -292,6 +311,25 @@ def test_a_deadlock_among_non_pool_threads_names_both_lock_kinds(tmp_path: Path)
     assert finding.entity == "the JVM (OpenJDK 17.0.15+6) on host h1"
 
 
+def test_a_deadlock_forming_after_the_first_dump_is_counted_apart(tmp_path: Path) -> None:
+    later = [
+        line.replace('"main"', '"worker-a"').replace('"Timer-0"', '"worker-b"')
+        for line in DEADLOCK_SECTION
+    ]
+    data = dumps_incident(
+        tmp_path,
+        dump(0, extra=DEADLOCK_SECTION),
+        dump(2, extra=DEADLOCK_SECTION + later),
+    )
+    finding = check(data)
+    assert finding.verdict == "confirmed"
+    assert (
+        "1 Java-level deadlock in the dump at 2026-11-18T11:06:40Z (and in 2 dumps in all),"
+        " 1 more deadlock first in later dumps:"
+    ) in finding.summary
+    assert '"worker-a" waits for' in finding.explanation
+
+
 # --- the slow period ------------------------------------------------------------------------
 
 
@@ -395,6 +433,37 @@ def test_a_pool_saturated_without_a_lock_queue_then_stands_on_its_own(
     assert check(data).explains == [], why
     pool_item = _pool_item(data)
     assert pool_item.verdict != "ruled_out" and not pool_item.explained_by, why
+
+
+def test_dumps_only_a_pool_full_of_one_locks_queue_is_the_locks_symptom() -> None:
+    """Three real jstack -l of a pool of 8 whose workers take one ReentrantLock and sleep 50 ms
+    under it: 7 parked on it, the 8th holding it, in every dump. Without pool metrics the dumps
+    are the pool's only reading, and threadpool_exhaustion reads it 8 of 8 busy: the lock's
+    queue, not the load, so it is this cause's symptom and not a second cause."""
+    data = fixture_incident("thread_dump/rlock-queue-jdk17-jstack-l-3-dumps.txt")
+    locks = check(data)
+    assert locks.verdict == "confirmed"
+    held = next(e for e in locks.evidence if e.threshold_name is None and e.symptom)
+    assert held.met and held.symptom == "pool_saturated@host:"
+    assert (
+        "3 dumps show a pool full of the lock's queue: 7 of the 8 threads of pool order-exec"
+        ' waiting for one lock held by "order-exec-7", another of them'
+    ) in held.summary
+    assert locks.explains == ["pool_saturated@host:"]
+    pool_item = _pool_item(data)
+    assert pool_item.verdict == "ruled_out" and pool_item.explained_by == [ID]
+    assert "8 of 8 threads busy" in pool_item.summary
+
+
+def test_dumps_only_a_pool_busy_beside_a_small_lock_queue_stands_on_its_own(
+    tmp_path: Path,
+) -> None:
+    # 4 of 10 queued on a lock held outside the pool, 6 sleeping in tasks: contention, but
+    # the pool is not full of the lock's queue; its 10 of 10 busy is not the lock's alone.
+    data = dumps_incident(tmp_path, dump(0, blocked=4), dump(5, blocked=4))
+    locks = check(data)
+    assert locks.verdict == "confirmed" and locks.explains == []
+    assert not any("full of the lock's queue" in e.summary for e in locks.evidence)
 
 
 def test_a_lock_queue_on_another_host_explains_nothing_here(tmp_path: Path) -> None:

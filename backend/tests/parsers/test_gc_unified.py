@@ -85,6 +85,23 @@ def test_zgc_pauses_stalls_and_cycles() -> None:
     assert result.anchored is False
 
 
+def test_jdk17_zgc_cycles_end_in_heap_shares_and_take_the_max_capacity() -> None:
+    # JDK 17 ends a cycle's line with the heap's shares, no duration; its heap size is the
+    # "Max Capacity" logged with each cycle (and once at start), not "Soft Max Capacity".
+    result = parse(read(unified_file("zgc-2g-stalls-time-uptime-level-tags.log")))
+    assert result.status == "parsed", result.diagnostics[:3]
+    cycles = [e for e in result.events if e.attrs.get("phase") == "garbage collection"]
+    assert len(cycles) == 5
+    # [2026-11-28T01:07:13.956+0000][2.187s][info][gc] GC(0) Garbage Collection (Warmup)
+    # 282M(14%)->338M(17%)
+    first = cycles[0]
+    assert first.attrs["gc_id"] == 0 and first.duration_ms is None
+    assert (first.attrs["heap_before_mb"], first.attrs["heap_after_mb"]) == (282.0, 338.0)
+    assert {c.attrs["heap_total_mb"] for c in cycles} == {2048.0}
+    total = next(s for s in result.series if s.name == "gc.heap_total_mb")
+    assert len(total.values) == 5 and max(total.values) == 2048.0
+
+
 def test_generational_zgc_cycle_reports_heap() -> None:
     result = parse(read(unified_file("jdk21-ujl-zgc-generational-major-minor-garbagecat.txt")))
     cycle = next(e for e in result.events if e.attrs.get("phase") == "minor collection")

@@ -21,7 +21,12 @@ from tests.parsers.jvm_parser_kit import foreign_files, head_of, mutated, text_o
 JSTACK_FIXTURE = FIXTURES_DIR / "thread_dump" / "pool-saturation-jdk17-jstack-3-dumps.txt"
 CORPUS_DUMPS = [p for p in corpus_files("threads") if not p.name.startswith("dubbo-")]
 CHANGES_FIXTURE = FIXTURES_DIR / "thread_dump" / "dump-changes-jdk17-jstack-2-dumps.txt"
-OWN_FILES = [JSTACK_FIXTURE, CHANGES_FIXTURE, *CORPUS_DUMPS]
+# jstack -l of lab/independent/jvm (two deadlocks; a pool queued on one ReentrantLock)
+INDEPENDENT_DUMPS = [
+    FIXTURES_DIR / "thread_dump" / "two-deadlocks-jdk17-jstack-l-2-dumps.txt",
+    FIXTURES_DIR / "thread_dump" / "rlock-queue-jdk17-jstack-l-3-dumps.txt",
+]
+OWN_FILES = [JSTACK_FIXTURE, CHANGES_FIXTURE, *INDEPENDENT_DUMPS, *CORPUS_DUMPS]
 
 STATE_LINE_RE = re.compile(r"java\.lang\.Thread\.State: ([A-Z_]+)")
 # Thread headers, not the '"name":' lines of deadlock reports.
@@ -29,6 +34,8 @@ HEADER_RE = re.compile(r'^"[^\n]*"(?!:)[^\n]*$', re.MULTILINE)
 JMX_HEADER_RE = re.compile(r'^"[^\n]*" id=\d+ in ([A-Z_]+)', re.MULTILINE)
 # Dumps whose header state is the only state there is, with the independently counted totals.
 DUMPS_PER_FILE = {
+    "two-deadlocks-jdk17-jstack-l-2-dumps.txt": 2,
+    "rlock-queue-jdk17-jstack-l-3-dumps.txt": 3,
     "jdk5-hpux-ia64-hotspot-two-dumps-crlf-tda.log": 2,
     "jdk6-client-vm-multiple-dumps-tda.log": 3,
     "jrockit-r26-jdk15-windows-dump-tda-fork.txt": 2,

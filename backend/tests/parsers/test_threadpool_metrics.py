@@ -19,7 +19,8 @@ from tests.parsers.jvm_parser_kit import foreign_files, head_of, mutated
 
 CSV_FIXTURE = FIXTURES_DIR / "threadpool_metrics" / "pool-saturation-jdk17.csv"
 JSONL_FIXTURE = FIXTURES_DIR / "threadpool_metrics" / "pool-saturation-jdk17.jsonl"
-OWN_FILES = [CSV_FIXTURE, JSONL_FIXTURE]
+DRAINED_FIXTURE = FIXTURES_DIR / "threadpool_metrics" / "pool-drained-after-jam-jdk17.jsonl"
+OWN_FILES = [CSV_FIXTURE, JSONL_FIXTURE, DRAINED_FIXTURE]
 
 
 def _series(result: ParseResult) -> dict[str, tuple[list[int], list[float]]]:
