@@ -33,7 +33,12 @@ Quantities:
   throughput (``bytes_acked`` over the intervals data moved) over that cap at its own loss
   rate (``retrans`` / ``segs_out``), ``mss`` and ``rtt``; the largest (``loss_bound_conn``,
   ``loss_bound_rate``, ``loss_cap_rate``, ``loss_bound_pct``). A connection running at the
-  cap its loss allows is held by the loss; lossless connections have no cap.
+  cap its loss allows is held by the loss; lossless connections have no cap, and neither
+  have senders whose congestion control is not loss-based: bbr paces at the bandwidth and
+  RTT it measures, its rate is not set by the loss rate, and a Mathis ratio of a bbr
+  connection is chance (independent reproduction: a bbr bulk sender at 1.5 % loss moved
+  24 MiB/s, 42x the cap). Those are left out (``model_based_conns``, their congestion control
+  read from ss); a connection whose congestion control ss did not name is kept.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ import numpy as np
 from rootline.detectors.base import Anchor, IncidentData, Measurement, Params
 from rootline.detectors.quantities import (
     by_host,
+    congestion_controls,
     connection_label,
     connection_of,
     connection_series,
@@ -55,11 +61,16 @@ from rootline.detectors.quantities import (
     split_endpoint,
 )
 
+# Congestion controls that pace at a measured bandwidth and RTT rather than back off on loss:
+# no Mathis cap applies to them.
+MODEL_BASED_CONGESTION_CONTROLS = ("bbr", "bbr2", "bbr3")
+
 _NAMES = (
     "retrans_pct", "data_retrans", "out_segments", "counter_s", "syn_retrans", "window_pct",
     "window_out", "timeouts", "lost_retrans", "segs_per_rtt", "socket_pct", "socket_retrans",
     "socket_segs_out", "socket_connections", "worst_conn", "worst_retrans",
     "loss_bound_ratio", "loss_bound_conn", "loss_bound_rate", "loss_cap_rate", "loss_bound_pct",
+    "model_based_conns",
     "unaccepted_share", "unaccepted_retrans", "listed_retrans", "unaccepted_conns",
     "unaccepted_peer",
 )  # fmt: skip
@@ -301,7 +312,8 @@ def _sockets(
             else None,
         }
         if worst is not None:
-            values["worst_conn"] = connection_label((host, worst[0], worst[1]))
+            # the measurement names the host: the connection without it (not "on h1 ... on h1")
+            values["worst_conn"] = connection_label((None, worst[0], worst[1]))
             values["worst_retrans"] = worst[2]
         out[host] = (values, anchor)
     return out
@@ -310,9 +322,11 @@ def _sockets(
 def _loss_bound(
     data: IncidentData, min_segments: float
 ) -> dict[str | None, tuple[dict[str, float | int | str | bool | None], Anchor]]:
-    """Per host, the connection running closest to the cap its own loss rate allows."""
+    """Per host, the loss-based connection running closest to the cap its own loss rate allows."""
     table = connection_series(data, ("retrans", "segs_out", "bytes_acked", "rtt_ms", "mss"))
+    controls = congestion_controls(data)
     best: dict[str | None, tuple[dict[str, float | int | str | bool | None], Anchor]] = {}
+    model_based: dict[str | None, int] = {}
     for (host, local, peer), row in table.items():
         if not all(name in row for name in ("retrans", "segs_out", "bytes_acked", "rtt_ms", "mss")):
             continue
@@ -322,6 +336,9 @@ def _loss_bound(
         segments = float(sent.values[-1] - sent.values[0])
         resent = float(max(lost.values[-1] - lost.values[0], 0.0))
         if segments < min_segments or resent <= 0:
+            continue
+        if controls.get((host, local, peer)) in MODEL_BASED_CONGESTION_CONTROLS:
+            model_based[host] = model_based.get(host, 0) + 1
             continue
         seconds = np.diff(acked.times_ms) / 1000.0
         moved = np.diff(acked.values)
@@ -339,7 +356,7 @@ def _loss_bound(
         best[host] = (
             {
                 "loss_bound_ratio": ratio,
-                "loss_bound_conn": connection_label((host, local, peer)),
+                "loss_bound_conn": connection_label((None, local, peer)),
                 "loss_bound_rate": rate,
                 "loss_cap_rate": cap,
                 "loss_bound_pct": loss * 100.0,
@@ -353,4 +370,8 @@ def _loss_bound(
                 acked.artifact,
             ),
         )
+    for host, count in model_based.items():
+        if host not in best:
+            best[host] = ({}, Anchor(host=host))
+        best[host][0]["model_based_conns"] = count
     return best

@@ -233,3 +233,26 @@ def test_without_the_overflowing_peer_only_the_never_acknowledged_connections_co
     finding = check(data)
     share = next(e for e in finding.evidence if e.threshold_name == "unaccepted_max_share")
     assert isinstance(share.observed, float) and 0.0 < share.observed < 1.0
+
+
+def test_a_bbr_sender_has_no_loss_cap() -> None:
+    """Independent reproduction (indep15): one connection sending 16 MB replies with bbr over
+    a 20 ms path while iptables dropped 1.1 % of the packets entering each end (15 s, collector
+    every second; the server's ss and nstat). 1.1 % of the server's segments were resent, no RTO
+    fired, and the connection moved 45 MiB/s: 61x the Mathis cap of a loss-based sender at its
+    loss. bbr paces at the bandwidth and RTT it measures, so that ratio says nothing of the loss
+    holding it back (it was read as 'the loss held it back' and confirmed the item): loss past
+    1 % with no cost shown is likely."""
+    data = fixture_hosts(
+        {
+            "server": [
+                "ss/ss-tinm-loss1-bbr-bulk-server.txt",
+                "nstat/nstat-az-loss1-bbr-bulk-server.txt",
+            ]
+        }
+    )
+    finding = check(data)
+    assert finding.verdict == "likely", finding.summary
+    assert not any(e.threshold_name == "loss_bound_min_ratio" for e in finding.evidence)
+    assert any("1 connection that resent data" in e.summary for e in finding.evidence)
+
