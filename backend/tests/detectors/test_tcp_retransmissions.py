@@ -256,3 +256,25 @@ def test_a_bbr_sender_has_no_loss_cap() -> None:
     assert not any(e.threshold_name == "loss_bound_min_ratio" for e in finding.evidence)
     assert any("1 connection that resent data" in e.summary for e in finding.evidence)
 
+
+def test_rto_stalls_and_a_connection_at_its_loss_cap_are_loss_below_one_percent() -> None:
+    """Independent reproduction (indep15): a cubic RPC server (8 connections, one 64 KB reply
+    in flight each, 20 ms path) with 1 % of the packets entering each end dropped at random;
+    the server's nstat and its busiest connection in ss. The host resent 0.99 % of its
+    segments, just under the 1 % mark, but the kernel counted 3 RTO stalls and the connection
+    ran at 0.73x the cap its own 1.0 % loss allows (requests took 99 ms at the median, 31 ms
+    without the drop): the loss is what held it back, not 'retransmissions stayed low'."""
+    data = fixture_hosts(
+        {
+            "server": [
+                "ss/ss-tinm-loss1-cubic-rpc-server.txt",
+                "nstat/nstat-az-loss1-cubic-rpc-server.txt",
+            ]
+        }
+    )
+    finding = check(data)
+    assert finding.verdict == "likely", finding.summary
+    rate = next(e for e in finding.evidence if e.threshold_name == "retrans_pct_min")
+    assert not rate.met and 0.9 < float(rate.observed or 0) < 1.0
+    bound = next(e for e in finding.evidence if e.threshold_name == "loss_bound_min_ratio")
+    assert bound.met and 0.6 < float(bound.observed or 0) < 0.9
