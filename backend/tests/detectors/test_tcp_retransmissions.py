@@ -278,3 +278,21 @@ def test_rto_stalls_and_a_connection_at_its_loss_cap_are_loss_below_one_percent(
     assert not rate.met and 0.9 < float(rate.observed or 0) < 1.0
     bound = next(e for e in finding.evidence if e.threshold_name == "loss_bound_min_ratio")
     assert bound.met and 0.6 < float(bound.observed or 0) < 0.9
+
+
+def test_a_receiving_host_loses_its_data_segments_not_its_acks() -> None:
+    """Independent reproduction (indep15): the cubic RPC of the test above without loss on the
+    replies, 2 % of the packets towards the server dropped (its requests and the client's
+    ACKs); the client's nstat (every second, 20 s). Reading 64 KB replies, the client sent
+    102 122 segments, nearly all pure ACKs, which are never resent; 99 of them were
+    retransmissions: 0.097 %, ruled out as 'stayed low'. Its requests were lost at the path's
+    rate: 99 of the 4 559 data segments the server acknowledged (TcpExtTCPDelivered), 2.2 %,
+    with 4 RTO stalls (p99 268 ms against a 29 ms median)."""
+    data = fixture_hosts({"client": ["nstat/nstat-az-loss2-toward-server-client.txt"]})
+    finding = check(data)
+    assert finding.verdict == "confirmed", finding.summary
+    rates = [e for e in finding.evidence if e.threshold_name == "retrans_pct_min"]
+    diluted = next(e for e in rates if "segments sent over" in e.summary)
+    assert not diluted.met and float(diluted.observed or 0) < 0.1
+    data_rate = next(e for e in rates if "TcpExtTCPDelivered" in e.summary)
+    assert data_rate.met and 2.0 < float(data_rate.observed or 0) < 2.5
