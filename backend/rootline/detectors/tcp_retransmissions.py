@@ -27,7 +27,8 @@ Quantities:
 - ``segs_per_rtt``: what a loss-based sender can keep in flight at that loss rate, Mathis et
   al. 1.22 / sqrt(p);
 - from ``ss`` when no counters: ``socket_pct`` over ``socket_connections`` (only from
-  ``min_window_out_segments`` sent, ``socket_segs_out``), and the worst
+  ``min_window_out_segments`` sent, ``socket_segs_out``: data segments, ``data_segs_out``,
+  where ss printed them, for the reason of ``data_pct``), and the worst
   connection (``worst_conn``, ``worst_retrans``);
 - ``unaccepted_share``: of the retransmissions ss listed on established connections, the
   share on connections the peer had not accepted (``bytes_acked`` 1, the SYN only, or a peer
@@ -39,7 +40,7 @@ Quantities:
   (Reno, CUBIC) at loss rate p moves at most about MSS / RTT x 1.22 / sqrt(p) (Mathis et al.,
   1997); per connection ss lists twice or more with ``min_window_out_segments`` sent, its
   throughput (``bytes_acked`` over the intervals data moved) over that cap at its own loss
-  rate (``retrans`` / ``segs_out``), ``mss`` and ``rtt``; the largest (``loss_bound_conn``,
+  rate (``retrans`` / ``data_segs_out``, else ``segs_out``), ``mss`` and ``rtt``; the largest (``loss_bound_conn``,
   ``loss_bound_rate``, ``loss_cap_rate``, ``loss_bound_pct``). A connection running at the
   cap its loss allows is held by the loss; lossless connections have no cap, and neither
   have senders whose congestion control is not loss-based: bbr paces at the bandwidth and
@@ -55,7 +56,7 @@ import math
 
 import numpy as np
 
-from rootline.detectors.base import Anchor, IncidentData, Measurement, Params
+from rootline.detectors.base import Anchor, IncidentData, Measurement, Params, SeriesView
 from rootline.detectors.quantities import (
     by_host,
     congestion_controls,
@@ -285,12 +286,15 @@ def _overflowing_listeners(data: IncidentData) -> dict[str | None, set[tuple[str
 def _sockets(
     data: IncidentData, min_segments: float
 ) -> dict[str | None, tuple[dict[str, float | int | str | bool | None], Anchor]]:
-    """Per host, retransmitted vs sent segments of the connections ss listed twice or more."""
-    segs_by_key = {}
-    for s in data.series("tcp.conn.segs_out"):
-        key = connection_of(s.labels)
-        if s.name == "tcp.conn.segs_out" and key is not None and len(s) >= 2:
-            segs_by_key[(s.host, *key)] = s
+    """Per host, retransmitted vs sent data segments of the connections ss listed twice or
+    more (``data_segs_out``; ``segs_out``, which counts pure ACKs too, where ss printed no
+    ``data_segs_out``: a connection that mostly receives sends mostly ACKs, never resent)."""
+    segs_by_key: dict[tuple[str | None, str, str], SeriesView] = {}
+    for name in ("tcp.conn.data_segs_out", "tcp.conn.segs_out"):
+        for s in data.series(name):
+            key = connection_of(s.labels)
+            if s.name == name and key is not None and len(s) >= 2:
+                segs_by_key.setdefault((s.host, *key), s)
     out: dict[str | None, tuple[dict[str, float | int | str | bool | None], Anchor]] = {}
     series = [s for s in data.series("tcp.conn.retrans") if s.name == "tcp.conn.retrans"]
     for host, items in by_host(series).items():
@@ -346,14 +350,18 @@ def _loss_bound(
     data: IncidentData, min_segments: float
 ) -> dict[str | None, tuple[dict[str, float | int | str | bool | None], Anchor]]:
     """Per host, the loss-based connection running closest to the cap its own loss rate allows."""
-    table = connection_series(data, ("retrans", "segs_out", "bytes_acked", "rtt_ms", "mss"))
+    table = connection_series(
+        data, ("retrans", "segs_out", "data_segs_out", "bytes_acked", "rtt_ms", "mss")
+    )
     controls = congestion_controls(data)
     best: dict[str | None, tuple[dict[str, float | int | str | bool | None], Anchor]] = {}
     model_based: dict[str | None, int] = {}
     for (host, local, peer), row in table.items():
         if not all(name in row for name in ("retrans", "segs_out", "bytes_acked", "rtt_ms", "mss")):
             continue
-        sent, lost, acked = row["segs_out"], row["retrans"], row["bytes_acked"]
+        # the loss rate of the data it sent: pure ACKs (in segs_out) are never resent
+        sent = row["data_segs_out"] if len(row.get("data_segs_out", ())) >= 2 else row["segs_out"]
+        lost, acked = row["retrans"], row["bytes_acked"]
         if len(sent) < 2 or len(lost) < 2 or len(acked) < 2:
             continue
         segments = float(sent.values[-1] - sent.values[0])

@@ -296,3 +296,13 @@ def test_a_receiving_host_loses_its_data_segments_not_its_acks() -> None:
     assert not diluted.met and float(diluted.observed or 0) < 0.1
     data_rate = next(e for e in rates if "TcpExtTCPDelivered" in e.summary)
     assert data_rate.met and 2.0 < float(data_rate.observed or 0) < 2.5
+
+
+def test_ss_alone_counts_the_data_segments_a_receiving_connection_sent() -> None:
+    """The same client in ss alone (3 of its 8 connections): each connection sends mostly
+    ACKs of the replies it reads (segs_out) and a request per reply (data_segs_out); its
+    resent segments are requests, lost at the path's 2 %, not a few per mille of the ACKs."""
+    finding = check(fixture_hosts({"client": ["ss/ss-tinm-loss2-toward-server-client.txt"]}))
+    assert finding.verdict == "likely", finding.summary
+    socket = next(e for e in finding.evidence if "listed twice or more (" in e.summary)
+    assert socket.met and 1.0 < float(socket.observed or 0) < 4.0
