@@ -12,6 +12,14 @@ Quantities:
 
 - ``retrans_pct``: data retransmissions / segments sent over the capture (``data_retrans``,
   ``out_segments``, ``counter_s``), ``syn_retrans`` apart;
+- ``data_pct``: the same retransmissions over the data segments the peers acknowledged
+  (``TcpExtTCPDelivered``, ``data_segments``). TcpOutSegs counts pure ACKs too, which are
+  never resent: on a host that mostly receives (an RPC client reading large replies) they are
+  nearly all it sends, and its lost requests read as a twentieth of their rate (independent
+  reproduction: 2 % of the packets towards a server dropped, its client resent 2.2 % of its
+  data segments, 0.097 % of TcpOutSegs). ``loss_pct`` / ``loss_segments`` are what the verdict
+  reads: ``data_pct`` / ``data_segments`` where the kernel counted deliveries, else
+  ``retrans_pct`` / ``out_segments``;
 - ``window_pct``: the worst ``window_s`` window with at least ``min_window_out_segments``
   sent (``window_out``);
 - ``timeouts``: RTO events (each a stall of at least the 200 ms minimum RTO, the window
@@ -19,7 +27,8 @@ Quantities:
 - ``segs_per_rtt``: what a loss-based sender can keep in flight at that loss rate, Mathis et
   al. 1.22 / sqrt(p);
 - from ``ss`` when no counters: ``socket_pct`` over ``socket_connections`` (only from
-  ``min_window_out_segments`` sent, ``socket_segs_out``), and the worst
+  ``min_window_out_segments`` sent, ``socket_segs_out``: data segments, ``data_segs_out``,
+  where ss printed them, for the reason of ``data_pct``), and the worst
   connection (``worst_conn``, ``worst_retrans``);
 - ``unaccepted_share``: of the retransmissions ss listed on established connections, the
   share on connections the peer had not accepted (``bytes_acked`` 1, the SYN only, or a peer
@@ -31,9 +40,14 @@ Quantities:
   (Reno, CUBIC) at loss rate p moves at most about MSS / RTT x 1.22 / sqrt(p) (Mathis et al.,
   1997); per connection ss lists twice or more with ``min_window_out_segments`` sent, its
   throughput (``bytes_acked`` over the intervals data moved) over that cap at its own loss
-  rate (``retrans`` / ``segs_out``), ``mss`` and ``rtt``; the largest (``loss_bound_conn``,
+  rate (``retrans`` / ``data_segs_out``, else ``segs_out``), ``mss`` and ``rtt``; the largest (``loss_bound_conn``,
   ``loss_bound_rate``, ``loss_cap_rate``, ``loss_bound_pct``). A connection running at the
-  cap its loss allows is held by the loss; lossless connections have no cap.
+  cap its loss allows is held by the loss; lossless connections have no cap, and neither
+  have senders whose congestion control is not loss-based: bbr paces at the bandwidth and
+  RTT it measures, its rate is not set by the loss rate, and a Mathis ratio of a bbr
+  connection is chance (independent reproduction: a bbr bulk sender at 1.5 % loss moved
+  24 MiB/s, 42x the cap). Those are left out (``model_based_conns``, their congestion control
+  read from ss); a connection whose congestion control ss did not name is kept.
 """
 
 from __future__ import annotations
@@ -42,9 +56,10 @@ import math
 
 import numpy as np
 
-from rootline.detectors.base import Anchor, IncidentData, Measurement, Params
+from rootline.detectors.base import Anchor, IncidentData, Measurement, Params, SeriesView
 from rootline.detectors.quantities import (
     by_host,
+    congestion_controls,
     connection_label,
     connection_of,
     connection_series,
@@ -55,11 +70,17 @@ from rootline.detectors.quantities import (
     split_endpoint,
 )
 
+# Congestion controls that pace at a measured bandwidth and RTT rather than back off on loss:
+# no Mathis cap applies to them.
+MODEL_BASED_CONGESTION_CONTROLS = ("bbr", "bbr2", "bbr3")
+
 _NAMES = (
     "retrans_pct", "data_retrans", "out_segments", "counter_s", "syn_retrans", "window_pct",
+    "data_pct", "data_segments", "loss_pct", "loss_segments",
     "window_out", "timeouts", "lost_retrans", "segs_per_rtt", "socket_pct", "socket_retrans",
     "socket_segs_out", "socket_connections", "worst_conn", "worst_retrans",
     "loss_bound_ratio", "loss_bound_conn", "loss_bound_rate", "loss_cap_rate", "loss_bound_pct",
+    "model_based_conns",
     "unaccepted_share", "unaccepted_retrans", "listed_retrans", "unaccepted_conns",
     "unaccepted_peer",
 )  # fmt: skip
@@ -71,6 +92,7 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
     syn_all = counter_increments(data, "TcpExtTCPSynRetrans")
     to_all = counter_increments(data, "TcpExtTCPTimeouts")
     lost_all = counter_increments(data, "TcpExtTCPLostRetransmit")
+    delivered_all = counter_increments(data, "TcpExtTCPDelivered")
     sockets = _sockets(data, float(params["min_window_out_segments"]))
     loss_bound = _loss_bound(data, float(params["min_window_out_segments"]))
     unaccepted = _unaccepted(data)
@@ -96,8 +118,21 @@ def quantities(data: IncidentData, params: Params) -> list[Measurement]:
                 out_segments=total_out,
                 counter_s=out.seconds,
                 syn_retrans=float(np.sum(syn)),
-                segs_per_rtt=1.22 / math.sqrt(pct / 100.0) if pct > 0 else None,
+                loss_pct=pct,
+                loss_segments=total_out,
             )
+            if host in delivered_all:
+                delivered = float(np.sum(increments_on(out.end_ms, delivered_all[host])))
+                if delivered > 0:
+                    data_pct = total_re / delivered * 100.0
+                    values.update(
+                        data_pct=data_pct,
+                        data_segments=delivered,
+                        loss_pct=data_pct,
+                        loss_segments=delivered,
+                    )
+            loss = float(values["loss_pct"] or 0.0)
+            values["segs_per_rtt"] = 1.22 / math.sqrt(loss / 100.0) if loss > 0 else None
             whole = (int(out.end_ms[0] - out.interval_s[0] * 1000), int(out.end_ms[-1]))
             default = Anchor(re.source.name, {}, whole[0], whole[1], host, re.source.artifact)
             window = _worst_window(out.end_ms, out.interval_s, out.increments, data_retrans, params)
@@ -251,12 +286,15 @@ def _overflowing_listeners(data: IncidentData) -> dict[str | None, set[tuple[str
 def _sockets(
     data: IncidentData, min_segments: float
 ) -> dict[str | None, tuple[dict[str, float | int | str | bool | None], Anchor]]:
-    """Per host, retransmitted vs sent segments of the connections ss listed twice or more."""
-    segs_by_key = {}
-    for s in data.series("tcp.conn.segs_out"):
-        key = connection_of(s.labels)
-        if s.name == "tcp.conn.segs_out" and key is not None and len(s) >= 2:
-            segs_by_key[(s.host, *key)] = s
+    """Per host, retransmitted vs sent data segments of the connections ss listed twice or
+    more (``data_segs_out``; ``segs_out``, which counts pure ACKs too, where ss printed no
+    ``data_segs_out``: a connection that mostly receives sends mostly ACKs, never resent)."""
+    segs_by_key: dict[tuple[str | None, str, str], SeriesView] = {}
+    for name in ("tcp.conn.data_segs_out", "tcp.conn.segs_out"):
+        for s in data.series(name):
+            key = connection_of(s.labels)
+            if s.name == name and key is not None and len(s) >= 2:
+                segs_by_key.setdefault((s.host, *key), s)
     out: dict[str | None, tuple[dict[str, float | int | str | bool | None], Anchor]] = {}
     series = [s for s in data.series("tcp.conn.retrans") if s.name == "tcp.conn.retrans"]
     for host, items in by_host(series).items():
@@ -301,7 +339,8 @@ def _sockets(
             else None,
         }
         if worst is not None:
-            values["worst_conn"] = connection_label((host, worst[0], worst[1]))
+            # the measurement names the host: the connection without it (not "on h1 ... on h1")
+            values["worst_conn"] = connection_label((None, worst[0], worst[1]))
             values["worst_retrans"] = worst[2]
         out[host] = (values, anchor)
     return out
@@ -310,18 +349,27 @@ def _sockets(
 def _loss_bound(
     data: IncidentData, min_segments: float
 ) -> dict[str | None, tuple[dict[str, float | int | str | bool | None], Anchor]]:
-    """Per host, the connection running closest to the cap its own loss rate allows."""
-    table = connection_series(data, ("retrans", "segs_out", "bytes_acked", "rtt_ms", "mss"))
+    """Per host, the loss-based connection running closest to the cap its own loss rate allows."""
+    table = connection_series(
+        data, ("retrans", "segs_out", "data_segs_out", "bytes_acked", "rtt_ms", "mss")
+    )
+    controls = congestion_controls(data)
     best: dict[str | None, tuple[dict[str, float | int | str | bool | None], Anchor]] = {}
+    model_based: dict[str | None, int] = {}
     for (host, local, peer), row in table.items():
         if not all(name in row for name in ("retrans", "segs_out", "bytes_acked", "rtt_ms", "mss")):
             continue
-        sent, lost, acked = row["segs_out"], row["retrans"], row["bytes_acked"]
+        # the loss rate of the data it sent: pure ACKs (in segs_out) are never resent
+        sent = row["data_segs_out"] if len(row.get("data_segs_out", ())) >= 2 else row["segs_out"]
+        lost, acked = row["retrans"], row["bytes_acked"]
         if len(sent) < 2 or len(lost) < 2 or len(acked) < 2:
             continue
         segments = float(sent.values[-1] - sent.values[0])
         resent = float(max(lost.values[-1] - lost.values[0], 0.0))
         if segments < min_segments or resent <= 0:
+            continue
+        if controls.get((host, local, peer)) in MODEL_BASED_CONGESTION_CONTROLS:
+            model_based[host] = model_based.get(host, 0) + 1
             continue
         seconds = np.diff(acked.times_ms) / 1000.0
         moved = np.diff(acked.values)
@@ -339,7 +387,7 @@ def _loss_bound(
         best[host] = (
             {
                 "loss_bound_ratio": ratio,
-                "loss_bound_conn": connection_label((host, local, peer)),
+                "loss_bound_conn": connection_label((None, local, peer)),
                 "loss_bound_rate": rate,
                 "loss_cap_rate": cap,
                 "loss_bound_pct": loss * 100.0,
@@ -353,4 +401,8 @@ def _loss_bound(
                 acked.artifact,
             ),
         )
+    for host, count in model_based.items():
+        if host not in best:
+            best[host] = ({}, Anchor(host=host))
+        best[host][0]["model_based_conns"] = count
     return best

@@ -233,3 +233,76 @@ def test_without_the_overflowing_peer_only_the_never_acknowledged_connections_co
     finding = check(data)
     share = next(e for e in finding.evidence if e.threshold_name == "unaccepted_max_share")
     assert isinstance(share.observed, float) and 0.0 < share.observed < 1.0
+
+
+def test_a_bbr_sender_has_no_loss_cap() -> None:
+    """Independent reproduction (indep15): one connection sending 16 MB replies with bbr over
+    a 20 ms path while iptables dropped 1.1 % of the packets entering each end (15 s, collector
+    every second; the server's ss and nstat). 1.1 % of the server's segments were resent, no RTO
+    fired, and the connection moved 45 MiB/s: 61x the Mathis cap of a loss-based sender at its
+    loss. bbr paces at the bandwidth and RTT it measures, so that ratio says nothing of the loss
+    holding it back (it was read as 'the loss held it back' and confirmed the item): loss past
+    1 % with no cost shown is likely."""
+    data = fixture_hosts(
+        {
+            "server": [
+                "ss/ss-tinm-loss1-bbr-bulk-server.txt",
+                "nstat/nstat-az-loss1-bbr-bulk-server.txt",
+            ]
+        }
+    )
+    finding = check(data)
+    assert finding.verdict == "likely", finding.summary
+    assert not any(e.threshold_name == "loss_bound_min_ratio" for e in finding.evidence)
+    assert any("1 connection that resent data" in e.summary for e in finding.evidence)
+
+
+def test_rto_stalls_and_a_connection_at_its_loss_cap_are_loss_below_one_percent() -> None:
+    """Independent reproduction (indep15): a cubic RPC server (8 connections, one 64 KB reply
+    in flight each, 20 ms path) with 1 % of the packets entering each end dropped at random;
+    the server's nstat and its busiest connection in ss. The host resent 0.99 % of its
+    segments, just under the 1 % mark, but the kernel counted 3 RTO stalls and the connection
+    ran at 0.73x the cap its own 1.0 % loss allows (requests took 99 ms at the median, 31 ms
+    without the drop): the loss is what held it back, not 'retransmissions stayed low'."""
+    data = fixture_hosts(
+        {
+            "server": [
+                "ss/ss-tinm-loss1-cubic-rpc-server.txt",
+                "nstat/nstat-az-loss1-cubic-rpc-server.txt",
+            ]
+        }
+    )
+    finding = check(data)
+    assert finding.verdict == "likely", finding.summary
+    rate = next(e for e in finding.evidence if e.threshold_name == "retrans_pct_min")
+    assert not rate.met and 0.9 < float(rate.observed or 0) < 1.0
+    bound = next(e for e in finding.evidence if e.threshold_name == "loss_bound_min_ratio")
+    assert bound.met and 0.6 < float(bound.observed or 0) < 0.9
+
+
+def test_a_receiving_host_loses_its_data_segments_not_its_acks() -> None:
+    """Independent reproduction (indep15): the cubic RPC of the test above without loss on the
+    replies, 2 % of the packets towards the server dropped (its requests and the client's
+    ACKs); the client's nstat (every second, 20 s). Reading 64 KB replies, the client sent
+    102 122 segments, nearly all pure ACKs, which are never resent; 99 of them were
+    retransmissions: 0.097 %, ruled out as 'stayed low'. Its requests were lost at the path's
+    rate: 99 of the 4 559 data segments the server acknowledged (TcpExtTCPDelivered), 2.2 %,
+    with 4 RTO stalls (p99 268 ms against a 29 ms median)."""
+    data = fixture_hosts({"client": ["nstat/nstat-az-loss2-toward-server-client.txt"]})
+    finding = check(data)
+    assert finding.verdict == "confirmed", finding.summary
+    rates = [e for e in finding.evidence if e.threshold_name == "retrans_pct_min"]
+    diluted = next(e for e in rates if "segments sent over" in e.summary)
+    assert not diluted.met and float(diluted.observed or 0) < 0.1
+    data_rate = next(e for e in rates if "TcpExtTCPDelivered" in e.summary)
+    assert data_rate.met and 2.0 < float(data_rate.observed or 0) < 2.5
+
+
+def test_ss_alone_counts_the_data_segments_a_receiving_connection_sent() -> None:
+    """The same client in ss alone (3 of its 8 connections): each connection sends mostly
+    ACKs of the replies it reads (segs_out) and a request per reply (data_segs_out); its
+    resent segments are requests, lost at the path's 2 %, not a few per mille of the ACKs."""
+    finding = check(fixture_hosts({"client": ["ss/ss-tinm-loss2-toward-server-client.txt"]}))
+    assert finding.verdict == "likely", finding.summary
+    socket = next(e for e in finding.evidence if "listed twice or more (" in e.summary)
+    assert socket.met and 1.0 < float(socket.observed or 0) < 4.0
