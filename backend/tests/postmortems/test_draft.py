@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rootline.checklist.schemas import EvidenceRead, FindingRead
 from rootline.postmortems.draft import DraftInput, draft_sections
 
@@ -13,6 +15,19 @@ TITLES = {
     "receiver_not_reading": "Receiver not reading fast enough",
     "gc_pauses": "Long GC pauses",
 }
+
+
+def draft_input(**fields: Any) -> DraftInput:
+    """A draft's input: a one-file incident of no named host, titled "t", unless said."""
+    base: dict[str, Any] = {
+        "title": "t",
+        "summary": "",
+        "timezone": "UTC",
+        "window": (0, 1),
+        "hosts": [],
+        "artifact_count": 1,
+    }
+    return DraftInput(**{**base, **fields})
 
 
 def finding(id_: str, verdict: str, summary: str = "") -> FindingRead:
@@ -60,10 +75,8 @@ def evidence(summary: str, from_ms: int, to_ms: int) -> EvidenceRead:
 def sections(network_verdict: str) -> dict[str, str]:
     findings = [finding("threadpool_exhaustion", "confirmed", "The pool ran full.")]
     findings += [finding(id_, network_verdict) for id_ in NETWORK]
-    draft = DraftInput(
+    draft = draft_input(
         title="Provider slow",
-        summary="",
-        timezone="UTC",
         window=(0, 60_000),
         hosts=["provider-1"],
         artifact_count=2,
@@ -99,13 +112,7 @@ def test_a_full_pool_with_the_network_ruled_out_is_the_root_cause_plainly() -> N
 def test_a_network_cause_at_work_is_named_not_hedged_over() -> None:
     """With the single connection likely, the draft lists it as contributing; no hedge."""
     drafted = draft_sections(
-        DraftInput(
-            title="t",
-            summary="",
-            timezone="UTC",
-            window=(0, 1),
-            hosts=[],
-            artifact_count=1,
+        draft_input(
             findings=[
                 finding("threadpool_exhaustion", "confirmed"),
                 finding("single_connection_bottleneck", "likely"),
@@ -122,13 +129,8 @@ def test_the_summary_counts_in_words_singular_and_plural() -> None:
     assert "read from 2 artifacts of provider-1." in plural
     assert "3 other causes were ruled out with numbers" in plural
     single = draft_sections(
-        DraftInput(
-            title="t",
-            summary="",
-            timezone="UTC",
-            window=(0, 1),
+        draft_input(
             hosts=["h"],
-            artifact_count=1,
             findings=[
                 finding("threadpool_exhaustion", "confirmed"),
                 finding("gc_pauses", "ruled_out"),
@@ -149,13 +151,10 @@ def test_a_finding_explained_by_another_says_so_once() -> None:
         " cause. The pool ran full.",
     )
     explained.explained_by = ["gc_pauses"]
-    draft = DraftInput(
+    draft = draft_input(
         title="Provider slow",
-        summary="",
-        timezone="UTC",
         window=(0, 60_000),
         hosts=["provider-1"],
-        artifact_count=1,
         findings=[cause, explained],
     )
     ruled_out = draft_sections(draft)["ruled_out"]
@@ -167,13 +166,9 @@ def test_the_first_anomaly_names_the_entity_its_evidence_leaves_to_the_summary()
     def timeline(verdict: str) -> str:
         pool = finding("threadpool_exhaustion", verdict, "The pool ran full on pool X.")
         pool.evidence = [evidence("active 200 of max 200 for 30 s", 5_000, 35_000)]
-        draft = DraftInput(
-            title="t",
-            summary="",
-            timezone="UTC",
+        draft = draft_input(
             window=(0, 60_000),
             hosts=["h"],
-            artifact_count=1,
             findings=[pool],
         )
         return draft_sections(draft)["timeline"]
@@ -199,13 +194,7 @@ def test_action_items_come_from_the_remedies_of_confirmed_and_likely_causes() ->
     factor.remedies = ["Size the heap."]
     judged_out = finding("small_send_buffer", "ruled_out")
     judged_out.remedies = ["Let autotuning size the buffers."]
-    draft = DraftInput(
-        title="t",
-        summary="",
-        timezone="UTC",
-        window=(0, 1),
-        hosts=[],
-        artifact_count=1,
+    draft = draft_input(
         findings=[cause, factor, judged_out],
     )
     actions = draft_sections(draft)["action_items"]
@@ -216,13 +205,8 @@ def test_action_items_come_from_the_remedies_of_confirmed_and_likely_causes() ->
 
 
 def test_a_window_of_one_instant_is_called_one() -> None:
-    draft = DraftInput(
-        title="t",
-        summary="",
-        timezone="UTC",
+    draft = draft_input(
         window=(1_766_316_484_000, 1_766_316_484_000),
-        hosts=[],
-        artifact_count=1,
         findings=[],
     )
     drafted = draft_sections(draft)
@@ -233,13 +217,7 @@ def test_a_window_of_one_instant_is_called_one() -> None:
 
 def test_a_draft_without_named_hosts_says_so_plainly() -> None:
     summary = draft_sections(
-        DraftInput(
-            title="t",
-            summary="",
-            timezone="UTC",
-            window=(0, 1),
-            hosts=[],
-            artifact_count=1,
+        draft_input(
             findings=[finding("threadpool_exhaustion", "confirmed")],
         )
     )["summary"]
