@@ -156,28 +156,28 @@ def _rotations(data: IncidentData, logs: list[_Log]) -> list[_Log]:
         except ValueError:
             continue
         starts[(fact.host, fact.artifact)] = moment.timestamp() * 1000.0
-    groups: dict[tuple[str | None, str], list[_Log]] = {}
+    by_start: list[tuple[str | None, float, list[_Log]]] = []  # (host, JVM start, files)
+    by_name: dict[tuple[str | None, str], list[_Log]] = {}
     for log in logs:
         start = starts.get((log.host, log.artifact))
-        if start is not None:
-            # one group per start, to the tolerance: the nearest group already made
-            near = next(
-                (
-                    k
-                    for k in groups
-                    if k[0] == log.host
-                    and k[1].startswith("start:")
-                    and abs(float(k[1][6:]) - start) <= _SAME_START_MS
-                ),
-                None,
-            )
-            key = near or (log.host, f"start:{start}")
-        else:
+        if start is None:
             stem = _ROTATED_SUFFIX.sub("", log.artifact)
-            key = (log.host, f"name:{stem}")
-        groups.setdefault(key, []).append(log)
+            by_name.setdefault((log.host, stem), []).append(log)
+            continue
+        group = next(
+            (
+                files
+                for host, other, files in by_start
+                if host == log.host and abs(other - start) <= _SAME_START_MS
+            ),
+            None,
+        )
+        if group is None:
+            group = []
+            by_start.append((log.host, start, group))
+        group.append(log)
     out: list[_Log] = []
-    for members in groups.values():
+    for members in [*(files for _, _, files in by_start), *by_name.values()]:
         out.extend(_chain(members))
     return sorted(out, key=lambda g: (g.host or "", g.artifact))
 
@@ -194,11 +194,12 @@ def _chain(members: list[_Log]) -> list[_Log]:
     the one before it is another JVM's (or another run's) and stays apart."""
     if len(members) == 1:
         return members
-    ordered = sorted(members, key=_span)
+    spans = {id(log): _span(log) for log in members}
+    ordered = sorted(members, key=lambda log: spans[id(log)])
     chains: list[list[_Log]] = []
     for log in ordered:
         for chain in chains:
-            if _span(chain[-1])[1] <= _span(log)[0]:
+            if spans[id(chain[-1])][1] <= spans[id(log)][0]:
                 chain.append(log)
                 break
         else:
