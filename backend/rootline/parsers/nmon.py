@@ -1751,7 +1751,7 @@ class _Columnar:
             if _fast.section_values(data, cuts.astype(np.int64), stops, matrix, empty) < 0:
                 return list(matrix), empty.astype(bool).tolist()
         table = self._csv(
-            self._after_tags(lines, rows, cuts, line_ends),
+            _slices(lines, cuts, line_ends),  # past the tags: a third less text to split
             width,
             dict.fromkeys(range(width), pa.float64()),
         )
@@ -1762,24 +1762,6 @@ class _Columnar:
             values.append(np.array(column, dtype=np.float64))  # a copy: not arrow's memory
             gaps.append(bool((column != column).any()))
         return values, gaps
-
-    def _after_tags(
-        self, lines: Any, rows: np.ndarray, cuts: np.ndarray, line_ends: np.ndarray
-    ) -> Any:
-        """The ``rows`` of ``lines``, each from ``cuts`` (past ``<SECTION>,T<n>,``) to its end
-        (``line_ends``, past its newline), as one array: a third less text for the CSV reader
-        to split on short rows.
-
-        Taken from an array whose strings alternate between those parts and what lies between
-        them (the cut prefixes and other lines), so one ``take`` of every other string copies
-        them out, as ``lines.take(rows)`` copied the whole rows."""
-        bounds = np.empty(2 * len(rows), dtype=np.int32)
-        bounds[0::2] = cuts
-        bounds[1::2] = line_ends
-        parts = pa.StringArray.from_buffers(
-            2 * len(rows) - 1, pa.py_buffer(bounds), lines.buffers()[2]
-        )
-        return parts.take(np.arange(0, 2 * len(rows), 2))
 
     def _top(
         self,
@@ -1869,18 +1851,10 @@ class _Columnar:
         )
         if refused >= 0:
             return None
-        # Each text is every other string of an array whose strings alternate between the
-        # fields and what lies between them (as _after_tags cuts its parts).
         pairs = bounds.reshape(len(rows), 4)
-        every_other = np.arange(0, 2 * len(rows), 2)
-        texts = []
-        for first in (0, 2):
-            edges = np.ascontiguousarray(pairs[:, first : first + 2]).reshape(-1)
-            strings = pa.StringArray.from_buffers(
-                2 * len(rows) - 1, pa.py_buffer(edges), lines.buffers()[2]
-            )
-            texts.append(strings.take(every_other).dictionary_encode())
-        return texts[0], texts[1], cpu, resident if resident_at else None
+        pids = _slices(lines, pairs[:, 0], pairs[:, 1]).dictionary_encode()
+        commands = _slices(lines, pairs[:, 2], pairs[:, 3]).dictionary_encode()
+        return pids, commands, cpu, resident if resident_at else None
 
     def _zzzz(self, lines: Any, rows: np.ndarray, first_number: int, words: np.ndarray) -> None:
         """The ZZZZ lines ``lines`` (at ``rows`` of the block); ``words``: the 8 bytes after
@@ -2099,6 +2073,18 @@ class _Columnar:
             if process is None:
                 process = processes[(pid, command)] = _Process()
             process.extend(times, cpu, resident, picked)
+
+
+def _slices(lines: Any, starts: np.ndarray, stops: np.ndarray) -> Any:
+    """The texts ``[starts[i]:stops[i])`` of the block ``lines`` point into (rising, apart), as
+    one string array: taken from an array whose strings alternate between those texts and
+    what lies between them, so one ``take`` of every other string copies them out."""
+    count = len(starts)
+    bounds = np.empty(2 * count, dtype=np.int32)
+    bounds[0::2] = starts
+    bounds[1::2] = stops
+    parts = pa.StringArray.from_buffers(2 * count - 1, pa.py_buffer(bounds), lines.buffers()[2])
+    return parts.take(np.arange(0, 2 * count, 2))
 
 
 def _words_at(data: np.ndarray, at: np.ndarray) -> np.ndarray:
